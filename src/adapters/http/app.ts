@@ -1,0 +1,68 @@
+// The express application: metrics and logs around every request, then the routers, then one
+// error handler that answers problem+json.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AppContext } from './context';
+import { HttpError, sendProblem } from './problem';
+import { jsonBody } from './body';
+import { bearerToken } from './auth';
+import { systemRouter } from './system-router';
+import { eventsRouter } from './events-router';
+import { resourcesRouter } from './resources-router';
+
+export type RouterFactory = (ctx: AppContext) => express.Router;
+
+export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const start = process.hrtime.bigint();
+    res.on('finish', () => {
+      const route = (res.locals.route as string | undefined) ?? (req.path.startsWith('/api/') ? 'unmatched' : req.path);
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      ctx.metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      ctx.metrics.latency.observe({ method: req.method, route }, seconds);
+      const level = res.statusCode >= 500 ? 'error' : 'debug';
+      ctx.logger[level]({ method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10, actor: res.locals.principal?.name }, 'request');
+    });
+    next();
+  });
+
+  app.use(systemRouter(ctx));
+  app.use('/api', async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const principal = await ctx.auth.authenticate(bearerToken(req));
+      if (!principal) throw new HttpError(401, 'the bearer token is unknown, revoked or expired', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+      res.locals.principal = principal;
+      next();
+    } catch (e) {
+      next(e);
+    }
+  });
+  app.use(jsonBody(ctx.config.bodyLimitBytes));
+  for (const make of extra) app.use(make(ctx));
+  app.use(eventsRouter(ctx));
+  app.use(resourcesRouter(ctx));
+
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    next(new HttpError(404, `no resource at ${req.method} ${req.path}`));
+  });
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (err instanceof HttpError) {
+      for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
+      return sendProblem(res, err.status, err.detail, err.errors);
+    }
+    const e = err as { type?: string; status?: number; message?: string };
+    if (e?.type === 'entity.too.large') return sendProblem(res, 413, 'the request body is too large');
+    if (e?.type === 'entity.parse.failed') return sendProblem(res, 400, `the request body is not valid JSON: ${e.message}`);
+    ctx.logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    sendProblem(res, 500, 'an internal error occurred; it has been logged');
+  });
+  return app;
+}

@@ -1,0 +1,60 @@
+// Request bodies: read with a size limit, parsed as JSON by us so that every failure is a clear 4xx.
+import type { NextFunction, Request, Response } from 'express';
+import { HttpError } from './problem';
+
+export function readBody(req: Request, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.header('content-length'));
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      return reject(new HttpError(413, `the request body is ${declared} bytes; the limit is ${limit} bytes`));
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        req.resume();
+        reject(new HttpError(413, `the request body exceeds the limit of ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => !failed && resolve(Buffer.concat(chunks)));
+    req.on('error', (e) => !failed && reject(new HttpError(400, `could not read the request body: ${e.message}`)));
+  });
+}
+
+export function parseJson(buf: Buffer): unknown {
+  if (buf.length === 0) throw new HttpError(400, 'the request body is empty; a JSON object is required');
+  try {
+    return JSON.parse(buf.toString('utf8'));
+  } catch (e) {
+    throw new HttpError(400, `the request body is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** Parses JSON bodies of the given media types into req.body; leaves others to their routes. */
+export function jsonBody(limit: number) {
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE' || req.method === 'OPTIONS') return next();
+    if (req.path === '/api/v1/apply') return next();
+    try {
+      const type = (req.header('content-type') ?? 'application/json').split(';')[0].trim().toLowerCase();
+      const buf = await readBody(req, limit);
+      if (req.method === 'PATCH') {
+        if (type !== 'application/merge-patch+json' && type !== 'application/json')
+          throw new HttpError(415, `PATCH takes application/merge-patch+json, not ${type}`);
+      } else if (type !== 'application/json' && !type.endsWith('+json')) {
+        throw new HttpError(415, `the body must be application/json, not ${type}`);
+      }
+      req.body = parseJson(buf);
+      next();
+    } catch (e) {
+      next(e);
+    }
+  };
+}

@@ -1,0 +1,23 @@
+// What every router gets: the services and the edges they share.
+import type { Logger } from 'pino';
+import type { Response } from 'express';
+import type { Config } from '../../config/env';
+import type { Database } from '../store/database';
+import type { ResourceService } from '../../service/resources';
+import type { Bus } from '../delivery/bus';
+import type { Metrics } from './metrics';
+import type { Authenticator } from './auth';
+
+export interface AppContext {
+  config: Config;
+  db: Database;
+  resources: ResourceService;
+  bus: Bus;
+  metrics: Metrics;
+  logger: Logger;
+  auth: Authenticator;
+  /** open SSE responses, ended on shutdown */
+  sse: Set<Response>;
+  readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
+  version: string;
+}

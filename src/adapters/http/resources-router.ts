@@ -1,0 +1,149 @@
+// /api/v1 object endpoints. Paths are matched by segment because "namespaces" is both a kind and
+// the prefix of namespaced paths.
+import { Router, type Request, type Response } from 'express';
+import type { AppContext } from './context';
+import { HttpError } from './problem';
+import { kindByPlural, type KindInfo } from '../../core/model/kinds';
+import { parseLabelSelector, SelectorError } from '../../core/objects/label-selector';
+import type { Actor } from '../../service/resources';
+import type { Principal } from './auth';
+
+export interface ObjectPath {
+  info: KindInfo;
+  namespace: string;
+  name?: string;
+  sub?: 'history' | 'snapshot' | 'snapshot/watch' | 'resolve';
+  version?: number;
+  template: string;
+}
+
+/** Parses the segments after /api/v1/, or returns null when they name no resource. */
+export function parseObjectPath(segments: string[]): ObjectPath | null {
+  const [a, b, c, d, e, f] = segments;
+  if (a === 'namespaces' && b !== undefined && c !== undefined && c !== 'history') {
+    const info = kindByPlural(c);
+    if (!info || info.scope !== 'Namespaced') return null;
+    return withSub(info, b, d, segments.slice(4), '/api/v1/namespaces/:namespace/' + c);
+  }
+  const info = kindByPlural(a);
+  if (!info) return null;
+  if (info.scope === 'Namespaced') return segments.length === 1 ? { info, namespace: '', template: `/api/v1/${a}` } : null;
+  void e; void f;
+  return withSub(info, '', b, segments.slice(2), `/api/v1/${a}`);
+}
+
+function withSub(info: KindInfo, namespace: string, name: string | undefined, rest: string[], base: string): ObjectPath | null {
+  if (name === undefined) return { info, namespace, template: base };
+  const t = `${base}/:name`;
+  if (rest.length === 0) return { info, namespace, name, template: t };
+  if (rest[0] === 'history' && rest.length === 1) return { info, namespace, name, sub: 'history', template: `${t}/history` };
+  if (rest[0] === 'history' && rest.length === 2) {
+    const version = Number(rest[1]);
+    if (!Number.isInteger(version) || version < 1) return null;
+    return { info, namespace, name, sub: 'history', version, template: `${t}/history/:version` };
+  }
+  if (info.kind === 'Gateway' && rest[0] === 'snapshot' && rest.length === 1) return { info, namespace, name, sub: 'snapshot', template: `${t}/snapshot` };
+  if (info.kind === 'Gateway' && rest[0] === 'snapshot' && rest[1] === 'watch' && rest.length === 2) return { info, namespace, name, sub: 'snapshot/watch', template: `${t}/snapshot/watch` };
+  if (info.kind === 'Gateway' && rest[0] === 'resolve' && rest.length === 1) return { info, namespace, name, sub: 'resolve', template: `${t}/resolve` };
+  return null;
+}
+
+export function actorOf(p: Principal): Actor {
+  return { name: p.name, secretReader: p.role === 'admin' };
+}
+
+function listVersion(info: KindInfo): string {
+  return info.group ? `${info.group}/v1` : 'v1';
+}
+
+function encodeContinue(o: { namespace?: string; name: string }): string {
+  return Buffer.from(JSON.stringify([o.namespace ?? '', o.name])).toString('base64url');
+}
+
+function decodeContinue(token: string): { namespace: string; name: string } {
+  try {
+    const [namespace, name] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (typeof namespace !== 'string' || typeof name !== 'string') throw new Error();
+    return { namespace, name };
+  } catch {
+    throw new HttpError(400, 'the continue token is not one this server issued');
+  }
+}
+
+function sendObject(res: Response, status: number, obj: { metadata?: { resourceVersion?: string } }) {
+  if (obj.metadata?.resourceVersion) res.setHeader('ETag', `"${obj.metadata.resourceVersion}"`);
+  res.status(status).json(obj);
+}
+
+export function resourcesRouter(ctx: AppContext): Router {
+  const r = Router();
+  r.all(/^\/api\/v1\/(.+)$/, async (req: Request, res: Response, next) => {
+    const segments = req.path.slice('/api/v1/'.length).split('/').filter(Boolean).map(decodeURIComponent);
+    const path = parseObjectPath(segments);
+    if (!path || (path.sub && path.sub !== 'history')) return next();
+    res.locals.route = path.template;
+    const principal: Principal = res.locals.principal;
+    const actor = actorOf(principal);
+    const { info, namespace, name } = path;
+    const ifMatch = req.header('if-match');
+    try {
+      if (path.sub === 'history') {
+        if (req.method !== 'GET') throw new HttpError(405, 'history is read-only');
+        if (path.version !== undefined) return sendObject(res, 200, await ctx.resources.at(info, namespace, name!, path.version));
+        const events = await ctx.resources.history(info, namespace, name!);
+        return res.json({ kind: 'History', items: events.map((e) => ({ version: e.version, type: e.type, actor: e.actor, time: e.time })) });
+      }
+      if (name === undefined) {
+        if (req.method === 'GET') return await list(ctx, req, res, path, actor);
+        if (req.method === 'POST') {
+          if (info.scope === 'Namespaced' && !namespace) throw new HttpError(405, `create ${info.kind} objects under /api/v1/namespaces/{namespace}/${info.plural}`);
+          const out = await ctx.resources.write(info, namespace, undefined, req.body, 'create', actor);
+          return sendObject(res, 201, out.object);
+        }
+        throw new HttpError(405, `${req.method} is not allowed on a collection`);
+      }
+      switch (req.method) {
+        case 'GET':
+          return sendObject(res, 200, await ctx.resources.get(info, namespace, name, actor));
+        case 'PUT': {
+          const out = await ctx.resources.write(info, namespace, name, req.body, 'replace', actor, ifMatch);
+          return sendObject(res, out.status, out.object);
+        }
+        case 'PATCH': {
+          const out = await ctx.resources.patch(info, namespace, name, req.body, actor, ifMatch);
+          return sendObject(res, 200, out.object);
+        }
+        case 'DELETE':
+          return sendObject(res, 200, await ctx.resources.remove(info, namespace, name, actor, ifMatch));
+        default:
+          throw new HttpError(405, `${req.method} is not allowed on an object`);
+      }
+    } catch (e) {
+      next(e);
+    }
+  });
+  return r;
+}
+
+async function list(ctx: AppContext, req: Request, res: Response, path: ObjectPath, actor: Actor) {
+  const q = req.query;
+  let selector;
+  try {
+    selector = typeof q.labelSelector === 'string' && q.labelSelector ? parseLabelSelector(q.labelSelector) : undefined;
+  } catch (e) {
+    if (e instanceof SelectorError) throw new HttpError(400, `labelSelector: ${e.message}`);
+    throw e;
+  }
+  let limit = ctx.config.maxListLimit;
+  if (q.limit !== undefined && q.limit !== '') {
+    const n = Number(q.limit);
+    if (!Number.isInteger(n) || n < 1) throw new HttpError(400, `limit must be a positive integer, got "${String(q.limit)}"`);
+    limit = Math.min(n, ctx.config.maxListLimit);
+  }
+  const after = typeof q.continue === 'string' && q.continue ? decodeContinue(q.continue) : undefined;
+  const namespace = path.info.scope === 'Namespaced' && path.namespace ? path.namespace : undefined;
+  const { items, more } = await ctx.resources.list(path.info, { namespace, selector, limit, after }, actor);
+  const metadata: Record<string, string> = {};
+  if (more && items.length) metadata.continue = encodeContinue(items[items.length - 1].metadata);
+  res.json({ apiVersion: listVersion(path.info), kind: `${path.info.kind}List`, metadata, items });
+}

@@ -1,0 +1,63 @@
+// Opens PostgreSQL through Prisma: the real server when DATABASE_URL is set, else an embedded
+// PGlite kept on disk. Migrations need multi-statement SQL, which prepared statements refuse, so
+// they go to the driver directly (`exec`).
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '../../generated/prisma/client';
+
+export type Prisma = PrismaClient;
+
+export interface Database {
+  prisma: PrismaClient;
+  embedded: boolean;
+  /** run a script of several statements (migrations, rebuild) */
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+// BIGINT positions fit in a double for the lifetime of a cluster (xid < 2^33); read them as numbers.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export async function openDatabase(opts: { url?: string; dataDir?: string; poolSize?: number }): Promise<Database> {
+  if (opts.url) return openPostgres(opts.url, opts.poolSize ?? 10);
+  return openEmbedded(opts.dataDir ?? join(process.cwd(), '.switchyard', 'pgdata'));
+}
+
+async function openPostgres(url: string, max: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    prisma,
+    embedded: false,
+    async exec(sql) {
+      await pool.query(sql);
+    },
+    async close() {
+      await prisma.$disconnect();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
+
+async function openEmbedded(dir: string): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PrismaPGlite } = await import('pglite-prisma-adapter');
+  const memory = dir === 'memory://';
+  if (!memory) mkdirSync(dir, { recursive: true });
+  const db = new PGlite(memory ? undefined : dir);
+  await db.waitReady;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  return {
+    prisma,
+    embedded: true,
+    async exec(sql) {
+      await db.exec(sql);
+    },
+    async close() {
+      await prisma.$disconnect();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,80 @@
+// Reads of the object projection, with status parts merged in.
+import type { Database } from './database';
+import type { K8sObject } from '../../core/model/objects';
+import type { CurrentState } from '../../core/objects/write';
+import type { Requirement } from '../../core/objects/label-selector';
+import { mergeStatusParts } from '../../core/objects/status-parts';
+import { inReadingOrder } from '../../core/objects/order';
+
+type Runner = Pick<Database['prisma'], '$queryRawUnsafe'>;
+
+const STATUS = `(SELECT jsonb_agg(jsonb_build_object('owner', sp.owner, 'status', sp.status)) FROM status_parts sp WHERE sp.stream = o.stream)`;
+
+export interface ObjectRow extends CurrentState {
+  stream: string;
+  position: number;
+}
+
+function withStatus(object: K8sObject, parts: unknown): K8sObject {
+  const status = mergeStatusParts(parts as never);
+  return inReadingOrder(status ? { ...object, status } : object);
+}
+
+export async function getObject(db: Runner, stream: string, opts: { status?: boolean } = {}): Promise<ObjectRow | null> {
+  const rows = await db.$queryRawUnsafe<any[]>(
+    `SELECT o.stream, o.version, o.deleted, o.object, o.position${opts.status === false ? '' : `, ${STATUS} AS parts`}
+     FROM objects o WHERE o.stream = $1`,
+    stream,
+  );
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    stream: r.stream, version: Number(r.version), deleted: r.deleted, position: Number(r.position),
+    object: opts.status === false ? inReadingOrder(r.object) : withStatus(r.object, r.parts),
+  };
+}
+
+export interface ListQuery {
+  kind: string;
+  namespace?: string;
+  selector?: Requirement[];
+  limit?: number;
+  after?: { namespace: string; name: string };
+}
+
+export async function listObjects(db: Runner, q: ListQuery): Promise<{ items: K8sObject[]; more: boolean }> {
+  const params: unknown[] = [q.kind];
+  const where: string[] = ['o.kind = $1', 'NOT o.deleted'];
+  const p = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  if (q.namespace !== undefined) where.push(`o.namespace = ${p(q.namespace)}`);
+  if (q.after) where.push(`(o.namespace, o.name) > (${p(q.after.namespace)}, ${p(q.after.name)})`);
+  const labels = `(o.object->'metadata'->'labels')`;
+  for (const r of q.selector ?? []) {
+    switch (r.op) {
+      case 'eq': where.push(`${labels}->>${p(r.key)} = ${p(r.value)}`); break;
+      case 'neq': where.push(`${labels}->>${p(r.key)} IS DISTINCT FROM ${p(r.value)}`); break;
+      case 'exists': where.push(`coalesce(jsonb_exists(${labels}, ${p(r.key)}), false)`); break;
+      case 'notexists': where.push(`NOT coalesce(jsonb_exists(${labels}, ${p(r.key)}), false)`); break;
+      case 'in': where.push(`${labels}->>${p(r.key)} = ANY(${p(r.values)}::text[])`); break;
+      case 'notin': where.push(`NOT coalesce(${labels}->>${p(r.key)} = ANY(${p(r.values)}::text[]), false)`); break;
+    }
+  }
+  const limit = q.limit ? ` LIMIT ${p(q.limit + 1)}` : '';
+  const rows = await db.$queryRawUnsafe<any[]>(
+    `SELECT o.object, ${STATUS} AS parts FROM objects o WHERE ${where.join(' AND ')} ORDER BY o.namespace, o.name${limit}`,
+    ...params,
+  );
+  const more = q.limit !== undefined && rows.length > q.limit;
+  const items = (more ? rows.slice(0, q.limit) : rows).map((r) => withStatus(r.object, r.parts));
+  return { items, more };
+}
+
+export async function getSecretData(db: Runner, stream: string): Promise<Record<string, string> | null> {
+  const rows = await db.$queryRawUnsafe<{ data: Record<string, string> }[]>(
+    `SELECT data FROM secret_data WHERE stream = $1`, stream,
+  );
+  return rows[0]?.data ?? null;
+}

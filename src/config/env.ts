@@ -1,0 +1,44 @@
+// Every setting comes from the environment, with defaults a normal client never meets.
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  dataDir: string;
+  adminToken?: string;
+  controllerName: string;
+  bodyLimitBytes: number;
+  applyBodyLimitBytes: number;
+  maxListLimit: number;
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
+  maxSsePerToken: number;
+  logLevel: string;
+}
+
+function int(name: string, def: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: int('PORT', 8080, env),
+    host: env.HOST || '0.0.0.0',
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    dataDir: env.SWITCHYARD_DATA_DIR || './.switchyard',
+    adminToken: env.ADMIN_TOKEN || undefined,
+    controllerName: env.CONTROLLER_NAME || 'switchyard.dev/gateway-controller',
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, env),
+    applyBodyLimitBytes: int('APPLY_BODY_LIMIT_BYTES', 32 * 1024 * 1024, env),
+    maxListLimit: int('MAX_LIST_LIMIT', 5000, env),
+    rateLimitPerSecond: int('RATE_LIMIT_PER_SECOND', 500, env),
+    rateLimitBurst: int('RATE_LIMIT_BURST', 2000, env),
+    maxSsePerToken: int('MAX_SSE_PER_TOKEN', 1000, env),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

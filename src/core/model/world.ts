@@ -1,0 +1,86 @@
+// The inputs and outputs of the translator. These are the seams between the core's steps:
+// attach (src/core/attach) -> refs (src/core/refs) -> status (src/core/status) ->
+// precedence/compile (src/core/precedence, src/core/compile) -> resolve (src/core/resolve).
+import type {
+  BackendRef, ConfigMap, EndpointSlice, Gateway, GatewayClass, Listener, Namespace, ReferenceGrant,
+  Route, Secret, Service,
+} from './objects';
+import type { RouteKind } from './kinds';
+
+/** Every object the translator may look at. The worker loads only what one Gateway can depend on. */
+export interface World {
+  gatewayClasses: GatewayClass[];
+  gateways: Gateway[];
+  routes: Route[]; // all five kinds; tell them apart by `kind`
+  referenceGrants: ReferenceGrant[];
+  namespaces: Namespace[]; // a namespace without an object behaves as one labelled kubernetes.io/metadata.name only
+  services: Service[];
+  endpointSlices: EndpointSlice[];
+  secrets: Secret[]; // with data
+  configMaps: ConfigMap[];
+}
+
+export interface TranslateOptions {
+  controllerName: string;
+  /** RFC 3339 with milliseconds; the core never reads a clock */
+  now: string;
+}
+
+export interface ObjectRef {
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+/** One route attached to one listener through one of its parentRefs. */
+export interface AttachedRoute {
+  kind: RouteKind;
+  route: Route;
+  parentRefIndex: number;
+  /** route hostnames intersected with the listener's hostname; empty = no hostname restriction */
+  hostnames: string[];
+}
+
+export interface ListenerAttachment {
+  listener: Listener;
+  /** false when the listener cannot carry traffic (not accepted, conflicted, unresolved refs) */
+  valid: boolean;
+  routes: AttachedRoute[];
+}
+
+/** A route that names this Gateway in a parentRef but is not attached, and why (for resolve's explanation). */
+export interface RejectedRoute {
+  kind: RouteKind;
+  route: Route;
+  parentRefIndex: number;
+  reason: string;
+  message: string;
+}
+
+export interface GatewayAttachment {
+  gateway: Gateway;
+  listeners: ListenerAttachment[];
+  rejected: RejectedRoute[];
+}
+
+export interface ResolvedEndpoint {
+  address: string;
+  port: number;
+}
+
+/** A backendRef after reference resolution: kept even when unusable, so that its share is rejected. */
+export interface BackendResolution {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  port?: number;
+  weight: number;
+  valid: boolean;
+  /** BackendNotFound | RefNotPermitted | InvalidKind | NoEndpoints ... (reasons.ts) */
+  reason?: string;
+  message?: string;
+  endpoints: ResolvedEndpoint[];
+  appProtocol?: string;
+  ref: BackendRef;
+}

@@ -1,0 +1,9 @@
+// A stream is one object's history: kind/namespace/name (namespace '' for cluster-scoped kinds).
+export function streamKey(kind: string, namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
+}
+
+export function parseStreamKey(stream: string): { kind: string; namespace: string; name: string } {
+  const [kind, namespace, ...rest] = stream.split('/');
+  return { kind, namespace, name: rest.join('/') };
+}

@@ -1,0 +1,22 @@
+// Status is a projection written in parts: an object's own part (owner '') and, for routes, one
+// part per Gateway that computed its status.parents entries. Reading merges them.
+export interface StatusPartRow {
+  owner: string;
+  status: Record<string, unknown>;
+}
+
+export function mergeStatusParts(parts: StatusPartRow[] | null | undefined): Record<string, unknown> | undefined {
+  if (!parts || parts.length === 0) return undefined;
+  const sorted = [...parts].sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
+  const out: Record<string, unknown> = {};
+  for (const part of sorted) {
+    for (const [key, value] of Object.entries(part.status ?? {})) {
+      if (key === 'parents' && Array.isArray(value)) {
+        out.parents = [...((out.parents as unknown[]) ?? []), ...value];
+      } else if (part.owner === '' || !(key in out)) {
+        out[key] = value;
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,21 @@
+// `npm start`: the API (and, from the reconcile issue on, the worker) in one process.
+import { loadConfig } from './config/env';
+import { startServer } from './server';
+
+const config = loadConfig();
+const running = await startServer(config);
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    running.ctx.logger.info({ signal }, 'shutting down: finishing requests in flight');
+    running.close().then(
+      () => process.exit(0),
+      (err) => {
+        running.ctx.logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  });
+}

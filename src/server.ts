@@ -1,0 +1,115 @@
+// Assembles the service from its parts; main.ts and the tests both start it through here.
+import { createServer, type Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import { Redis } from 'ioredis';
+import type { Config } from './config/env';
+import { openDatabase, type Database } from './adapters/store/database';
+import { migrate } from './adapters/store/migrate';
+import { ResourceService } from './service/resources';
+import { InProcessBus, RedisBus, type Bus } from './adapters/delivery/bus';
+import { Metrics } from './adapters/http/metrics';
+import { BootstrapAuthenticator } from './adapters/http/auth';
+import { createApp } from './adapters/http/app';
+import type { AppContext } from './adapters/http/context';
+import { EVENTS_CHANNEL } from './adapters/http/events-router';
+
+export interface Running {
+  url: string;
+  port: number;
+  ctx: AppContext;
+  close(): Promise<void>;
+}
+
+export const VERSION = '0.1.0';
+
+export function adminTokenFor(config: Config, logger: Logger): string {
+  if (config.adminToken) return config.adminToken;
+  const dir = resolve(config.dataDir);
+  const file = join(dir, 'admin-token');
+  if (existsSync(file)) {
+    logger.info({ file }, 'admin token read from file');
+    return readFileSync(file, 'utf8').trim();
+  }
+  mkdirSync(dir, { recursive: true });
+  const token = randomBytes(32).toString('base64url');
+  writeFileSync(file, token + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  logger.warn({ file }, 'no ADMIN_TOKEN set: generated the bootstrap admin token and wrote it to this file (mode 0600)');
+  return token;
+}
+
+export async function startServer(config: Config, opts: { logger?: Logger; db?: Database } = {}): Promise<Running> {
+  const logger = opts.logger ?? pino({ level: config.logLevel, base: { service: 'switchyard' } });
+  const db = opts.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: join(resolve(config.dataDir), 'pgdata') }));
+  const applied = await migrate(db);
+  if (applied.length) logger.info({ applied }, 'database migrations applied');
+
+  const bus: Bus = config.redisUrl ? new RedisBus(config.redisUrl) : new InProcessBus();
+  const redisPing = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false }) : null;
+  redisPing?.on('error', () => undefined);
+  redisPing?.connect().catch(() => undefined);
+
+  const metrics = new Metrics();
+  const resources = new ResourceService(db);
+  const auth = new BootstrapAuthenticator(adminTokenFor(config, logger));
+  const sse = new Set<import('express').Response>();
+
+  const ctx: AppContext = {
+    config, db, resources, bus, metrics, logger, auth, sse, version: VERSION,
+    readiness: async () => {
+      const checks: Record<string, string> = {};
+      let ok = true;
+      try {
+        await db.prisma.$queryRawUnsafe('SELECT 1');
+        checks.postgres = 'ok';
+      } catch (e) {
+        ok = false;
+        checks.postgres = `failed: ${(e as Error).message}`;
+      }
+      if (redisPing) {
+        try {
+          await Promise.race([redisPing.ping(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000))]);
+          checks.redis = 'ok';
+        } catch (e) {
+          ok = false;
+          checks.redis = `failed: ${(e as Error).message}`;
+        }
+      }
+      return { ok, checks };
+    },
+  };
+  resources.onAppend((positions) => {
+    bus.publish(EVENTS_CHANNEL, String(positions[positions.length - 1] ?? ''));
+  });
+
+  const app = createApp(ctx);
+  const server: Server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((res) => server.listen(config.port, config.host, () => res()));
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ port, embeddedDatabase: db.embedded, redis: Boolean(config.redisUrl) }, 'switchyard listening');
+
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    ctx,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((res) => server.close(() => res()));
+        for (const res of sse) res.end();
+        server.closeIdleConnections();
+        await closed;
+        await bus.close();
+        redisPing?.disconnect();
+        if (!opts.db) await db.close();
+        logger.info('switchyard stopped');
+      })();
+      return closing;
+    },
+  };
+}

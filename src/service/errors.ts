@@ -1,0 +1,2 @@
+// Errors the service layer raises; the HTTP edge turns them into problem+json.
+export { HttpError } from '../adapters/http/problem';

@@ -1,0 +1,217 @@
+// Writes and reads of single objects: validation, the write rules of src/core/objects, and the store.
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../adapters/store/database';
+import { appendEvents, readStream, readStreamVersion, VersionConflictError, type AppendEvent } from '../adapters/store/eventlog';
+import { getObject, getSecretData, listObjects } from '../adapters/store/objects';
+import type { KindInfo } from '../core/model/kinds';
+import type { K8sObject } from '../core/model/objects';
+import { streamKey } from '../core/objects/keys';
+import { decideDelete, decideWrite, stripServerFields, type Decision, type WriteMode } from '../core/objects/write';
+import { mergePatch } from '../core/objects/merge-patch';
+import type { Requirement } from '../core/objects/label-selector';
+import { HttpError } from '../adapters/http/problem';
+import { validate } from './validation';
+import { foldStringData, isSecret, presentSecret, splitSecret } from './secrets';
+
+export interface Actor {
+  name: string;
+  /** may read Secret data */
+  secretReader: boolean;
+}
+
+export interface WriteResult {
+  status: 200 | 201;
+  object: K8sObject;
+  changed: boolean;
+  position?: number;
+}
+
+export type AppendListener = (positions: number[]) => void;
+
+const NAMESPACE_LABEL = 'kubernetes.io/metadata.name';
+
+export class ResourceService {
+  private listeners: AppendListener[] = [];
+
+  constructor(private readonly db: Database, private readonly clock: () => Date = () => new Date()) {}
+
+  onAppend(fn: AppendListener): void {
+    this.listeners.push(fn);
+  }
+
+  notifyAppended(positions: number[]): void {
+    for (const fn of this.listeners) fn(positions);
+  }
+
+  now(): string {
+    return this.clock().toISOString();
+  }
+
+  /** Checks a body against the path and turns it into the object to validate. */
+  prepare(info: KindInfo, namespace: string | undefined, name: string | undefined, body: unknown): { object: K8sObject; precondition?: string } {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'the request body must be a JSON object');
+    const obj = body as K8sObject;
+    if (obj.kind !== undefined && obj.kind !== info.kind)
+      throw new HttpError(400, `the body's kind "${String(obj.kind)}" does not match the path, which serves ${info.kind}`);
+    if (obj.apiVersion !== undefined && !(String(obj.apiVersion) in info.versions))
+      throw new HttpError(400, `apiVersion "${String(obj.apiVersion)}" is not served for ${info.kind}; use one of ${Object.keys(info.versions).join(', ')}`);
+    const metadata = obj.metadata ?? {};
+    if (typeof metadata !== 'object' || Array.isArray(metadata)) throw new HttpError(400, 'metadata must be an object');
+    if (name !== undefined && metadata.name !== undefined && metadata.name !== name)
+      throw new HttpError(400, `metadata.name "${String(metadata.name)}" does not match the name in the path "${name}"`);
+    if (info.scope === 'Namespaced' && metadata.namespace !== undefined && metadata.namespace !== namespace)
+      throw new HttpError(400, `metadata.namespace "${String(metadata.namespace)}" does not match the namespace in the path "${namespace}"`);
+    if (info.scope === 'Cluster' && metadata.namespace !== undefined && metadata.namespace !== '')
+      throw new HttpError(400, `${info.kind} is cluster-scoped: metadata.namespace must not be set`);
+    const rv = metadata.resourceVersion;
+    const precondition = rv === undefined || rv === null || rv === '' ? undefined : String(rv);
+    const m: Record<string, unknown> = { ...metadata, name: metadata.name ?? name };
+    if (info.scope === 'Namespaced') m.namespace = namespace;
+    else delete m.namespace;
+    let object: K8sObject = stripServerFields({ ...obj, apiVersion: obj.apiVersion ?? info.preferredVersion, kind: info.kind, metadata: m as K8sObject['metadata'] });
+    if (isSecret(object)) object = foldStringData(object);
+    return { object, precondition };
+  }
+
+  /** Validates, then applies server-owned normalisation (the Namespace name label). */
+  validated(info: KindInfo, object: K8sObject, old?: K8sObject): K8sObject {
+    const { object: valid, errors } = validate(object, old);
+    if (errors.length) throw new HttpError(422, `${info.kind} "${object.metadata?.name ?? ''}" is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
+    return normalise(info, valid);
+  }
+
+  async write(info: KindInfo, namespace: string, name: string | undefined, body: unknown, mode: WriteMode, actor: Actor, ifMatch?: string): Promise<WriteResult> {
+    const { object, precondition } = this.prepare(info, namespace, name, body);
+    const pre = reconcilePreconditions(precondition, ifMatch);
+    const objName = String(object.metadata.name ?? '');
+    const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', objName);
+    const current = objName ? await getObject(this.db.prisma, stream, { status: false }) : null;
+    const incoming = this.validated(info, object, current && !current.deleted ? current.object : undefined);
+    return this.commit(info, stream, incoming, mode, pre, actor, current);
+  }
+
+  async patch(info: KindInfo, namespace: string, name: string, patch: unknown, actor: Actor, ifMatch?: string): Promise<WriteResult> {
+    if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw new HttpError(400, 'a merge patch must be a JSON object');
+    const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
+    const current = await getObject(this.db.prisma, stream, { status: false });
+    if (!current || current.deleted) throw new HttpError(404, `${info.kind} "${name}" not found`);
+    let base = current.object;
+    if (isSecret(base)) base = presentSecret(base, await getSecretData(this.db.prisma, stream));
+    const merged = mergePatch(stripServerFields(base), stripServerFields(patch as K8sObject)) as K8sObject;
+    const rv = (patch as K8sObject).metadata?.resourceVersion;
+    const { object } = this.prepare(info, namespace, name, merged);
+    const pre = reconcilePreconditions(rv === undefined || rv === null ? undefined : String(rv), ifMatch);
+    const incoming = this.validated(info, object, current.object);
+    return this.commit(info, stream, incoming, 'patch', pre, actor, current);
+  }
+
+  private async commit(info: KindInfo, stream: string, incoming: K8sObject, mode: WriteMode, precondition: string | undefined, actor: Actor, current: Awaited<ReturnType<typeof getObject>>): Promise<WriteResult> {
+    let secretData: Record<string, string> | undefined;
+    let toDecide = incoming;
+    if (isSecret(incoming)) {
+      const split = splitSecret(incoming);
+      toDecide = split.object;
+      secretData = split.data;
+    }
+    const decision = decideWrite({ current, incoming: toDecide, mode, precondition, now: this.now(), newUid: randomUUID() });
+    if (decision.outcome === 'reject') throw new HttpError(decision.status, decision.message);
+    if (decision.outcome === 'unchanged') {
+      const withStatus = await getObject(this.db.prisma, stream);
+      return { status: 200, object: this.present(withStatus!.object, secretData, actor), changed: false };
+    }
+    const event = toEvent(info, stream, decision, actor, this.now());
+    if (secretData) event.secret = { op: 'put', data: secretData, digest: String(decision.object.dataDigest) };
+    const [appended] = await this.append([event]);
+    const status = current && !current.deleted ? await statusOf(this.db, stream) : undefined;
+    const out = status ? { ...decision.object, status } : decision.object;
+    return { status: decision.type === 'Created' ? 201 : 200, object: this.present(out, secretData, actor), changed: true, position: appended.position };
+  }
+
+  async remove(info: KindInfo, namespace: string, name: string, actor: Actor, ifMatch?: string): Promise<K8sObject> {
+    const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
+    const current = await getObject(this.db.prisma, stream, { status: false });
+    const decision = decideDelete({ current, kind: info.kind, name, precondition: parseIfMatch(ifMatch) });
+    if (decision.outcome !== 'append') throw new HttpError((decision as { status: number }).status ?? 404, (decision as { message: string }).message);
+    const event = toEvent(info, stream, decision, actor, this.now());
+    if (isSecret(decision.object)) event.secret = { op: 'delete' };
+    await this.append([event]);
+    return this.present(decision.object, undefined, actor);
+  }
+
+  async append(events: AppendEvent[]): Promise<{ position: number }[]> {
+    try {
+      const out = await appendEvents(this.db.prisma, events);
+      this.notifyAppended(out.map((o) => o.position));
+      return out;
+    } catch (err) {
+      if (err instanceof VersionConflictError) throw new HttpError(409, `${err.message}: the object was modified concurrently; read it again and retry`);
+      throw err;
+    }
+  }
+
+  async get(info: KindInfo, namespace: string, name: string, actor: Actor): Promise<K8sObject> {
+    const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
+    const row = await getObject(this.db.prisma, stream);
+    if (!row || row.deleted) throw new HttpError(404, `${info.kind} "${name}" not found${info.scope === 'Namespaced' ? ` in namespace "${namespace}"` : ''}`);
+    const data = isSecret(row.object) && actor.secretReader ? await getSecretData(this.db.prisma, stream) : undefined;
+    return this.present(row.object, data ?? undefined, actor);
+  }
+
+  async list(info: KindInfo, q: { namespace?: string; selector?: Requirement[]; limit?: number; after?: { namespace: string; name: string } }, actor: Actor) {
+    const res = await listObjects(this.db.prisma, { kind: info.kind, ...q });
+    let items = res.items;
+    if (info.kind === 'Secret' && actor.secretReader) {
+      items = await Promise.all(items.map(async (o) => this.present(o, await getSecretData(this.db.prisma, streamKey('Secret', o.metadata.namespace ?? '', o.metadata.name)) ?? undefined, actor)));
+    } else if (info.kind === 'Secret') items = items.map((o) => this.present(o, undefined, actor));
+    return { items, more: res.more };
+  }
+
+  async history(info: KindInfo, namespace: string, name: string) {
+    const events = await readStream(this.db.prisma, streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name));
+    if (events.length === 0) throw new HttpError(404, `${info.kind} "${name}" has no history`);
+    return events;
+  }
+
+  async at(info: KindInfo, namespace: string, name: string, version: number): Promise<K8sObject> {
+    const ev = await readStreamVersion(this.db.prisma, streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name), version);
+    if (!ev) throw new HttpError(404, `${info.kind} "${name}" has no version ${version}`);
+    return ev.object;
+  }
+
+  private present(obj: K8sObject, data: Record<string, string> | undefined, actor: Actor): K8sObject {
+    if (!isSecret(obj)) return obj;
+    return presentSecret(obj, actor.secretReader ? data : undefined);
+  }
+}
+
+function normalise(info: KindInfo, obj: K8sObject): K8sObject {
+  if (info.kind !== 'Namespace') return obj;
+  const labels = { ...(obj.metadata.labels ?? {}), [NAMESPACE_LABEL]: obj.metadata.name };
+  return { ...obj, metadata: { ...obj.metadata, labels } };
+}
+
+async function statusOf(db: Database, stream: string) {
+  return (await getObject(db.prisma, stream))?.object.status;
+}
+
+export function toEvent(info: KindInfo, stream: string, decision: Extract<Decision, { outcome: 'append' }>, actor: Actor, time: string): AppendEvent {
+  const o = decision.object;
+  return {
+    stream, kind: info.kind, namespace: info.scope === 'Namespaced' ? o.metadata.namespace ?? '' : '', name: o.metadata.name,
+    version: decision.expectedVersion + 1, type: decision.type, actor: actor.name, time, object: o, projection: o,
+  };
+}
+
+/** If-Match: "<rv>" (quotes optional; * means any existing version). */
+export function parseIfMatch(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const v = header.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+  return v === '*' ? undefined : v;
+}
+
+function reconcilePreconditions(fromBody: string | undefined, ifMatch: string | undefined): string | undefined {
+  const fromHeader = parseIfMatch(ifMatch);
+  if (fromBody !== undefined && fromHeader !== undefined && fromBody !== fromHeader)
+    throw new HttpError(409, `metadata.resourceVersion ${fromBody} and If-Match ${fromHeader} disagree`);
+  return fromBody ?? fromHeader;
+}
