@@ -1,0 +1,50 @@
+// Runs the service as a separate process, as `npm start` would.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '../..');
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function startProcess(env: Record<string, string | undefined>, script = 'src/main.ts', args: string[] = []): Promise<ServiceProcess> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const clean = { ...process.env };
+  delete clean.DATABASE_URL;
+  delete clean.REDIS_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env: { ...clean, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}):\n${out}`);
+    try {
+      const r = await fetch(`${url}/healthz`);
+      if (r.ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`service did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child, url, output: () => out,
+    stop(signal = 'SIGTERM') {
+      return new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      });
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// Starts the real service on a free port against a database of its own, and a small client for it.
+import { pino } from 'pino';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../src/config/env';
+import { startServer, type Running } from '../../src/server';
+import { openDatabase } from '../../src/adapters/store/database';
+import { freshDatabaseUrl } from './database';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestServer {
+  running: Running;
+  url: string;
+  databaseUrl?: string;
+  api: Client;
+  close(): Promise<void>;
+}
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export type Client = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Reply>;
+
+export function client(url: string, token: string | null = ADMIN_TOKEN): Client {
+  return async (method, path, body, headers = {}) => {
+    const h: Record<string, string> = { ...headers };
+    if (token) h.authorization = `Bearer ${token}`;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+      h['content-type'] ??= method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
+    }
+    const res = await fetch(url + path, { method, headers: h, body: payload });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  };
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}, opts: { databaseUrl?: string } = {}): Promise<TestServer> {
+  const fresh = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => undefined } : await freshDatabaseUrl();
+  const config: Config = {
+    ...loadConfig({}),
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: fresh.url,
+    redisUrl: process.env.REDIS_URL || undefined,
+    adminToken: ADMIN_TOKEN,
+    dataDir: mkdtempSync(join(tmpdir(), 'sy-test-')),
+    logLevel: process.env.TEST_LOG_LEVEL || 'silent',
+    ...overrides,
+  };
+  const db = fresh.url ? undefined : await openDatabase({ dataDir: 'memory://' });
+  const running = await startServer(config, { logger: pino({ level: config.logLevel }), db });
+  return {
+    running,
+    url: running.url,
+    databaseUrl: fresh.url,
+    api: client(running.url),
+    async close() {
+      await running.close();
+      if (db) await db.close();
+      await fresh.drop();
+    },
+  };
+}
