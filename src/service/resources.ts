@@ -85,7 +85,7 @@ export class ResourceService {
     const pre = reconcilePreconditions(precondition, ifMatch);
     const objName = String(object.metadata.name ?? '');
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', objName);
-    const current = objName ? await getObject(this.db.prisma, stream, { status: false }) : null;
+    const current = objName ? await getObject(this.db.prisma, stream) : null;
     const incoming = this.validated(info, object, current && !current.deleted ? current.object : undefined);
     return this.commit(info, stream, incoming, mode, pre, actor, current);
   }
@@ -93,9 +93,9 @@ export class ResourceService {
   async patch(info: KindInfo, namespace: string, name: string, patch: unknown, actor: Actor, ifMatch?: string): Promise<WriteResult> {
     if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw new HttpError(400, 'a merge patch must be a JSON object');
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
-    const current = await getObject(this.db.prisma, stream, { status: false });
+    const current = await getObject(this.db.prisma, stream);
     if (!current || current.deleted) throw new HttpError(404, `${info.kind} "${name}" not found`);
-    let base = current.object;
+    let base = withoutStatus(current.object);
     if (isSecret(base)) base = presentSecret(base, await getSecretData(this.db.prisma, stream));
     const merged = mergePatch(stripServerFields(base), stripServerFields(patch as K8sObject)) as K8sObject;
     const rv = (patch as K8sObject).metadata?.resourceVersion;
@@ -105,7 +105,10 @@ export class ResourceService {
     return this.commit(info, stream, incoming, 'patch', pre, actor, current);
   }
 
-  private async commit(info: KindInfo, stream: string, incoming: K8sObject, mode: WriteMode, precondition: string | undefined, actor: Actor, current: Awaited<ReturnType<typeof getObject>>): Promise<WriteResult> {
+  /** `current` carries its status; the rules compare without it. */
+  private async commit(info: KindInfo, stream: string, incoming: K8sObject, mode: WriteMode, precondition: string | undefined, actor: Actor, withStatus: Awaited<ReturnType<typeof getObject>>): Promise<WriteResult> {
+    const status = withStatus && !withStatus.deleted ? withStatus.object.status : undefined;
+    const current = withStatus ? { ...withStatus, object: withoutStatus(withStatus.object) } : null;
     let secretData: Record<string, string> | undefined;
     let toDecide = incoming;
     if (isSecret(incoming)) {
@@ -116,13 +119,11 @@ export class ResourceService {
     const decision = decideWrite({ current, incoming: toDecide, mode, precondition, now: this.now(), newUid: randomUUID() });
     if (decision.outcome === 'reject') throw new HttpError(decision.status, decision.message);
     if (decision.outcome === 'unchanged') {
-      const withStatus = await getObject(this.db.prisma, stream);
       return { status: 200, object: this.present(withStatus!.object, secretData, actor), changed: false };
     }
     const event = toEvent(info, stream, decision, actor, this.now());
     if (secretData) event.secret = { op: 'put', data: secretData, digest: String(decision.object.dataDigest) };
     const [appended] = await this.append([event]);
-    const status = current && !current.deleted ? await statusOf(this.db, stream) : undefined;
     const out = status ? { ...decision.object, status } : decision.object;
     return { status: decision.type === 'Created' ? 201 : 200, object: this.present(out, secretData, actor), changed: true, position: appended.position };
   }
@@ -190,8 +191,9 @@ function normalise(info: KindInfo, obj: K8sObject): K8sObject {
   return { ...obj, metadata: { ...obj.metadata, labels } };
 }
 
-async function statusOf(db: Database, stream: string) {
-  return (await getObject(db.prisma, stream))?.object.status;
+function withoutStatus(obj: K8sObject): K8sObject {
+  const { status: _s, ...rest } = obj;
+  return rest;
 }
 
 export function toEvent(info: KindInfo, stream: string, decision: Extract<Decision, { outcome: 'append' }>, actor: Actor, time: string): AppendEvent {

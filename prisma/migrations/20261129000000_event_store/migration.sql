@@ -13,7 +13,6 @@ CREATE TABLE "events" (
   "object"    JSONB NOT NULL,
   CONSTRAINT "events_stream_version_key" UNIQUE ("stream", "version")
 );
-CREATE INDEX "events_xid_idx" ON "events" ("xid");
 
 CREATE TABLE "objects" (
   "stream"    TEXT PRIMARY KEY,

@@ -1,0 +1,38 @@
+// Shared by the benchmark scripts: a fresh database, the service as its own process, percentiles.
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { startProcess, type ServiceProcess } from '../test/support/process';
+
+export const BENCH_TOKEN = 'bench-admin-token-0123456789';
+
+export async function freshDatabase(base = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres') {
+  const name = `sy_bench_${randomBytes(4).toString('hex')}`;
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  await c.query(`CREATE DATABASE ${name}`);
+  await c.end();
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      const d = new pg.Client({ connectionString: base });
+      await d.connect();
+      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await d.end();
+    },
+  };
+}
+
+export async function startService(env: Record<string, string | undefined>, script?: string, args?: string[]): Promise<ServiceProcess> {
+  return startProcess({ ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', ...env }, script, args);
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export function report(name: string, value: number, unit: string, target: string): void {
+  console.log(`${name}: ${Number.isInteger(value) ? value : value.toFixed(value < 10 ? 2 : 1)} ${unit} (target ${target})`);
+}
