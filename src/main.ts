@@ -3,7 +3,8 @@ import { loadConfig } from './config/env';
 import { startServer } from './server';
 
 const config = loadConfig();
-const running = await startServer(config);
+const apiOnly = process.argv.includes('--role=api');
+const running = await startServer(config, { worker: !apiOnly });
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {

@@ -16,6 +16,7 @@ import { BootstrapAuthenticator } from './adapters/http/auth';
 import { createApp } from './adapters/http/app';
 import type { AppContext } from './adapters/http/context';
 import { EVENTS_CHANNEL } from './adapters/http/events-router';
+import { startWorker, type RunningWorker } from './worker';
 
 export interface Running {
   url: string;
@@ -42,7 +43,15 @@ export function adminTokenFor(config: Config, logger: Logger): string {
   return token;
 }
 
-export async function startServer(config: Config, opts: { logger?: Logger; db?: Database } = {}): Promise<Running> {
+export interface ServerOptions {
+  logger?: Logger;
+  db?: Database;
+  /** run the reconcile worker in this process (npm start); false for `npm run api` */
+  worker?: boolean;
+  queuePrefix?: string;
+}
+
+export async function startServer(config: Config, opts: ServerOptions = {}): Promise<Running> {
   const logger = opts.logger ?? pino({ level: config.logLevel, base: { service: 'switchyard' } });
   const db = opts.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: join(resolve(config.dataDir), 'pgdata') }));
   const applied = await migrate(db);
@@ -86,6 +95,11 @@ export async function startServer(config: Config, opts: { logger?: Logger; db?: 
     bus.publish(EVENTS_CHANNEL, String(positions[positions.length - 1] ?? ''));
   });
 
+  const worker: RunningWorker | null = opts.worker === false ? null : startWorker({
+    db, bus, logger, controllerName: config.controllerName, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix,
+  });
+  ctx.worker = worker;
+
   const app = createApp(ctx);
   const server: Server = createServer(app);
   server.keepAliveTimeout = 65_000;
@@ -104,6 +118,7 @@ export async function startServer(config: Config, opts: { logger?: Logger; db?: 
         for (const res of sse) res.end();
         server.closeIdleConnections();
         await closed;
+        await worker?.close();
         await bus.close();
         redisPing?.disconnect();
         if (!opts.db) await db.close();

@@ -7,6 +7,7 @@ import type { ResourceService } from '../../service/resources';
 import type { Bus } from '../delivery/bus';
 import type { Metrics } from './metrics';
 import type { Authenticator } from './auth';
+import type { RunningWorker } from '../../worker';
 
 export interface AppContext {
   config: Config;
@@ -20,4 +21,6 @@ export interface AppContext {
   sse: Set<Response>;
   readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   version: string;
+  /** the in-process worker, when this process runs one */
+  worker?: RunningWorker | null;
 }

@@ -1,0 +1,142 @@
+// Tails the event log from a checkpoint kept in PostgreSQL and asks the queue to recompute what
+// each event can affect. The checkpoint moves only after the queue took the requests, so when Redis
+// is away nothing is lost: the dispatcher retries from the same place until it is back.
+import type { Database } from '../store/database';
+import { readEvents, type StoredEvent } from '../store/eventlog';
+import type { ReconcileQueue } from './types';
+import { isRouteKind } from '../../core/model/kinds';
+import type { K8sObject } from '../../core/model/objects';
+
+const GROUP = 'gateway.networking.k8s.io';
+const SVC_LABEL = 'kubernetes.io/service-name';
+export const DISPATCH_CHECKPOINT = 'dispatcher';
+
+export interface DispatcherOptions {
+  batch?: number;
+  pollMs?: number;
+  onError?: (err: unknown) => void;
+  onDispatched?: (position: number, keys: string[]) => void;
+}
+
+export async function readCheckpoint(db: Database, name = DISPATCH_CHECKPOINT): Promise<number> {
+  const rows = await db.prisma.$queryRawUnsafe<{ position: bigint }[]>(`SELECT position FROM checkpoints WHERE name = $1`, name);
+  return rows[0] ? Number(rows[0].position) : 0;
+}
+
+export class Dispatcher {
+  private stopped = false;
+  private wake: (() => void) | null = null;
+  private dirty = true;
+  private loop: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly db: Database, private readonly queue: ReconcileQueue, private readonly opts: DispatcherOptions = {}) {}
+
+  poke = (): void => {
+    this.dirty = true;
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  };
+
+  start(): void {
+    this.timer = setInterval(this.poke, this.opts.pollMs ?? 500);
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.poke();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      if (!this.dirty) await new Promise<void>((r) => (this.wake = r));
+      if (this.stopped) break;
+      this.dirty = false;
+      try {
+        while (!this.stopped && (await this.step())) { /* drain */ }
+        failures = 0;
+      } catch (err) {
+        this.opts.onError?.(err);
+        failures++;
+        await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** failures)));
+        this.dirty = true;
+      }
+    }
+  }
+
+  /** One batch: returns true when more may be waiting. */
+  async step(): Promise<boolean> {
+    const from = await readCheckpoint(this.db);
+    const limit = this.opts.batch ?? 1000;
+    const { items, horizon } = await readEvents(this.db.prisma, { after: from, limit });
+    if (items.length === 0) return false;
+    const keys = await this.affected(items);
+    const last = items[items.length - 1].position;
+    await this.queue.request([...keys], last);
+    await this.db.prisma.$executeRawUnsafe(
+      `INSERT INTO checkpoints (name, position) VALUES ($1, $2)
+       ON CONFLICT (name) DO UPDATE SET position = excluded.position WHERE checkpoints.position < excluded.position`,
+      DISPATCH_CHECKPOINT, last);
+    this.opts.onDispatched?.(last, [...keys]);
+    void horizon;
+    return items.length === limit;
+  }
+
+  /** The recompute keys a batch of events can affect. */
+  async affected(events: StoredEvent[]): Promise<Set<string>> {
+    const keys = new Set<string>();
+    const deps = new Set<string>();
+    const classes = new Set<string>();
+    const previous = await this.previousVersions(events.filter((e) => e.version > 1 && (isRouteKind(e.kind) || e.kind === 'EndpointSlice')));
+    for (const ev of events) {
+      const before = previous.get(`${ev.kind}/${ev.namespace}/${ev.name}@${ev.version - 1}`);
+      const versions = [before, ev.object].filter(Boolean) as K8sObject[];
+      if (isRouteKind(ev.kind)) {
+        for (const v of versions) for (const p of v.spec?.parentRefs ?? []) {
+          if (!p?.name || (p.group ?? GROUP) !== GROUP || (p.kind ?? 'Gateway') !== 'Gateway') continue;
+          keys.add(`Gateway/${p.namespace ?? ev.namespace}/${p.name}`);
+        }
+        continue;
+      }
+      switch (ev.kind) {
+        case 'Gateway': keys.add(`Gateway/${ev.namespace}/${ev.name}`); break;
+        case 'GatewayClass': keys.add(`GatewayClass//${ev.name}`); classes.add(ev.name); break;
+        case 'Namespace': deps.add('Namespace/*'); break;
+        case 'ReferenceGrant': deps.add(`ReferenceGrant/${ev.namespace}`); break;
+        case 'EndpointSlice':
+          for (const v of versions) {
+            const svc = v.metadata?.labels?.[SVC_LABEL];
+            if (svc) deps.add(`EndpointSlice/${ev.namespace}/${svc}`);
+          }
+          break;
+        default: deps.add(`${ev.kind}/${ev.namespace}/${ev.name}`);
+      }
+    }
+    if (classes.size) {
+      const rows = await this.db.prisma.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+        `SELECT namespace, name FROM objects WHERE kind = 'Gateway' AND NOT deleted AND object->'spec'->>'gatewayClassName' = ANY($1::text[])`, [...classes]);
+      for (const r of rows) keys.add(`Gateway/${r.namespace}/${r.name}`);
+    }
+    if (deps.size) {
+      const rows = await this.db.prisma.$queryRawUnsafe<{ gateway: string }[]>(`SELECT DISTINCT gateway FROM gateway_deps WHERE dep = ANY($1::text[])`, [...deps]);
+      for (const r of rows) keys.add(r.gateway);
+    }
+    return keys;
+  }
+
+  private async previousVersions(events: StoredEvent[]): Promise<Map<string, K8sObject>> {
+    const out = new Map<string, K8sObject>();
+    if (events.length === 0) return out;
+    const rows = await this.db.prisma.$queryRawUnsafe<{ stream: string; version: number; object: K8sObject }[]>(
+      `SELECT e.stream, e.version, e.object FROM events e JOIN unnest($1::text[], $2::int[]) AS k(stream, version)
+         ON e.stream = k.stream AND e.version = k.version`,
+      events.map((e) => `${e.kind}/${e.namespace}/${e.name}`), events.map((e) => e.version - 1));
+    for (const r of rows) out.set(`${r.stream}@${r.version}`, r.object);
+    return out;
+  }
+}

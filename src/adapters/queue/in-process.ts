@@ -1,0 +1,65 @@
+// The embedded mode's queue: a set of pending keys drained by a few async loops in this process.
+import type { Processor, ReconcileQueue } from './types';
+
+export class InProcessQueue implements ReconcileQueue {
+  private pending = new Set<string>();
+  private running = new Set<string>();
+  private again = new Set<string>();
+  private processor: Processor | null = null;
+  private active = 0;
+  private closed = false;
+  private waiters: (() => void)[] = [];
+
+  constructor(private readonly concurrency = 2, private readonly onError: (key: string, err: unknown) => void = () => undefined) {}
+
+  async request(keys: string[]): Promise<void> {
+    for (const k of keys) {
+      if (this.running.has(k)) this.again.add(k);
+      else this.pending.add(k);
+    }
+    this.pump();
+  }
+
+  start(processor: Processor): void {
+    this.processor = processor;
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.closed && this.processor && this.active < this.concurrency) {
+      const next = [...this.pending].find((k) => !this.running.has(k));
+      if (!next) break;
+      this.pending.delete(next);
+      this.running.add(next);
+      this.active++;
+      void this.run(next);
+    }
+    if (this.active === 0 && this.pending.size === 0) for (const w of this.waiters.splice(0)) w();
+  }
+
+  private async run(key: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.processor!(key);
+        break;
+      } catch (err) {
+        this.onError(key, err);
+        if (attempt >= 4 || this.closed) break;
+        await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      }
+    }
+    this.running.delete(key);
+    this.active--;
+    if (this.again.delete(key)) this.pending.add(key);
+    this.pump();
+  }
+
+  async idle(): Promise<boolean> {
+    return this.active === 0 && this.pending.size === 0;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.active > 0) await new Promise<void>((r) => this.waiters.push(r));
+  }
+}

@@ -1,0 +1,14 @@
+// A reconcile job names what to recompute: "Gateway/<ns>/<name>" or "GatewayClass//<name>".
+// Contract: jobs are idempotent (a recompute reads the latest state), coalesced per key, and a
+// request made while that key's job runs is never lost (the key runs again afterwards).
+export type Processor = (key: string) => Promise<void>;
+
+export interface ReconcileQueue {
+  /** ask for keys to be recomputed on account of the log up to `position` */
+  request(keys: string[], position: number): Promise<void>;
+  /** start taking jobs (worker side) */
+  start(processor: Processor): void;
+  /** true when nothing is waiting or running */
+  idle(): Promise<boolean>;
+  close(): Promise<void>;
+}

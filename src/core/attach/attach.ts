@@ -1,0 +1,192 @@
+// Attachment: parentRefs x listeners. A route attaches to a Gateway through each parentRef that
+// names it; a parentRef selects the listeners its sectionName and port name (all of them when it
+// names neither); a selected listener admits the route when it supports the route's kind, admits
+// the route's namespace, and (for HTTP, GRPC and TLS routes) shares a hostname with it. Consent is
+// two-sided: the route names the parent, the listener admits the route.
+import type {
+  AttachedRoute, GatewayAttachment, ListenerAttachment, ObjectRef, RejectedRoute, TranslateOptions, World,
+} from '../model/world';
+import type { Gateway, GatewayClass, Route } from '../model/objects';
+import { isRouteKind, type RouteKind } from '../model/kinds';
+import { RouteReason } from '../status/reasons';
+import { featureSet } from '../status/features';
+import { GATEWAY_GROUP, cmp, indexWorld, key, refName } from '../refs/lookup';
+import { analyzeListeners, type ListenerAnalysis } from './listeners';
+import { gatewayClassOf, gatewayVerdict, isOurGateway, type GatewayVerdict } from './gateway';
+import { kindHasHostnames, protocolHasHostname } from './kinds';
+import { matchListenerHostname } from './hostnames';
+import { unsupportedRules } from './rules';
+
+export const MAX_PARENTS_PER_ROUTE = 32;
+
+export interface AttachOptions extends TranslateOptions {
+  /** features the GatewayClass claims; default: SUPPORTED_FEATURES */
+  supportedFeatures?: readonly string[];
+  /** ports the proxies cannot listen on (listeners on them: Accepted=False, PortUnavailable) */
+  unavailablePorts?: readonly number[];
+}
+
+/** The outcome of one parentRef of one route that names this Gateway. */
+export interface ParentOutcome {
+  route: Route;
+  kind: RouteKind;
+  parentRefIndex: number;
+  /** the spec parentRef with group and kind defaulted, as status.parents[].parentRef echoes it */
+  parentRef: Record<string, unknown>;
+  accepted: boolean;
+  reason: string;
+  message: string;
+  /** listener index -> the hostnames the route serves there */
+  attached: Map<number, string[]>;
+  /** rules dropped for unsupported values (PartiallyInvalid when some remain) */
+  droppedRules: Map<number, string>;
+}
+
+export interface GatewayAnalysis {
+  gateway: Gateway;
+  gatewayClass: GatewayClass;
+  verdict: GatewayVerdict;
+  listeners: ListenerAnalysis[];
+  /** routes that name this Gateway in a parentRef, sorted by kind, namespace, name */
+  routes: Route[];
+  outcomes: ParentOutcome[];
+}
+
+export function findGateway(world: World, ref: Pick<ObjectRef, 'namespace' | 'name'>): Gateway | undefined {
+  return indexWorld(world).gateways.get(key(ref.namespace, ref.name));
+}
+
+/** Does this parentRef of the route name the Gateway? */
+export function namesGateway(route: Route, parentRef: any, gateway: Gateway): boolean {
+  return !!parentRef && (parentRef.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (parentRef.kind ?? 'Gateway') === 'Gateway'
+    && (parentRef.namespace ?? route.metadata.namespace) === gateway.metadata.namespace && parentRef.name === gateway.metadata.name;
+}
+
+export function echoParentRef(parentRef: any): Record<string, unknown> {
+  const out: Record<string, unknown> = { group: parentRef.group ?? GATEWAY_GROUP, kind: parentRef.kind ?? 'Gateway' };
+  if (parentRef.namespace !== undefined) out.namespace = parentRef.namespace;
+  out.name = parentRef.name;
+  if (parentRef.sectionName !== undefined) out.sectionName = parentRef.sectionName;
+  if (parentRef.port !== undefined) out.port = parentRef.port;
+  return out;
+}
+
+/** Everything translation needs about one Gateway of ours; undefined when it is missing or not ours. */
+export function analyzeGateway(world: World, gatewayRef: Pick<ObjectRef, 'namespace' | 'name'>, opts: AttachOptions): GatewayAnalysis | undefined {
+  const gateway = findGateway(world, gatewayRef);
+  if (!gateway || !isOurGateway(world, gateway, opts.controllerName)) return undefined;
+  const features = featureSet(opts.supportedFeatures);
+  const verdict = gatewayVerdict(world, gateway);
+  const listeners = analyzeListeners(world, gateway, {
+    features,
+    unavailablePorts: new Set(opts.unavailablePorts ?? []),
+    gatewayProblem: verdict.accepted ? undefined : `The Gateway is not accepted: ${verdict.message}`,
+  });
+  const routes = [...(indexWorld(world).routesByGateway.get(key(gateway.metadata.namespace, gateway.metadata.name)) ?? [])]
+    .filter((r) => isRouteKind(r.kind) && features.has(r.kind))
+    .sort((a, b) => cmp(a.kind, b.kind) || cmp(a.metadata.namespace ?? '', b.metadata.namespace ?? '') || cmp(a.metadata.name, b.metadata.name));
+  const outcomes: ParentOutcome[] = [];
+  for (const route of routes) {
+    const dropped = unsupportedRules(route);
+    let n = 0;
+    (route.spec?.parentRefs ?? []).forEach((p: any, i: number) => {
+      if (!namesGateway(route, p, gateway) || n >= MAX_PARENTS_PER_ROUTE) return;
+      n++;
+      outcomes.push(matchParentRef(world, gateway, listeners, route, p, i, dropped));
+    });
+  }
+  return { gateway, gatewayClass: gatewayClassOf(world, gateway)!, verdict, listeners, routes, outcomes };
+}
+
+function matchParentRef(
+  world: World, gateway: Gateway, listeners: ListenerAnalysis[], route: Route, parentRef: any, index: number,
+  droppedRules: Map<number, string>,
+): ParentOutcome {
+  const kind = route.kind as RouteKind;
+  const routeNs = route.metadata.namespace ?? '';
+  const gw = `Gateway "${refName(gateway.metadata.namespace, gateway.metadata.name)}"`;
+  const base = { route, kind, parentRefIndex: index, parentRef: echoParentRef(parentRef), attached: new Map<number, string[]>(), droppedRules };
+  const reject = (reason: string, message: string): ParentOutcome => ({ ...base, accepted: false, reason, message });
+
+  const section: string | undefined = parentRef.sectionName || undefined;
+  const port: number | undefined = typeof parentRef.port === 'number' ? parentRef.port : undefined;
+  const selected = listeners.filter((l) => (section === undefined || l.name === section) && (port === undefined || l.port === port));
+  if (!selected.length) {
+    const want = [section !== undefined ? `named "${section}"` : '', port !== undefined ? `on port ${port}` : ''].filter(Boolean).join(' ');
+    return reject(RouteReason.NoMatchingParent, `${gw} has no listener ${want}`);
+  }
+
+  const why: string[] = [];
+  const admitting = selected.filter((l) => {
+    if (!l.supportedKinds.some((k) => k.group === GATEWAY_GROUP && k.kind === kind)) {
+      why.push(l.supportedKinds.length
+        ? `listener "${l.name}" does not allow ${kind} (it allows ${l.supportedKinds.map((k) => k.kind).join(', ')})`
+        : `listener "${l.name}" allows no route kinds (${l.accepted.status === 'False' ? l.accepted.reason : 'none it can carry'})`);
+      return false;
+    }
+    if (!l.namespaces.admits(world, routeNs)) {
+      why.push(`listener "${l.name}" does not admit routes from namespace "${routeNs}" (it admits ${l.namespaces.describe()})`);
+      return false;
+    }
+    return true;
+  });
+  if (!admitting.length) return reject(RouteReason.NotAllowedByListeners, `${gw} does not admit this route: ${why.join('; ')}`);
+
+  const routeHostnames: string[] = kindHasHostnames(kind) ? (route.spec as any)?.hostnames ?? [] : [];
+  const attached = new Map<number, string[]>();
+  for (const l of admitting) {
+    if (!kindHasHostnames(kind)) {
+      attached.set(l.index, []);
+      continue;
+    }
+    const m = matchListenerHostname(protocolHasHostname(l.protocol) ? l.hostname : undefined, routeHostnames);
+    if (m.ok) attached.set(l.index, m.hostnames);
+  }
+  if (!attached.size) {
+    const ls = admitting.map((l) => `"${l.name}" (${l.hostname ?? 'any'})`).join(', ');
+    return reject(RouteReason.NoMatchingListenerHostname,
+      `None of the route's hostnames (${routeHostnames.join(', ')}) matches the hostname of listener${admitting.length > 1 ? 's' : ''} ${ls}`);
+  }
+  const ruleCount = (route.spec?.rules ?? []).length;
+  if (ruleCount > 0 && droppedRules.size === ruleCount)
+    return reject(RouteReason.UnsupportedValue,
+      `Every rule uses a value this implementation does not support: ${[...droppedRules].map(([i, m]) => `rule ${i}: ${m}`).join('; ')}`);
+  const names = [...attached.keys()].map((i) => `"${listeners[i].name}"`).join(', ');
+  return { ...base, attached, accepted: true, reason: RouteReason.Accepted, message: `Accepted by ${gw} on listener${attached.size > 1 ? 's' : ''} ${names}` };
+}
+
+/** The attachment of one Gateway of ours: its listeners with the routes attached to each, and the rejects. */
+export function attachGateway(world: World, gatewayRef: Pick<ObjectRef, 'namespace' | 'name'>, opts: AttachOptions): GatewayAttachment | undefined {
+  const analysis = analyzeGateway(world, gatewayRef, opts);
+  return analysis && attachmentOf(analysis);
+}
+
+export function attachmentOf(analysis: GatewayAnalysis): GatewayAttachment {
+  const perListener = analysis.listeners.map(() => new Map<Route, AttachedRoute>());
+  const rejected: RejectedRoute[] = [];
+  for (const o of analysis.outcomes) {
+    if (!o.accepted) {
+      rejected.push({ kind: o.kind, route: o.route, parentRefIndex: o.parentRefIndex, reason: o.reason, message: o.message });
+      continue;
+    }
+    for (const [li, hostnames] of o.attached) {
+      const m = perListener[li];
+      const prev = m.get(o.route);
+      if (!prev) m.set(o.route, { kind: o.kind, route: o.route, parentRefIndex: o.parentRefIndex, hostnames: [...hostnames] });
+    }
+  }
+  const listeners: ListenerAttachment[] = analysis.listeners.map((l, i) => ({
+    listener: l.listener,
+    valid: l.valid,
+    routes: [...perListener[i].values()].sort(byAge),
+  }));
+  return { gateway: analysis.gateway, listeners, rejected };
+}
+
+/** Oldest first, then namespace/name: the order Gateway API gives to otherwise equal routes. */
+function byAge(a: AttachedRoute, b: AttachedRoute): number {
+  const ta = a.route.metadata.creationTimestamp ?? '';
+  const tb = b.route.metadata.creationTimestamp ?? '';
+  return cmp(ta, tb) || cmp(a.route.metadata.namespace ?? '', b.route.metadata.namespace ?? '')
+    || cmp(a.route.metadata.name, b.route.metadata.name) || cmp(a.kind, b.kind);
+}

@@ -1,0 +1,11 @@
+export { attachGateway, analyzeGateway, attachmentOf, findGateway, namesGateway, echoParentRef, MAX_PARENTS_PER_ROUTE } from './attach';
+export type { AttachOptions, GatewayAnalysis, ParentOutcome } from './attach';
+export { analyzeListeners } from './listeners';
+export type { ListenerAnalysis } from './listeners';
+export { gatewayVerdict, gatewayClassOf, isOurGateway } from './gateway';
+export type { GatewayVerdict } from './gateway';
+export { matchListenerHostname, covers, intersect, hostnamesOverlap, isWildcard } from './hostnames';
+export { compileLabelSelector, namespacePolicy } from './namespaces';
+export { protocolKinds, kindHasHostnames, SUPPORTED_PROTOCOLS } from './kinds';
+export type { RouteGroupKind } from './kinds';
+export { unsupportedRules } from './rules';

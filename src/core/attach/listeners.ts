@@ -1,0 +1,246 @@
+// Listener validation, the first step of a Gateway's translation: protocol and TLS mode support,
+// allowed route kinds, conflicts between listeners sharing a port, certificate and CA references,
+// and whether the listener can be programmed. The verdicts become the listener conditions; the
+// attachment step only lets routes attach to the kinds a listener supports.
+import type { World } from '../model/world';
+import type { Gateway, Listener } from '../model/objects';
+import { draft, type ConditionDraft } from '../status/conditions';
+import { ConditionType, ListenerReason } from '../status/reasons';
+import { resolveListenerCertificates, type SecretRefResult } from '../refs/certificates';
+import { resolveFrontendValidation, type FrontendValidation } from '../refs/ca';
+import { GATEWAY_GROUP } from '../refs/lookup';
+import { protocolKinds, SUPPORTED_PROTOCOLS, type RouteGroupKind } from './kinds';
+import { namespacePolicy, type NamespacePolicy } from './namespaces';
+import { hostnamesOverlap } from './hostnames';
+
+export interface ListenerContext {
+  features: ReadonlySet<string>;
+  unavailablePorts: ReadonlySet<number>;
+  /** why the Gateway itself cannot be programmed (class not accepted, invalid parameters...), if so */
+  gatewayProblem?: string;
+}
+
+export interface ListenerAnalysis {
+  index: number;
+  listener: Listener;
+  name: string;
+  port: number;
+  protocol: string;
+  /** for TLS-carrying listeners: Terminate or Passthrough */
+  tlsMode?: string;
+  /** lower-cased; undefined for none or for protocols without hostnames */
+  hostname?: string;
+  supportedKinds: RouteGroupKind[];
+  namespaces: NamespacePolicy;
+  accepted: ConditionDraft;
+  conflicted: ConditionDraft;
+  resolvedRefs: ConditionDraft;
+  programmed: ConditionDraft;
+  overlappingTLS?: ConditionDraft;
+  certificates: SecretRefResult[];
+  frontendValidation?: FrontendValidation;
+  /** the listener can carry traffic (Programmed=True) */
+  valid: boolean;
+  isAccepted: boolean;
+  isConflicted: boolean;
+}
+
+interface Work {
+  a: ListenerAnalysis;
+  notAccepted?: { reason: string; message: string };
+  conflict?: { reason: string; message: string };
+  invalidKinds: string[];
+  /** the protocol's kinds, before conflicts empty supportedKinds */
+  kinds: RouteGroupKind[];
+}
+
+export function analyzeListeners(world: World, gateway: Gateway, ctx: ListenerContext): ListenerAnalysis[] {
+  const listeners: Listener[] = gateway.spec?.listeners ?? [];
+  const work: Work[] = listeners.map((l, i) => validateOne(gateway, l, i, ctx));
+  detectConflicts(work, ctx);
+  for (const w of work) resolveRefsAndProgram(world, gateway, w, ctx);
+  detectOverlappingTLS(work);
+  return work.map((w) => w.a);
+}
+
+function label(w: Work): string {
+  return `"${w.a.name}"`;
+}
+
+function validateOne(gateway: Gateway, listener: Listener, index: number, ctx: ListenerContext): Work {
+  const protocol: string = listener?.protocol ?? '';
+  const port: number = listener?.port;
+  const name: string = listener?.name ?? `#${index}`;
+  const a: ListenerAnalysis = {
+    index, listener, name, port, protocol,
+    supportedKinds: [], namespaces: namespacePolicy(gateway, listener),
+    accepted: draft(ConditionType.Accepted, true, ListenerReason.Accepted, 'The listener is valid'),
+    conflicted: draft(ConditionType.Conflicted, false, ListenerReason.NoConflicts, 'The listener does not conflict with other listeners'),
+    resolvedRefs: draft(ConditionType.ResolvedRefs, true, ListenerReason.ResolvedRefs, 'All references are resolved'),
+    programmed: draft(ConditionType.Programmed, true, ListenerReason.Programmed, 'The listener is programmed'),
+    certificates: [], valid: false, isAccepted: true, isConflicted: false,
+  };
+  const w: Work = { a, invalidKinds: [], kinds: [] };
+  if (protocol === 'HTTP' || protocol === 'HTTPS' || protocol === 'TLS') {
+    if (typeof listener?.hostname === 'string' && listener.hostname !== '') a.hostname = listener.hostname.toLowerCase();
+  }
+
+  const kinds = protocolKinds(protocol, ctx.features);
+  if (!(SUPPORTED_PROTOCOLS as readonly string[]).includes(protocol) || kinds.length === 0) {
+    w.notAccepted = {
+      reason: ListenerReason.UnsupportedProtocol,
+      message: `Protocol "${protocol}" is not supported; listeners may use ${SUPPORTED_PROTOCOLS.filter((p) => protocolKinds(p, ctx.features).length).join(', ')}`,
+    };
+    return w;
+  }
+  if (protocol === 'HTTPS' || protocol === 'TLS') {
+    const mode: string = listener?.tls?.mode ?? 'Terminate';
+    a.tlsMode = mode;
+    if (mode !== 'Terminate' && mode !== 'Passthrough') {
+      w.notAccepted = { reason: ListenerReason.UnsupportedValue, message: `TLS mode "${mode}" is not supported; use Terminate or Passthrough` };
+      return w;
+    }
+    if (protocol === 'HTTPS' && mode === 'Passthrough') {
+      w.notAccepted = { reason: ListenerReason.UnsupportedValue, message: 'HTTPS listeners terminate TLS; tls.mode Passthrough is only valid for protocol TLS' };
+      return w;
+    }
+    if (protocol === 'TLS' && mode === 'Terminate' && !ctx.features.has('TLSRouteModeTerminate')) {
+      w.notAccepted = { reason: ListenerReason.UnsupportedValue, message: 'TLS listeners in mode Terminate are not supported (TLSRouteModeTerminate is not claimed)' };
+      return w;
+    }
+  }
+  if (ctx.unavailablePorts.has(port)) {
+    w.notAccepted = { reason: ListenerReason.PortUnavailable, message: `Port ${port} is not available to this Gateway's proxies` };
+    return w;
+  }
+
+  const wanted: any[] = listener?.allowedRoutes?.kinds ?? [];
+  const supported: RouteGroupKind[] = [];
+  const add = (k: RouteGroupKind) => {
+    if (!supported.some((s) => s.group === k.group && s.kind === k.kind)) supported.push(k);
+  };
+  if (wanted.length === 0) for (const k of kinds) add({ group: GATEWAY_GROUP, kind: k });
+  for (const k of wanted) {
+    const group: string = k?.group ?? GATEWAY_GROUP;
+    const kind: string = k?.kind ?? '';
+    if (group === GATEWAY_GROUP && (kinds as string[]).includes(kind)) add({ group, kind });
+    else w.invalidKinds.push(group === GATEWAY_GROUP ? kind : `${kind} (group ${group})`);
+  }
+  w.kinds = supported;
+  return w;
+}
+
+/** Listeners that share a port must be distinct (Gateway API "Distinct Listeners"). */
+function detectConflicts(work: Work[], ctx: ListenerContext): void {
+  const byPort = new Map<number, Work[]>();
+  for (const w of work) {
+    if (w.notAccepted) continue;
+    (byPort.get(w.a.port) ?? byPort.set(w.a.port, []).get(w.a.port)!).push(w);
+  }
+  const klass = (p: string) => (p === 'HTTP' ? 'HTTP' : p === 'HTTPS' || p === 'TLS' ? 'HTTPS/TLS' : p);
+  const names = (ws: Work[]) => ws.map(label).join(', ');
+  for (const [port, group] of byPort) {
+    // UDP and the TCP-based protocols use different transports: they never conflict with each other
+    const udp = group.filter((w) => w.a.protocol === 'UDP');
+    const tcp = group.filter((w) => w.a.protocol !== 'UDP');
+    if (udp.length > 1)
+      for (const w of udp) w.conflict = { reason: ListenerReason.ProtocolConflict,
+        message: `Listeners ${names(udp)} all use UDP port ${port}; UDP listeners cannot share a port` };
+    const classes = new Set(tcp.map((w) => klass(w.a.protocol)));
+    if (classes.size > 1) {
+      const desc = tcp.map((w) => `${label(w)} (${w.a.protocol})`).join(', ');
+      for (const w of tcp) w.conflict = { reason: ListenerReason.ProtocolConflict,
+        message: `Listeners ${desc} use port ${port} with protocols that cannot share a port` };
+      continue;
+    }
+    if (classes.has('TCP')) {
+      if (tcp.length > 1)
+        for (const w of tcp) w.conflict = { reason: ListenerReason.ProtocolConflict,
+          message: `Listeners ${names(tcp)} all use TCP port ${port}; TCP listeners cannot share a port` };
+      continue;
+    }
+    const byHost = new Map<string, Work[]>();
+    for (const w of tcp) {
+      const h = w.a.hostname ?? '';
+      (byHost.get(h) ?? byHost.set(h, []).get(h)!).push(w);
+    }
+    for (const [h, same] of byHost) {
+      if (same.length < 2) continue;
+      for (const w of same) w.conflict = { reason: ListenerReason.HostnameConflict,
+        message: `Listeners ${names(same)} use port ${port} with the same hostname (${h || 'none'})` };
+    }
+    if (!ctx.features.has('TLSRouteModeMixed')) {
+      const tls = tcp.filter((w) => w.a.protocol === 'TLS' && !w.conflict);
+      if (new Set(tls.map((w) => w.a.tlsMode)).size > 1)
+        for (const w of tls) w.conflict = { reason: ListenerReason.ProtocolConflict,
+          message: `TLS listeners ${tls.map((x) => `${label(x)} (${x.a.tlsMode})`).join(', ')} use port ${port} with different TLS modes, which this GatewayClass does not support (TLSRouteModeMixed)` };
+    }
+  }
+}
+
+function resolveRefsAndProgram(world: World, gateway: Gateway, w: Work, ctx: ListenerContext): void {
+  const a = w.a;
+  const terminates = a.protocol === 'HTTPS' || (a.protocol === 'TLS' && a.tlsMode === 'Terminate');
+  const refProblems: { reason: string; message: string }[] = [];
+  let tlsMissing: string | undefined;
+  let noUsableCertificate = false;
+  if (terminates && !w.notAccepted) {
+    const tls = a.listener?.tls;
+    if (!tls) tlsMissing = `The ${a.protocol} listener has no tls configuration; it needs a certificate to terminate TLS`;
+    else if (!(tls.certificateRefs ?? []).length) tlsMissing = 'tls.certificateRefs is empty; this implementation needs a certificate to terminate TLS';
+    else {
+      a.certificates = resolveListenerCertificates(world, gateway, a.listener, a.index);
+      for (const c of a.certificates) if (!c.ok)
+        refProblems.push({ reason: c.problem === 'RefNotPermitted' ? ListenerReason.RefNotPermitted : ListenerReason.InvalidCertificateRef, message: c.message });
+      noUsableCertificate = !a.certificates.some((c) => c.ok);
+    }
+  }
+  let noValidCA: string | undefined;
+  if (!w.notAccepted) {
+    const fv = resolveFrontendValidation(world, gateway, a.listener);
+    if (fv && fv.refs.length) {
+      a.frontendValidation = fv;
+      for (const r of fv.refs) if (!r.ok) refProblems.push({ reason: r.reason!, message: r.message });
+      if (!fv.refs.some((r) => r.ok)) noValidCA = `None of the CA certificates of ${fv.source} can be used`;
+    }
+  }
+  if (w.invalidKinds.length)
+    refProblems.push({ reason: ListenerReason.InvalidRouteKinds,
+      message: `${w.invalidKinds.length > 1 ? 'Route kinds' : 'Route kind'} ${w.invalidKinds.map((k) => `"${k}"`).join(', ')} ${w.invalidKinds.length > 1 ? 'are' : 'is'} not supported on ${a.protocol} listeners${w.kinds.length ? `; this one carries ${w.kinds.map((k) => k.kind).join(', ')}` : ''}` });
+  if (refProblems.length)
+    a.resolvedRefs = draft(ConditionType.ResolvedRefs, false, refProblems[0].reason, refProblems.map((p) => p.message).join('; '));
+
+  if (!w.notAccepted && noValidCA) w.notAccepted = { reason: ListenerReason.NoValidCACertificate, message: noValidCA };
+  if (w.notAccepted) {
+    a.isAccepted = false;
+    a.accepted = draft(ConditionType.Accepted, false, w.notAccepted.reason, w.notAccepted.message);
+  } else if (w.conflict) {
+    a.isAccepted = false;
+    a.isConflicted = true;
+    a.accepted = draft(ConditionType.Accepted, false, w.conflict.reason, w.conflict.message);
+    a.conflicted = draft(ConditionType.Conflicted, true, w.conflict.reason, w.conflict.message);
+  }
+  a.supportedKinds = a.isAccepted || w.notAccepted?.reason === ListenerReason.NoValidCACertificate ? w.kinds : [];
+
+  const notProgrammed = (reason: string, message: string) => {
+    a.programmed = draft(ConditionType.Programmed, false, reason, message);
+  };
+  if (!a.isAccepted) notProgrammed(ListenerReason.Invalid, `The listener is not accepted: ${a.accepted.message}`);
+  else if (ctx.gatewayProblem) notProgrammed(ListenerReason.Invalid, ctx.gatewayProblem);
+  else if (tlsMissing) notProgrammed(ListenerReason.InvalidTLSConfig, tlsMissing);
+  else if (noUsableCertificate) notProgrammed(ListenerReason.Invalid, 'None of the listener\'s certificateRefs can be used');
+  else if (a.supportedKinds.length === 0) notProgrammed(ListenerReason.Invalid, 'The listener allows no route kind it can carry');
+  else if (a.namespaces.error) notProgrammed(ListenerReason.Invalid, `allowedRoutes.namespaces.selector is unusable: ${a.namespaces.error}`);
+  a.valid = a.programmed.status === 'True';
+}
+
+/** HTTPS listeners on one port whose hostnames overlap (connection coalescing can cross them). */
+function detectOverlappingTLS(work: Work[]): void {
+  const https = work.filter((w) => w.a.protocol === 'HTTPS' && w.a.isAccepted);
+  for (const w of https) {
+    const others = https.filter((o) => o !== w && o.a.port === w.a.port && hostnamesOverlap(w.a.hostname, o.a.hostname));
+    if (!others.length) continue;
+    w.a.overlappingTLS = draft(ConditionType.OverlappingTLSConfig, true, ListenerReason.OverlappingHostnames,
+      `The hostname ${w.a.hostname ?? '(any)'} overlaps with ${others.map((o) => `${o.a.hostname ?? '(any)'} of listener ${label(o)}`).join(', ')} on port ${w.a.port}`);
+  }
+}

@@ -1,0 +1,38 @@
+// Backends as the table carries them: every backendRef stays, with its weight; an unusable one is
+// flagged (valid: false, reason) so that a proxy rejects its share instead of spreading it.
+import type { BackendRef, Route } from '../model/objects';
+import type { BackendResolution, World } from '../model/world';
+import type { CompiledBackend, CompiledEndpoint, CompiledFilter } from './types';
+
+export type BackendResolver = (world: World, route: Route, backendRef: BackendRef) => BackendResolution;
+
+export function compileBackend(res: BackendResolution, filters?: CompiledFilter[], problem?: { reason: string; message: string }): CompiledBackend {
+  const valid = res.valid && !problem;
+  const out: CompiledBackend = {
+    group: res.group ?? '',
+    kind: res.kind ?? 'Service',
+    namespace: res.namespace,
+    name: res.name,
+    ...(res.port !== undefined && res.port !== null ? { port: res.port } : {}),
+    weight: Number.isFinite(res.weight) ? res.weight : 1,
+    valid,
+    ...(!valid ? { reason: problem?.reason ?? res.reason ?? 'Invalid' } : {}),
+    ...(!valid && (problem?.message ?? res.message) ? { message: (problem?.message ?? res.message) as string } : {}),
+    ...(res.appProtocol ? { appProtocol: res.appProtocol } : {}),
+    endpoints: valid ? sortEndpoints(res.endpoints ?? []) : [],
+    ...(filters && filters.length ? { filters } : {}),
+  };
+  return out;
+}
+
+function sortEndpoints(endpoints: readonly { address: string; port: number }[]): CompiledEndpoint[] {
+  const seen = new Set<string>();
+  const out: CompiledEndpoint[] = [];
+  for (const e of endpoints) {
+    const key = `${e.address}|${e.port}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ address: e.address, port: e.port });
+  }
+  return out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.port - b.port));
+}

@@ -1,0 +1,145 @@
+// Filters as the table carries them: normalized (defaults filled in, header names deduplicated),
+// in the order the rule lists them. A filter the table cannot express makes its rule invalid.
+import type { Route } from '../model/objects';
+import type { World } from '../model/world';
+import { compileBackend, type BackendResolver } from './backends';
+import type { CompiledFilter, CompiledHeaderModifier, CompiledPathModifier, CompiledProblem } from './types';
+
+export interface FilterContext {
+  world: World;
+  route: Route;
+  resolve: BackendResolver;
+}
+
+export interface CompiledFilters {
+  filters: CompiledFilter[];
+  problem?: CompiledProblem;
+}
+
+/** Which filter types a rule of this kind may carry (backend-level filters: the header modifiers). */
+const ALLOWED: Record<'rule' | 'grpcRule' | 'backend', ReadonlySet<string>> = {
+  rule: new Set(['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite', 'RequestMirror', 'CORS']),
+  grpcRule: new Set(['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestMirror']),
+  backend: new Set(['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite', 'RequestMirror', 'CORS']),
+};
+
+export function compileFilters(raw: unknown, where: keyof typeof ALLOWED, ctx: FilterContext): CompiledFilters {
+  const filters: CompiledFilter[] = [];
+  if (!Array.isArray(raw)) return { filters };
+  for (const f of raw as any[]) {
+    const type = f?.type;
+    if (!ALLOWED[where].has(type)) {
+      return {
+        filters,
+        problem: {
+          reason: 'UnsupportedValue',
+          message: type === 'ExtensionRef'
+            ? `ExtensionRef filter ${f?.extensionRef?.kind ?? '?'}/${f?.extensionRef?.name ?? '?'} is not supported`
+            : `filter type ${JSON.stringify(type)} is not supported here`,
+        },
+      };
+    }
+    const compiled = compileFilter(f, ctx);
+    if ('problem' in compiled) return { filters, problem: compiled.problem };
+    filters.push(compiled.filter);
+  }
+  return { filters };
+}
+
+function headerModifier(m: any): CompiledHeaderModifier {
+  const dedupe = (list: any[] | undefined) => {
+    const seen = new Set<string>();
+    const out: { name: string; value: string }[] = [];
+    for (const h of list ?? []) {
+      if (!h || typeof h.name !== 'string') continue;
+      const key = h.name.toLowerCase();
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ name: h.name, value: String(h.value ?? '') });
+    }
+    return out;
+  };
+  return {
+    set: dedupe(m?.set),
+    add: dedupe(m?.add),
+    remove: [...new Set<string>((m?.remove ?? []).filter((n: unknown) => typeof n === 'string'))],
+  };
+}
+
+function pathModifier(p: any): CompiledPathModifier | undefined {
+  if (!p) return undefined;
+  if (p.type === 'ReplaceFullPath') return { type: 'ReplaceFullPath', value: String(p.replaceFullPath ?? '/') };
+  if (p.type === 'ReplacePrefixMatch') return { type: 'ReplacePrefixMatch', value: String(p.replacePrefixMatch ?? '') };
+  return undefined;
+}
+
+function compileFilter(f: any, ctx: FilterContext): { filter: CompiledFilter } | { problem: CompiledProblem } {
+  switch (f.type) {
+    case 'RequestHeaderModifier':
+      return { filter: { type: 'RequestHeaderModifier', requestHeaderModifier: headerModifier(f.requestHeaderModifier) } };
+    case 'ResponseHeaderModifier':
+      return { filter: { type: 'ResponseHeaderModifier', responseHeaderModifier: headerModifier(f.responseHeaderModifier) } };
+    case 'RequestRedirect': {
+      const r = f.requestRedirect ?? {};
+      const path = pathModifier(r.path);
+      if (r.path && !path) return { problem: { reason: 'UnsupportedValue', message: `redirect path type ${JSON.stringify(r.path.type)} is not supported` } };
+      if (r.scheme !== undefined && r.scheme !== 'http' && r.scheme !== 'https') {
+        return { problem: { reason: 'UnsupportedValue', message: `redirect scheme ${JSON.stringify(r.scheme)} is not supported` } };
+      }
+      return {
+        filter: {
+          type: 'RequestRedirect',
+          requestRedirect: {
+            ...(r.scheme ? { scheme: r.scheme } : {}),
+            ...(r.hostname ? { hostname: String(r.hostname).toLowerCase() } : {}),
+            ...(r.port ? { port: Number(r.port) } : {}),
+            ...(path ? { path } : {}),
+            statusCode: Number(r.statusCode ?? 302),
+          },
+        },
+      };
+    }
+    case 'URLRewrite': {
+      const r = f.urlRewrite ?? {};
+      const path = pathModifier(r.path);
+      if (r.path && !path) return { problem: { reason: 'UnsupportedValue', message: `rewrite path type ${JSON.stringify(r.path.type)} is not supported` } };
+      return {
+        filter: {
+          type: 'URLRewrite',
+          urlRewrite: { ...(r.hostname ? { hostname: String(r.hostname).toLowerCase() } : {}), ...(path ? { path } : {}) },
+        },
+      };
+    }
+    case 'RequestMirror': {
+      const m = f.requestMirror ?? {};
+      const ref = { ...(m.backendRef ?? {}), weight: 1 };
+      const res = ctx.resolve(ctx.world, ctx.route, ref);
+      let percent = 100;
+      if (typeof m.percent === 'number') percent = m.percent;
+      else if (m.fraction && typeof m.fraction.numerator === 'number') {
+        const den = typeof m.fraction.denominator === 'number' && m.fraction.denominator > 0 ? m.fraction.denominator : 100;
+        percent = (m.fraction.numerator / den) * 100;
+      }
+      return { filter: { type: 'RequestMirror', requestMirror: { backend: compileBackend(res), percent } } };
+    }
+    case 'CORS': {
+      const c = f.cors ?? {};
+      const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+      return {
+        filter: {
+          type: 'CORS',
+          cors: {
+            allowOrigins: list(c.allowOrigins),
+            allowMethods: list(c.allowMethods),
+            allowHeaders: list(c.allowHeaders),
+            exposeHeaders: list(c.exposeHeaders),
+            allowCredentials: c.allowCredentials === true,
+            maxAge: typeof c.maxAge === 'number' && c.maxAge > 0 ? c.maxAge : 5,
+          },
+        },
+      };
+    }
+    default:
+      return { problem: { reason: 'UnsupportedValue', message: `filter type ${JSON.stringify(f.type)} is not supported` } };
+  }
+}

@@ -1,0 +1,114 @@
+// The precedence ladders of Gateway API, one comparison per step. A comparison answers which of
+// two candidates comes first and at which step they stopped being equal, so that the same code
+// orders the compiled table and explains a decision in resolve.
+import type { components } from '../../generated/api';
+import { hostnameSpecificity } from '../match/hostname';
+
+export type LadderStep = components['schemas']['ResolveDecisionStep'];
+
+/** What breaks ties between routes: the older creationTimestamp, then "{namespace}/{name}". */
+export interface RouteTieBreak {
+  /** creationTimestamp in milliseconds since the epoch; +Infinity when unknown (ranks last) */
+  created: number;
+  /** "{namespace}/{name}" */
+  routeKey: string;
+  ruleIndex: number;
+  matchIndex: number;
+}
+
+export interface HTTPRank extends RouteTieBreak {
+  /** the entry's hostname ("" = any) */
+  hostname: string;
+  pathType: 'Exact' | 'PathPrefix' | 'RegularExpression';
+  pathValue: string;
+  method: boolean;
+  headers: number;
+  query: number;
+}
+
+export interface GRPCRank extends RouteTieBreak {
+  hostname: string;
+  /** characters of the service match ("" = any service) */
+  service: string;
+  /** characters of the method match ("" = any method) */
+  method: string;
+  headers: number;
+}
+
+export interface SNIRank extends RouteTieBreak {
+  hostname: string;
+}
+
+export type StreamRank = RouteTieBreak;
+
+export interface Comparison {
+  /** < 0: a comes first; > 0: b comes first; 0: identical */
+  order: number;
+  /** the step at which they differ (ruleOrder when identical) */
+  step: LadderStep;
+}
+
+type Step<T> = [LadderStep, (a: T, b: T) => number];
+
+// Exact beats any prefix whatever its length; a regular expression (implementation-specific in the
+// spec) ranks between them, as Envoy Gateway and Contour place it; within a kind, longer first.
+const PATH_KIND: Record<HTTPRank['pathType'], number> = { Exact: 2, RegularExpression: 1, PathPrefix: 0 };
+
+const byHostname = <T extends { hostname: string }>(a: T, b: T): number => {
+  const [ae, al] = hostnameSpecificity(a.hostname);
+  const [be, bl] = hostnameSpecificity(b.hostname);
+  return be - ae || bl - al;
+};
+const byCreation = (a: RouteTieBreak, b: RouteTieBreak): number =>
+  a.created === b.created ? 0 : a.created < b.created ? -1 : 1;
+const byName = (a: RouteTieBreak, b: RouteTieBreak): number =>
+  a.routeKey === b.routeKey ? 0 : a.routeKey < b.routeKey ? -1 : 1;
+const byRuleOrder = (a: RouteTieBreak, b: RouteTieBreak): number =>
+  a.ruleIndex - b.ruleIndex || a.matchIndex - b.matchIndex;
+
+const TIE_BREAKS: Step<RouteTieBreak>[] = [
+  ['creationTimestamp', byCreation],
+  ['name', byName],
+  ['ruleOrder', byRuleOrder],
+];
+
+const HTTP_STEPS: Step<HTTPRank>[] = [
+  ['hostname', byHostname],
+  ['exactPath', (a, b) => PATH_KIND[b.pathType] - PATH_KIND[a.pathType]],
+  ['prefixLength', (a, b) => b.pathValue.length - a.pathValue.length],
+  ['method', (a, b) => Number(b.method) - Number(a.method)],
+  ['headers', (a, b) => b.headers - a.headers],
+  ['query', (a, b) => b.query - a.query],
+  ...TIE_BREAKS,
+];
+
+const GRPC_STEPS: Step<GRPCRank>[] = [
+  ['hostname', byHostname],
+  ['service', (a, b) => b.service.length - a.service.length],
+  ['method', (a, b) => b.method.length - a.method.length],
+  ['headers', (a, b) => b.headers - a.headers],
+  ...TIE_BREAKS,
+];
+
+const SNI_STEPS: Step<SNIRank>[] = [['hostname', byHostname], ...TIE_BREAKS];
+const STREAM_STEPS: Step<StreamRank>[] = [...TIE_BREAKS];
+
+function run<T>(steps: Step<T>[], a: T, b: T): Comparison {
+  for (const [step, cmp] of steps) {
+    const order = cmp(a, b);
+    if (order !== 0) return { order, step };
+  }
+  return { order: 0, step: 'ruleOrder' };
+}
+
+export const compareHTTP = (a: HTTPRank, b: HTTPRank): Comparison => run(HTTP_STEPS, a, b);
+export const compareGRPC = (a: GRPCRank, b: GRPCRank): Comparison => run(GRPC_STEPS, a, b);
+export const compareSNI = (a: SNIRank, b: SNIRank): Comparison => run(SNI_STEPS, a, b);
+export const compareStream = (a: StreamRank, b: StreamRank): Comparison => run(STREAM_STEPS, a, b);
+
+/** creationTimestamp at millisecond precision; unknown or unparsable ranks last. */
+export function creationMillis(ts: string | undefined): number {
+  if (!ts) return Number.POSITIVE_INFINITY;
+  const ms = Date.parse(ts);
+  return Number.isFinite(ms) ? ms : Number.POSITIVE_INFINITY;
+}

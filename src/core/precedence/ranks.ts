@@ -1,0 +1,112 @@
+// Ranks of compiled entries, and their figures in words for explanations ("path 4, header 1").
+import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute } from '../compile/types';
+import { isWildcard } from '../match/hostname';
+import { creationMillis, type GRPCRank, type HTTPRank, type LadderStep, type SNIRank, type StreamRank } from './ladder';
+
+export interface RouteMeta {
+  namespace: string;
+  name: string;
+  creationTimestamp?: string;
+}
+
+function tie(route: RouteMeta, ruleIndex: number, matchIndex: number) {
+  return {
+    created: creationMillis(route.creationTimestamp),
+    routeKey: `${route.namespace}/${route.name}`,
+    ruleIndex,
+    matchIndex,
+  };
+}
+
+export function httpRank(hostname: string, match: CompiledHTTPMatch, route: RouteMeta | CompiledRoute, ruleIndex: number, matchIndex: number): HTTPRank {
+  return {
+    hostname,
+    pathType: match.path.type,
+    pathValue: match.path.value,
+    method: !!match.method,
+    headers: match.headers?.length ?? 0,
+    query: match.queryParams?.length ?? 0,
+    ...tie(route, ruleIndex, matchIndex),
+  };
+}
+
+export function grpcRank(hostname: string, match: CompiledGRPCMatch, route: RouteMeta | CompiledRoute, ruleIndex: number, matchIndex: number): GRPCRank {
+  return {
+    hostname,
+    service: match.service ?? '',
+    method: match.method ?? '',
+    headers: match.headers?.length ?? 0,
+    ...tie(route, ruleIndex, matchIndex),
+  };
+}
+
+export function sniRank(hostname: string, route: RouteMeta | CompiledRoute, ruleIndex: number): SNIRank {
+  return { hostname, ...tie(route, ruleIndex, 0) };
+}
+
+export function streamRank(route: RouteMeta | CompiledRoute, ruleIndex: number): StreamRank {
+  return tie(route, ruleIndex, 0);
+}
+
+const plural = (n: number, word: string) => `${word}${n === 1 ? '' : 's'} ${n}`;
+
+function hostFigure(hostname: string): string | undefined {
+  if (hostname === '') return undefined;
+  return isWildcard(hostname) ? `wildcard host ${hostname.length}` : `host ${hostname.length}`;
+}
+
+/** The figures of an HTTP rank, e.g. "host 11, path 4, header 1" (zero figures left out, path always). */
+export function httpFigures(r: HTTPRank): string {
+  const parts: string[] = [];
+  const h = hostFigure(r.hostname);
+  if (h) parts.push(h);
+  const kind = r.pathType === 'Exact' ? 'exact path' : r.pathType === 'RegularExpression' ? 'regex path' : 'path';
+  parts.push(`${kind} ${r.pathValue.length}`);
+  if (r.method) parts.push('method 1');
+  if (r.headers) parts.push(r.headers === 1 ? 'header 1' : plural(r.headers, 'header'));
+  if (r.query) parts.push(`query ${r.query}`);
+  return parts.join(', ');
+}
+
+export function grpcFigures(r: GRPCRank): string {
+  const parts: string[] = [];
+  const h = hostFigure(r.hostname);
+  if (h) parts.push(h);
+  parts.push(`service ${r.service.length}`);
+  parts.push(`method ${r.method.length}`);
+  if (r.headers) parts.push(r.headers === 1 ? 'header 1' : plural(r.headers, 'header'));
+  return parts.join(', ');
+}
+
+export function sniFigures(r: SNIRank): string {
+  return hostFigure(r.hostname) ?? 'any host';
+}
+
+/** The one figure a step compares, for "won at <step>: <a> against <b>". */
+export function stepFigure(step: LadderStep, r: HTTPRank | GRPCRank | SNIRank | StreamRank): string {
+  const any = r as Record<string, any>;
+  switch (step) {
+    case 'hostname':
+      return any.hostname ? (hostFigure(any.hostname) as string) + ` (${any.hostname})` : 'any host';
+    case 'exactPath':
+      return any.pathType === 'Exact' ? 'exact path' : any.pathType === 'RegularExpression' ? 'regular-expression path' : 'path prefix';
+    case 'prefixLength':
+      return `path ${any.pathValue?.length ?? 0} (${any.pathValue})`;
+    case 'method':
+      return 'method' in any && typeof any.method === 'string' ? `method ${any.method.length}` : any.method ? 'a method match' : 'no method match';
+    case 'service':
+      return `service ${any.service?.length ?? 0}`;
+    case 'headers':
+      return any.headers === 1 ? 'header 1' : `headers ${any.headers ?? 0}`;
+    case 'query':
+      return `query ${any.query ?? 0}`;
+    case 'creationTimestamp':
+      return Number.isFinite(r.created) ? `created ${new Date(r.created).toISOString()}` : 'no creation time';
+    case 'name':
+      return r.routeKey;
+    case 'ruleOrder':
+      return `rule ${r.ruleIndex}, match ${r.matchIndex}`;
+    default:
+      return '';
+  }
+}

@@ -1,0 +1,54 @@
+// backendRef resolution. The checks run in the order that lets the most telling reason win:
+// permission first (a reference into another namespace without a ReferenceGrant is RefNotPermitted
+// even when the target does not exist: the referrer may not learn what is there), then the kind
+// (only core Services), then existence and port. A Service without ready endpoints still resolves;
+// the backend is flagged NoEndpoints so that its share of traffic is rejected.
+import type { World, BackendResolution } from '../model/world';
+import type { BackendRef, Route } from '../model/objects';
+import { referenceAllowed } from './grants';
+import { endpointsFor, servicePortFor } from './endpoints';
+import { GATEWAY_GROUP, indexWorld, key, refName } from './lookup';
+import { BackendReason, RouteReason } from '../status/reasons';
+
+export function resolveBackendRef(world: World, route: Route, backendRef: BackendRef): BackendResolution {
+  const group: string = backendRef?.group ?? '';
+  const kind: string = backendRef?.kind ?? 'Service';
+  const routeNs = route.metadata.namespace ?? '';
+  const namespace: string = backendRef?.namespace ?? routeNs;
+  const name: string = backendRef?.name ?? '';
+  const port: number | undefined = typeof backendRef?.port === 'number' ? backendRef.port : undefined;
+  const weight: number = typeof backendRef?.weight === 'number' ? backendRef.weight : 1;
+  const base = { group, kind, namespace, name, weight, ref: backendRef, endpoints: [] as BackendResolution['endpoints'] };
+  if (port !== undefined) (base as BackendResolution).port = port;
+  const what = `${kind} "${refName(namespace, name)}"${group ? ` (group ${group})` : ''}`;
+  const invalid = (reason: string, message: string): BackendResolution => ({ ...base, valid: false, reason, message });
+
+  if (!referenceAllowed(world, { group: GATEWAY_GROUP, kind: route.kind, namespace: routeNs }, { group, kind, namespace, name }))
+    return invalid(RouteReason.RefNotPermitted,
+      `${what} is in another namespace and no ReferenceGrant in "${namespace}" allows references from ${route.kind}s in "${routeNs}"`);
+  if (group !== '' || kind !== 'Service')
+    return invalid(RouteReason.InvalidKind, `${what} is not supported: backends must be core Services`);
+  const service = indexWorld(world).services.get(key(namespace, name));
+  if (!service) return invalid(RouteReason.BackendNotFound, `Service "${refName(namespace, name)}" does not exist`);
+  if (service.spec?.type === 'ExternalName')
+    return invalid(RouteReason.InvalidKind, `Service "${refName(namespace, name)}" is of type ExternalName, which is not supported`);
+  if (port === undefined)
+    return invalid(RouteReason.BackendNotFound, `the reference to Service "${refName(namespace, name)}" has no port; a Service backend needs one`);
+  const servicePort = servicePortFor(service, port);
+  if (!servicePort) return invalid(RouteReason.BackendNotFound, `Service "${refName(namespace, name)}" has no port ${port}`);
+
+  const endpoints = endpointsFor(world, service, servicePort);
+  const out: BackendResolution = { ...base, valid: endpoints.length > 0, endpoints };
+  if (servicePort.appProtocol) out.appProtocol = servicePort.appProtocol;
+  if (endpoints.length === 0) {
+    out.reason = BackendReason.NoEndpoints;
+    out.message = `Service "${refName(namespace, name)}" port ${port} has no ready endpoints`;
+  }
+  return out;
+}
+
+/** Reasons that make a route's ResolvedRefs False (NoEndpoints does not: the reference resolves). */
+export function isRefFailure(reason: string | undefined): boolean {
+  return reason === RouteReason.RefNotPermitted || reason === RouteReason.InvalidKind
+    || reason === RouteReason.BackendNotFound || reason === RouteReason.UnsupportedProtocol;
+}

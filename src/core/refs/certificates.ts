@@ -1,0 +1,79 @@
+// Secret references of a Gateway: listener certificateRefs and the backend client certificate
+// (spec.tls.backend.clientCertificateRef). A reference into another namespace needs a ReferenceGrant
+// from Gateways of the Gateway's namespace, and is RefNotPermitted without one whatever it points
+// at. An allowed reference is invalid when it is not a core Secret, when the Secret does not exist,
+// or when it is malformed: not of type kubernetes.io/tls, or tls.crt / tls.key not PEM-decodable.
+import type { World } from '../model/world';
+import type { Gateway, Listener, Secret } from '../model/objects';
+import { referenceAllowed } from './grants';
+import { GATEWAY_GROUP, indexWorld, key, refName } from './lookup';
+import { decodeBase64, decodeUtf8, hasCertificate, hasPrivateKey } from './pem';
+
+export type SecretRefProblem = 'RefNotPermitted' | 'Invalid';
+
+export interface SecretRefResult {
+  path: string;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  ok: boolean;
+  problem?: SecretRefProblem;
+  message: string;
+  secret?: Secret;
+}
+
+export function resolveSecretRef(world: World, gateway: Gateway, ref: any, path: string): SecretRefResult {
+  const group: string = ref?.group ?? '';
+  const kind: string = ref?.kind ?? 'Secret';
+  const gwNs = gateway.metadata.namespace ?? '';
+  const namespace: string = ref?.namespace ?? gwNs;
+  const name: string = ref?.name ?? '';
+  const base = { path, group, kind, namespace, name };
+  const what = `${kind} "${refName(namespace, name)}"${group ? ` (group ${group})` : ''}`;
+  if (!referenceAllowed(world, { group: GATEWAY_GROUP, kind: 'Gateway', namespace: gwNs }, { group, kind, namespace, name }))
+    return { ...base, ok: false, problem: 'RefNotPermitted',
+      message: `${what} is in another namespace and no ReferenceGrant in "${namespace}" allows references from Gateways in "${gwNs}"` };
+  if (group !== '' || kind !== 'Secret')
+    return { ...base, ok: false, problem: 'Invalid', message: `${what} is not supported: certificates must be core Secrets` };
+  const secret = indexWorld(world).secrets.get(key(namespace, name));
+  if (!secret) return { ...base, ok: false, problem: 'Invalid', message: `Secret "${refName(namespace, name)}" does not exist` };
+  const malformed = tlsSecretProblem(secret);
+  if (malformed) return { ...base, ok: false, problem: 'Invalid', message: `Secret "${refName(namespace, name)}" ${malformed}` };
+  return { ...base, ok: true, message: `Secret "${refName(namespace, name)}" holds a certificate and key`, secret };
+}
+
+/** Why a Secret cannot serve as a TLS certificate, or undefined when it can. */
+export function tlsSecretProblem(secret: Secret): string | undefined {
+  if (secret.type !== 'kubernetes.io/tls') return `is of type "${secret.type ?? 'Opaque'}", not kubernetes.io/tls`;
+  const crt = secretValue(secret, 'tls.crt');
+  const keyText = secretValue(secret, 'tls.key');
+  if (crt === undefined) return 'has no tls.crt';
+  if (keyText === undefined) return 'has no tls.key';
+  if (!hasCertificate(crt)) return 'has a tls.crt that holds no PEM certificate';
+  if (!hasPrivateKey(keyText)) return 'has a tls.key that holds no PEM private key';
+  return undefined;
+}
+
+/** A Secret value as text: data is base64 (as Kubernetes stores it), stringData is plain. */
+export function secretValue(secret: Secret, field: string): string | undefined {
+  const data = (secret as any).data?.[field];
+  if (typeof data === 'string') {
+    const bytes = decodeBase64(data);
+    return bytes ? decodeUtf8(bytes) : '';
+  }
+  const plain = (secret as any).stringData?.[field];
+  return typeof plain === 'string' ? plain : undefined;
+}
+
+/** The certificateRefs of a listener that terminates TLS, resolved in spec order. */
+export function resolveListenerCertificates(world: World, gateway: Gateway, listener: Listener, listenerIndex: number): SecretRefResult[] {
+  return (listener?.tls?.certificateRefs ?? []).map((ref: any, i: number) =>
+    resolveSecretRef(world, gateway, ref, `spec.listeners[${listenerIndex}].tls.certificateRefs[${i}]`));
+}
+
+/** spec.tls.backend.clientCertificateRef, resolved; undefined when the Gateway has none. */
+export function resolveClientCertificate(world: World, gateway: Gateway): SecretRefResult | undefined {
+  const ref = gateway.spec?.tls?.backend?.clientCertificateRef;
+  return ref ? resolveSecretRef(world, gateway, ref, 'spec.tls.backend.clientCertificateRef') : undefined;
+}

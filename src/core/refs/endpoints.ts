@@ -1,0 +1,50 @@
+// The ready endpoints of one Service port, from the EndpointSlices labelled
+// kubernetes.io/service-name=<service>. Ready as Kubernetes defines it: an unset conditions.ready
+// counts as ready; terminating endpoints are left out. The port is the slice's port of the same
+// name as the Service port (which resolves named targetPorts), else the numeric targetPort.
+import type { World, ResolvedEndpoint } from '../model/world';
+import type { Service } from '../model/objects';
+import { indexWorld, key } from './lookup';
+
+export function servicePortFor(service: Service, port: number | undefined): any | undefined {
+  if (port === undefined) return undefined;
+  return (service.spec?.ports ?? []).find((p: any) => p?.port === port);
+}
+
+export function endpointsFor(world: World, service: Service, servicePort: any): ResolvedEndpoint[] {
+  const slices = indexWorld(world).slicesByService.get(key(service.metadata.namespace, service.metadata.name)) ?? [];
+  const out: ResolvedEndpoint[] = [];
+  const seen = new Set<string>();
+  const portName: string = servicePort?.name ?? '';
+  const protocol: string = servicePort?.protocol ?? 'TCP';
+  for (const slice of slices) {
+    const port = slicePort(slice, portName, protocol, servicePort);
+    if (port === undefined) continue;
+    for (const ep of (slice as any).endpoints ?? []) {
+      if (!ep || ep.conditions?.ready === false || ep.conditions?.terminating === true) continue;
+      for (const address of ep.addresses ?? []) {
+        const k = `${address}|${port}`;
+        if (typeof address !== 'string' || seen.has(k)) continue;
+        seen.add(k);
+        out.push({ address, port });
+      }
+    }
+  }
+  return out;
+}
+
+function slicePort(slice: any, portName: string, protocol: string, servicePort: any): number | undefined {
+  const ports: any[] = slice.ports ?? [];
+  const byName = ports.find((p) => (p?.name ?? '') === portName && (p?.protocol ?? 'TCP') === protocol);
+  if (byName && typeof byName.port === 'number') return byName.port;
+  const target = servicePort?.targetPort;
+  if (typeof target === 'string' && target !== '') {
+    const named = ports.find((p) => p?.name === target && typeof p.port === 'number');
+    if (named) return named.port;
+    if (/^\d+$/.test(target)) return Number(target);
+    return undefined; // a named targetPort the slice does not resolve
+  }
+  if (ports.length > 0 && !byName) return undefined; // the slice serves other ports only
+  if (typeof target === 'number') return target;
+  return typeof servicePort?.port === 'number' ? servicePort.port : undefined;
+}

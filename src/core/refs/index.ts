@@ -1,0 +1,11 @@
+export { resolveBackendRef, isRefFailure } from './backends';
+export { routeRefs } from './route-refs';
+export type { RouteRefs, RuleRefs, RefProblem } from './route-refs';
+export { referenceAllowed, grantFor } from './grants';
+export type { ReferenceFrom, ReferenceTo } from './grants';
+export { resolveSecretRef, resolveListenerCertificates, resolveClientCertificate, tlsSecretProblem, secretValue } from './certificates';
+export type { SecretRefResult } from './certificates';
+export { resolveFrontendValidation, resolveCaRef } from './ca';
+export type { CaRefResult, FrontendValidation } from './ca';
+export { endpointsFor, servicePortFor } from './endpoints';
+export { indexWorld, namespaceLabels, GATEWAY_GROUP } from './lookup';

@@ -1,0 +1,101 @@
+// Lookup tables over a World, built once per World and reused by every step of a translation.
+// A World is treated as immutable: a caller that changes it builds a new one (or new arrays).
+import type { World } from '../model/world';
+import type {
+  ConfigMap, EndpointSlice, Gateway, GatewayClass, Namespace, ReferenceGrant, Route, Secret, Service,
+} from '../model/objects';
+
+export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+export interface WorldIndex {
+  gatewayClasses: Map<string, GatewayClass>;
+  gateways: Map<string, Gateway>;
+  services: Map<string, Service>;
+  secrets: Map<string, Secret>;
+  configMaps: Map<string, ConfigMap>;
+  namespaces: Map<string, Namespace>;
+  grantsByNamespace: Map<string, ReferenceGrant[]>;
+  slicesByService: Map<string, EndpointSlice[]>;
+  /** routes by the namespace/name of each Gateway one of their parentRefs names */
+  routesByGateway: Map<string, Route[]>;
+}
+
+export function key(namespace: string | undefined, name: string): string {
+  return `${namespace ?? ''}/${name}`;
+}
+
+const ARRAYS = ['gatewayClasses', 'gateways', 'routes', 'referenceGrants', 'namespaces', 'services',
+  'endpointSlices', 'secrets', 'configMaps'] as const;
+
+interface CacheEntry { arrays: unknown[]; lengths: number[]; index: WorldIndex }
+const cache = new WeakMap<World, CacheEntry>();
+
+export function indexWorld(world: World): WorldIndex {
+  const arrays = ARRAYS.map((k) => world[k] ?? []);
+  const hit = cache.get(world);
+  if (hit && hit.arrays.every((a, i) => a === arrays[i] && (a as unknown[]).length === hit.lengths[i])) return hit.index;
+  const index = build(world);
+  cache.set(world, { arrays, lengths: arrays.map((a) => a.length), index });
+  return index;
+}
+
+function byKey<T extends { metadata: { name: string; namespace?: string } }>(items: readonly T[] | undefined, cluster = false): Map<string, T> {
+  const m = new Map<string, T>();
+  for (const o of items ?? []) if (o?.metadata?.name) m.set(cluster ? o.metadata.name : key(o.metadata.namespace, o.metadata.name), o);
+  return m;
+}
+
+function build(world: World): WorldIndex {
+  const grantsByNamespace = new Map<string, ReferenceGrant[]>();
+  for (const g of world.referenceGrants ?? []) {
+    const ns = g.metadata.namespace ?? '';
+    (grantsByNamespace.get(ns) ?? grantsByNamespace.set(ns, []).get(ns)!).push(g);
+  }
+  const slicesByService = new Map<string, EndpointSlice[]>();
+  for (const s of world.endpointSlices ?? []) {
+    const svc = s.metadata.labels?.[SERVICE_NAME_LABEL];
+    if (!svc) continue;
+    const k = key(s.metadata.namespace, svc);
+    (slicesByService.get(k) ?? slicesByService.set(k, []).get(k)!).push(s);
+  }
+  for (const list of slicesByService.values()) list.sort((a, b) => cmp(a.metadata.name, b.metadata.name));
+  const routesByGateway = new Map<string, Route[]>();
+  for (const r of world.routes ?? []) {
+    const seen = new Set<string>();
+    for (const p of r.spec?.parentRefs ?? []) {
+      if (!p || (p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') continue;
+      const k = key(p.namespace ?? r.metadata.namespace, p.name);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      (routesByGateway.get(k) ?? routesByGateway.set(k, []).get(k)!).push(r);
+    }
+  }
+  return {
+    gatewayClasses: byKey(world.gatewayClasses, true),
+    gateways: byKey(world.gateways),
+    services: byKey(world.services),
+    secrets: byKey(world.secrets),
+    configMaps: byKey(world.configMaps),
+    namespaces: byKey(world.namespaces, true),
+    grantsByNamespace,
+    slicesByService,
+    routesByGateway,
+  };
+}
+
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A namespace's labels: its object's labels plus kubernetes.io/metadata.name, which every namespace has. */
+export function namespaceLabels(world: World, namespace: string): Record<string, string> {
+  const ns = indexWorld(world).namespaces.get(namespace);
+  return { ...(ns?.metadata.labels ?? {}), [NAMESPACE_NAME_LABEL]: namespace };
+}
+
+/** "infra/web" or "web" for cluster-scoped objects, for messages. */
+export function refName(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}

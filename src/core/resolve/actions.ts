@@ -1,0 +1,261 @@
+// What happens to a request once a rule has taken it: the rule's filters in order, the choice of a
+// backend by weight, that backend's own filters, and the answer the client gets (forwarded, a
+// redirect, a CORS preflight answered by the gateway, or 500 when the share falls on no usable backend).
+import type { CompiledBackend, CompiledCORS, CompiledFilter, CompiledListener, CompiledRule } from '../compile/types';
+import { applyHeaderModifier, sortedHeaders, type HeaderMap, type HeaderModifier } from '../match/headers';
+import { originAllowed } from '../match/cors';
+import { replacePrefix } from '../match/path';
+import type { NormalizedRequest } from './request';
+import type { ResolveBackend, ResolveMirror, ResolveRedirect, ResolveResponse } from './types';
+import { backendWords, percent, resolveBackend, type Visibility } from './words';
+
+interface FlowState {
+  headers: HeaderMap;
+  host: string;
+  path: string;
+  hostRewritten: boolean;
+  pathRewritten: boolean;
+  redirect?: ResolveRedirect;
+  responseModifiers: HeaderModifier[];
+  cors?: CompiledCORS;
+  mirrors: ResolveMirror[];
+}
+
+export interface ActionInput {
+  rule: CompiledRule;
+  /** the prefix the entry matched, for ReplacePrefixMatch */
+  matchedPrefix?: string;
+  listener: CompiledListener;
+  request: NormalizedRequest;
+  visibility: Visibility;
+  random?: number;
+}
+
+export type ActionResult = Pick<ResolveResponse,
+  'forwarded' | 'statusCode' | 'redirect' | 'rewrite' | 'requestHeaders' | 'responseHeaders' | 'mirrors' |
+  'timeouts' | 'backends' | 'chosenBackend' | 'rejectedShare'> & { explanation: string[] };
+
+function applyFilters(filters: readonly CompiledFilter[], s: FlowState, input: ActionInput, notes: string[]): void {
+  for (const f of filters) {
+    switch (f.type) {
+      case 'RequestHeaderModifier':
+        if (f.requestHeaderModifier) s.headers = applyHeaderModifier(s.headers, f.requestHeaderModifier);
+        break;
+      case 'ResponseHeaderModifier':
+        if (f.responseHeaderModifier) s.responseModifiers.push(f.responseHeaderModifier);
+        break;
+      case 'RequestRedirect':
+        if (f.requestRedirect && !s.redirect) s.redirect = redirectOf(f.requestRedirect, s, input);
+        break;
+      case 'URLRewrite': {
+        const r = f.urlRewrite;
+        if (r?.hostname) {
+          s.host = r.hostname;
+          s.hostRewritten = true;
+        }
+        if (r?.path) {
+          s.path = r.path.type === 'ReplaceFullPath' ? r.path.value : replacePrefix(s.path, input.matchedPrefix ?? '/', r.path.value);
+          s.pathRewritten = true;
+        }
+        break;
+      }
+      case 'RequestMirror':
+        if (f.requestMirror) {
+          const b = f.requestMirror.backend;
+          s.mirrors.push({ backend: resolveBackend(b, b.weight, input.visibility), percent: f.requestMirror.percent });
+          notes.push(`A copy of ${percent(f.requestMirror.percent / 100)} of the requests is mirrored to ${backendWords(b, input.visibility)}${b.valid ? '' : ` (unusable: ${b.reason})`}; its answer is ignored.`);
+        }
+        break;
+      case 'CORS':
+        if (f.cors) s.cors = f.cors;
+        break;
+    }
+  }
+}
+
+function redirectOf(r: NonNullable<CompiledFilter['requestRedirect']>, s: FlowState, input: ActionInput): ResolveRedirect {
+  const listenerScheme = input.listener.protocol === 'HTTPS' ? 'https' : 'http';
+  const scheme = r.scheme ?? listenerScheme;
+  let port: number | undefined;
+  if (r.port) port = r.port;
+  else if (r.scheme) port = r.scheme === 'https' ? 443 : 80;
+  else port = input.listener.port;
+  if ((scheme === 'http' && port === 80) || (scheme === 'https' && port === 443)) port = undefined;
+  let path = s.path;
+  if (r.path) path = r.path.type === 'ReplaceFullPath' ? r.path.value : replacePrefix(s.path, input.matchedPrefix ?? '/', r.path.value);
+  return {
+    scheme,
+    hostname: r.hostname ?? s.host,
+    ...(port !== undefined ? { port } : {}),
+    path,
+    statusCode: r.statusCode,
+  };
+}
+
+export function locationOf(r: ResolveRedirect, rawQuery?: string): string {
+  return `${r.scheme}://${r.hostname}${r.port !== undefined ? `:${r.port}` : ''}${r.path}${rawQuery ? `?${rawQuery}` : ''}`;
+}
+
+function corsHeaders(c: CompiledCORS, req: NormalizedRequest, preflight: boolean): HeaderMap {
+  const origin = req.headers['origin'];
+  const out: HeaderMap = {};
+  if (origin === undefined || !originAllowed(c.allowOrigins, origin)) return out;
+  const cred = c.allowCredentials;
+  out['access-control-allow-origin'] = origin;
+  out['vary'] = 'Origin';
+  if (cred) out['access-control-allow-credentials'] = 'true';
+  if (c.exposeHeaders.length) {
+    if (!c.exposeHeaders.includes('*')) out['access-control-expose-headers'] = c.exposeHeaders.join(', ');
+    else if (!cred) out['access-control-expose-headers'] = '*';
+  }
+  if (!preflight) return out;
+  const reqMethod = req.headers['access-control-request-method'];
+  if (c.allowMethods.includes('*')) {
+    if (!cred) out['access-control-allow-methods'] = '*';
+    else if (reqMethod) out['access-control-allow-methods'] = reqMethod;
+  } else if (c.allowMethods.length) out['access-control-allow-methods'] = c.allowMethods.join(', ');
+  const reqHeaders = req.headers['access-control-request-headers'];
+  if (c.allowHeaders.includes('*')) {
+    if (!cred) out['access-control-allow-headers'] = '*';
+    else if (reqHeaders) out['access-control-allow-headers'] = reqHeaders;
+  } else if (c.allowHeaders.length) out['access-control-allow-headers'] = c.allowHeaders.join(', ');
+  out['access-control-max-age'] = String(c.maxAge);
+  return out;
+}
+
+function finishResponseHeaders(base: HeaderMap, s: FlowState, extra: HeaderMap): HeaderMap {
+  let h = base;
+  for (const m of s.responseModifiers) h = applyHeaderModifier(h, m);
+  return sortedHeaders({ ...h, ...extra });
+}
+
+function cloneState(s: FlowState): FlowState {
+  return { ...s, headers: { ...s.headers }, responseModifiers: [...s.responseModifiers], mirrors: [...s.mirrors] };
+}
+
+/** Picks a backend as a proxy would: r in [0,1) over the cumulative weights, in table order. */
+export function pickBackend(backends: readonly CompiledBackend[], r: number): number | undefined {
+  const total = backends.reduce((n, b) => n + Math.max(0, b.weight), 0);
+  if (total <= 0) return undefined;
+  let x = Math.min(Math.max(r, 0), 0.999999999999) * total;
+  for (let i = 0; i < backends.length; i++) {
+    const w = Math.max(0, backends[i].weight);
+    if (x < w) return i;
+    x -= w;
+  }
+  return backends.findLastIndex((b) => b.weight > 0);
+}
+
+export function runActions(input: ActionInput): ActionResult {
+  const { rule, request: req, visibility: v } = input;
+  const notes: string[] = [];
+  const s: FlowState = {
+    headers: { ...req.headers },
+    host: req.host,
+    path: req.path,
+    hostRewritten: false,
+    pathRewritten: false,
+    responseModifiers: [],
+    mirrors: [],
+  };
+  const total = rule.backends.reduce((n, b) => n + Math.max(0, b.weight), 0);
+  const backends: ResolveBackend[] = rule.backends.map((b) => resolveBackend(b, total, v));
+  const base = (): ActionResult => ({ forwarded: false, backends, explanation: notes });
+  const timeouts = rule.timeouts ? { timeouts: rule.timeouts } : {};
+
+  if (rule.invalid) {
+    notes.push(`The rule cannot be programmed (${rule.invalid.reason}: ${rule.invalid.message}); the gateway answers 500.`);
+    return { ...base(), statusCode: 500, responseHeaders: {} };
+  }
+
+  applyFilters(rule.filters, s, input, notes);
+  const mirrors = s.mirrors.length ? { mirrors: s.mirrors } : {};
+
+  const answerRedirect = (st: FlowState): ActionResult => {
+    const r = st.redirect!;
+    notes.push(`A RequestRedirect filter answers ${r.statusCode} with Location ${locationOf(r, req.rawQuery)}; the request is not forwarded.`);
+    return {
+      ...base(), ...mirrors, statusCode: r.statusCode, redirect: r,
+      responseHeaders: finishResponseHeaders({}, st, { location: locationOf(r, req.rawQuery) }),
+    };
+  };
+  if (s.redirect) return answerRedirect(s);
+
+  const origin = req.headers['origin'];
+  if (s.cors && origin !== undefined && req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+    const h = corsHeaders(s.cors, req, true);
+    notes.push(h['access-control-allow-origin']
+      ? `A CORS preflight from ${origin}: the gateway answers it itself (200) and allows the origin.`
+      : `A CORS preflight from ${origin}, an origin the CORS filter does not allow: the gateway answers 200 without CORS headers, so the browser will not send the request.`);
+    return { ...base(), ...mirrors, statusCode: 200, responseHeaders: finishResponseHeaders({}, s, h) };
+  }
+  const corsExtra = s.cors ? corsHeaders(s.cors, req, false) : {};
+  if (s.cors && origin !== undefined) {
+    notes.push(corsExtra['access-control-allow-origin']
+      ? `The CORS filter allows origin ${origin} and adds Access-Control-Allow-Origin to the answer.`
+      : `The CORS filter does not allow origin ${origin}: the answer carries no CORS headers.`);
+  }
+
+  // backends
+  const fail = (why: string): ActionResult => {
+    notes.push(why);
+    return { ...base(), ...mirrors, statusCode: 500, responseHeaders: finishResponseHeaders({}, s, corsExtra), ...timeouts };
+  };
+  if (rule.backends.length === 0) return fail('The rule has no backendRefs: the gateway answers 500.');
+  if (total === 0) return fail('Every backend of the rule has weight 0: no backend, the gateway answers 500.');
+  const validWeight = rule.backends.reduce((n, b) => n + (b.valid ? Math.max(0, b.weight) : 0), 0);
+  const describe = rule.backends.map((b) => `${backendWords(b, v)} weight ${b.weight}${b.valid ? ` (${b.endpoints.length} endpoint${b.endpoints.length === 1 ? '' : 's'})` : ` unusable: ${b.reason}${b.message && v.canRead(b.namespace) ? ` - ${b.message}` : ''}`}`);
+  notes.push(`Backends: ${describe.join('; ')}.`);
+  if (validWeight === 0) return fail('No backend of the rule is usable: the gateway answers 500.');
+  const rejectedShare = 1 - validWeight / total;
+
+  let chosen: number | undefined;
+  if (input.random !== undefined) chosen = pickBackend(rule.backends, input.random);
+  else {
+    const weighted = rule.backends.map((b, i) => [b, i] as const).filter(([b]) => b.weight > 0);
+    if (weighted.length === 1) chosen = weighted[0][1];
+  }
+  if (chosen !== undefined && !rule.backends[chosen].valid) {
+    return { ...fail(`This request falls on the share of ${backendWords(rule.backends[chosen], v)}, which is unusable (${rule.backends[chosen].reason}): the gateway answers 500.`), chosenBackend: chosen, ...(rejectedShare > 0 ? { rejectedShare } : {}) };
+  }
+  if (rejectedShare > 0) notes.push(`${percent(rejectedShare)} of the requests fall on unusable backends and are answered 500; the rest are forwarded.`);
+
+  // per-backend filters
+  for (let i = 0; i < rule.backends.length; i++) {
+    const b = rule.backends[i];
+    if (!b.filters?.length) continue;
+    const bs = cloneState(s);
+    applyFilters(b.filters, bs, input, []);
+    backends[i].requestHeaders = sortedHeaders(bs.headers);
+    backends[i].responseHeaders = finishResponseHeaders({ ...req.backendResponseHeaders }, bs, corsExtra);
+    if (bs.redirect) backends[i].redirect = bs.redirect;
+    const rw = rewriteOf(bs);
+    if (rw) backends[i].rewrite = rw;
+  }
+  let final = s;
+  if (chosen !== undefined && rule.backends[chosen].filters?.length) {
+    final = cloneState(s);
+    applyFilters(rule.backends[chosen].filters!, final, input, notes);
+    if (final.redirect) return { ...answerRedirect(final), chosenBackend: chosen };
+  }
+  const rewrite = rewriteOf(final);
+  if (rewrite) notes.push(`The backend receives ${[rewrite.hostname ? `Host ${rewrite.hostname}` : '', rewrite.path ? `path ${rewrite.path}` : ''].filter(Boolean).join(' and ')} (URLRewrite).`);
+  if (chosen === undefined) notes.push('Which backend serves a request is decided per request by weight.');
+  return {
+    forwarded: true,
+    backends,
+    ...(chosen !== undefined ? { chosenBackend: chosen } : {}),
+    ...(rejectedShare > 0 ? { rejectedShare } : {}),
+    ...(rewrite ? { rewrite } : {}),
+    requestHeaders: sortedHeaders(final.headers),
+    responseHeaders: finishResponseHeaders({ ...req.backendResponseHeaders }, final, corsExtra),
+    ...(final.mirrors.length ? { mirrors: final.mirrors } : {}),
+    ...timeouts,
+    explanation: notes,
+  };
+}
+
+function rewriteOf(s: FlowState): { hostname?: string; path?: string } | undefined {
+  if (!s.hostRewritten && !s.pathRewritten) return undefined;
+  return { ...(s.hostRewritten ? { hostname: s.host } : {}), ...(s.pathRewritten ? { path: s.path } : {}) };
+}

@@ -1,0 +1,52 @@
+// The features Switchyard claims in GatewayClass status.supportedFeatures (upstream's names): exactly
+// the list of the contract's "Delivery to proxies" section. Defined once; the conformance runner and
+// the listener rules (which kinds and TLS modes a listener may carry) read it from here.
+
+export const SUPPORTED_FEATURES: readonly string[] = Object.freeze([
+  'GRPCRoute',
+  'GRPCRouteNamedRouteRule',
+  'GRPCRouteRequestHeaderModifier',
+  'Gateway',
+  'GatewayFrontendClientCertificateValidation',
+  'GatewayHTTPListenerIsolation',
+  'GatewayHTTPSListenerDetectMisdirectedRequests',
+  'GatewayPort8080',
+  'HTTPRoute',
+  'HTTPRoute303RedirectStatusCode',
+  'HTTPRoute307RedirectStatusCode',
+  'HTTPRoute308RedirectStatusCode',
+  'HTTPRouteBackendRequestHeaderModification',
+  'HTTPRouteBackendRequestRedirect',
+  'HTTPRouteBackendTimeout',
+  'HTTPRouteBackendURLRewrite',
+  'HTTPRouteCORS',
+  'HTTPRouteDestinationPortMatching',
+  'HTTPRouteHostRewrite',
+  'HTTPRouteMethodMatching',
+  'HTTPRouteNamedRouteRule',
+  'HTTPRouteParentRefPort',
+  'HTTPRoutePathRedirect',
+  'HTTPRoutePathRewrite',
+  'HTTPRoutePortRedirect',
+  'HTTPRouteQueryParamMatching',
+  'HTTPRouteRequestMirror',
+  'HTTPRouteRequestMultipleMirrors',
+  'HTTPRouteRequestTimeout',
+  'HTTPRouteResponseHeaderModification',
+  'HTTPRouteSchemeRedirect',
+  'ReferenceGrant',
+  'TCPRoute',
+  'TLSRoute',
+  'TLSRouteModeMixed',
+  'TLSRouteModeTerminate',
+  'UDPRoute',
+].sort());
+
+/** status.supportedFeatures as the GatewayClass carries it: sorted by name (the spec requires it). */
+export function supportedFeaturesStatus(features: readonly string[] = SUPPORTED_FEATURES): { name: string }[] {
+  return [...new Set(features)].sort().map((name) => ({ name }));
+}
+
+export function featureSet(features?: readonly string[]): ReadonlySet<string> {
+  return new Set(features ?? SUPPORTED_FEATURES);
+}

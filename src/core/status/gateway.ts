@@ -1,0 +1,102 @@
+// Gateway status from the analysis of its listeners and the routes attached to them.
+import type { Condition, Gateway, GatewayStatus, ListenerStatus } from '../model/objects';
+import type { GatewayAnalysis } from '../attach/attach';
+import type { ListenerAnalysis } from '../attach/listeners';
+import { resolveClientCertificate } from '../refs/certificates';
+import type { World } from '../model/world';
+import { draft, mergeConditions, type ConditionDraft } from './conditions';
+import { ConditionType, GatewayReason, OWNED_CONDITION_TYPES } from './reasons';
+
+export type { GatewayStatus, ListenerStatus };
+
+export function gatewayStatusOf(
+  world: World, analysis: GatewayAnalysis, now: string, previous: { conditions?: Condition[]; listeners?: any[] } | undefined,
+): GatewayStatus {
+  const { gateway, listeners, verdict } = analysis;
+  const generation = gateway.metadata.generation;
+  const list = (ls: ListenerAnalysis[]) => ls.map((l) => `"${l.name}"`).join(', ');
+
+  const accepted: ConditionDraft = (() => {
+    if (!verdict.accepted) return draft(ConditionType.Accepted, false, verdict.reason!, verdict.message!);
+    if (!listeners.length) return draft(ConditionType.Accepted, false, GatewayReason.ListenersNotValid, 'The Gateway has no listeners');
+    const invalid = listeners.filter((l) => !l.valid);
+    const acceptedLs = listeners.filter((l) => l.isAccepted);
+    if (!acceptedLs.length)
+      return draft(ConditionType.Accepted, false, GatewayReason.ListenersNotValid, `No listener is valid: ${describe(invalid)}`);
+    if (invalid.length) {
+      const valid = listeners.filter((l) => l.valid);
+      const head = valid.length ? `${plural(valid.length, 'Listener', 'Listeners')} ${list(valid)} ${valid.length > 1 ? 'are' : 'is'} valid; ` : 'No listener can be programmed; ';
+      return draft(ConditionType.Accepted, true, GatewayReason.ListenersNotValid,
+        `${head}not valid: ${describe(invalid)}`);
+    }
+    return draft(ConditionType.Accepted, true, GatewayReason.Accepted, 'The Gateway is accepted');
+  })();
+
+  const programmed: ConditionDraft = (() => {
+    if (accepted.status !== 'True') return draft(ConditionType.Programmed, false, GatewayReason.Invalid, `The Gateway is not accepted: ${accepted.message}`);
+    if (verdict.addressProblem) return draft(ConditionType.Programmed, false, GatewayReason.AddressNotAssigned, verdict.addressProblem);
+    if (!listeners.some((l) => l.valid)) return draft(ConditionType.Programmed, false, GatewayReason.Invalid, 'No listener can be programmed');
+    return draft(ConditionType.Programmed, true, GatewayReason.Programmed, 'The Gateway is programmed');
+  })();
+
+  const resolvedRefs: ConditionDraft = (() => {
+    const client = resolveClientCertificate(world, gateway);
+    if (client && !client.ok)
+      return draft(ConditionType.ResolvedRefs, false,
+        client.problem === 'RefNotPermitted' ? GatewayReason.RefNotPermitted : GatewayReason.InvalidClientCertificateRef,
+        `${client.path}: ${client.message}`);
+    const unresolved = listeners.filter((l) => l.resolvedRefs.status === 'False');
+    if (unresolved.length)
+      return draft(ConditionType.ResolvedRefs, false, GatewayReason.ListenersNotResolved,
+        `References of ${plural(unresolved.length, 'listener', 'listeners')} ${list(unresolved)} are not resolved`);
+    return draft(ConditionType.ResolvedRefs, true, GatewayReason.ResolvedRefs, 'All references are resolved');
+  })();
+
+  const drafts = [accepted, programmed, resolvedRefs];
+  const insecure = insecureFrontendValidation(gateway);
+  if (insecure) drafts.push(draft(ConditionType.InsecureFrontendValidationMode, true, GatewayReason.ConfigurationChanged, insecure));
+
+  const attachedCount = listeners.map(() => new Set<object>());
+  for (const o of analysis.outcomes) if (o.accepted) for (const li of o.attached.keys()) attachedCount[li].add(o.route);
+
+  const prevListeners = new Map<string, any>((previous?.listeners ?? []).map((l: any) => [l?.name, l]));
+  const out = {
+    conditions: mergeConditions(drafts, previous?.conditions, { generation, now, owned: OWNED_CONDITION_TYPES.gateway }),
+    listeners: listeners.map((l, i): ListenerStatus => {
+      const ds = [l.accepted, l.programmed, l.resolvedRefs, l.conflicted];
+      if (l.overlappingTLS) ds.push(l.overlappingTLS);
+      return {
+        name: l.name,
+        supportedKinds: l.supportedKinds.map((k) => ({ group: k.group, kind: k.kind })),
+        attachedRoutes: attachedCount[i].size,
+        conditions: mergeConditions(ds, prevListeners.get(l.name)?.conditions, { generation, now, owned: OWNED_CONDITION_TYPES.listener }),
+      };
+    }),
+  };
+  if (verdict.addresses.length) return { addresses: verdict.addresses as GatewayStatus['addresses'], ...out };
+  return out;
+}
+
+function plural(n: number, one: string, many: string): string {
+  return n === 1 ? one : many;
+}
+
+function describe(ls: ListenerAnalysis[]): string {
+  return ls.map((l) => {
+    const c = l.accepted.status === 'False' ? l.accepted : l.programmed;
+    return `"${l.name}" (${c.reason})`;
+  }).join(', ');
+}
+
+function insecureFrontendValidation(gateway: Gateway): string | undefined {
+  const fe = gateway.spec?.tls?.frontend;
+  if (!fe) return undefined;
+  const where: string[] = [];
+  if (fe.default?.validation?.mode === 'AllowInsecureFallback') where.push('spec.tls.frontend.default');
+  (fe.perPort ?? []).forEach((p: any, i: number) => {
+    if (p?.tls?.validation?.mode === 'AllowInsecureFallback') where.push(`spec.tls.frontend.perPort[${i}] (port ${p.port})`);
+  });
+  return where.length
+    ? `Client certificate validation allows insecure fallback in ${where.join(', ')}: connections without a valid client certificate are accepted`
+    : undefined;
+}

@@ -1,0 +1,112 @@
+// The one catalogue of condition types and reasons, spelled as the Gateway API spec spells them
+// (apis/v1 *_types.go). Everything that writes a condition takes its words from here.
+
+export const ConditionType = {
+  Accepted: 'Accepted',
+  Programmed: 'Programmed',
+  ResolvedRefs: 'ResolvedRefs',
+  Conflicted: 'Conflicted',
+  OverlappingTLSConfig: 'OverlappingTLSConfig',
+  SupportedVersion: 'SupportedVersion',
+  PartiallyInvalid: 'PartiallyInvalid',
+  InsecureFrontendValidationMode: 'InsecureFrontendValidationMode',
+} as const;
+export type ConditionTypeName = (typeof ConditionType)[keyof typeof ConditionType];
+
+export const GatewayClassReason = {
+  Accepted: 'Accepted',
+  InvalidParameters: 'InvalidParameters',
+  Pending: 'Pending',
+  Unsupported: 'Unsupported',
+  SupportedVersion: 'SupportedVersion',
+  UnsupportedVersion: 'UnsupportedVersion',
+} as const;
+
+export const GatewayReason = {
+  // Accepted
+  Accepted: 'Accepted',
+  ListenersNotValid: 'ListenersNotValid',
+  Invalid: 'Invalid',
+  InvalidParameters: 'InvalidParameters',
+  UnsupportedAddress: 'UnsupportedAddress',
+  Pending: 'Pending',
+  // Programmed
+  Programmed: 'Programmed',
+  AddressNotAssigned: 'AddressNotAssigned',
+  // ResolvedRefs
+  ResolvedRefs: 'ResolvedRefs',
+  RefNotPermitted: 'RefNotPermitted',
+  InvalidClientCertificateRef: 'InvalidClientCertificateRef',
+  ListenersNotResolved: 'ListenersNotResolved',
+  // InsecureFrontendValidationMode
+  ConfigurationChanged: 'ConfigurationChanged',
+} as const;
+
+export const ListenerReason = {
+  // Accepted
+  Accepted: 'Accepted',
+  PortUnavailable: 'PortUnavailable',
+  UnsupportedProtocol: 'UnsupportedProtocol',
+  UnsupportedValue: 'UnsupportedValue',
+  NoValidCACertificate: 'NoValidCACertificate',
+  // Conflicted (also the Accepted reason of a conflicted listener)
+  HostnameConflict: 'HostnameConflict',
+  ProtocolConflict: 'ProtocolConflict',
+  NoConflicts: 'NoConflicts',
+  // ResolvedRefs
+  ResolvedRefs: 'ResolvedRefs',
+  InvalidCertificateRef: 'InvalidCertificateRef',
+  InvalidRouteKinds: 'InvalidRouteKinds',
+  RefNotPermitted: 'RefNotPermitted',
+  InvalidCACertificateRef: 'InvalidCACertificateRef',
+  InvalidCACertificateKind: 'InvalidCACertificateKind',
+  // Programmed
+  Programmed: 'Programmed',
+  Invalid: 'Invalid',
+  Pending: 'Pending',
+  /** From the implementer's guide: an HTTPS or TLS-terminating listener without enough TLS configuration. */
+  InvalidTLSConfig: 'InvalidTLSConfig',
+  // OverlappingTLSConfig
+  OverlappingHostnames: 'OverlappingHostnames',
+  OverlappingCertificates: 'OverlappingCertificates',
+} as const;
+
+export const RouteReason = {
+  // Accepted
+  Accepted: 'Accepted',
+  NotAllowedByListeners: 'NotAllowedByListeners',
+  NoMatchingListenerHostname: 'NoMatchingListenerHostname',
+  NoMatchingParent: 'NoMatchingParent',
+  UnsupportedValue: 'UnsupportedValue',
+  Pending: 'Pending',
+  IncompatibleFilters: 'IncompatibleFilters',
+  // ResolvedRefs
+  ResolvedRefs: 'ResolvedRefs',
+  RefNotPermitted: 'RefNotPermitted',
+  InvalidKind: 'InvalidKind',
+  BackendNotFound: 'BackendNotFound',
+  UnsupportedProtocol: 'UnsupportedProtocol',
+} as const;
+
+/**
+ * Why a resolved backend cannot take traffic although its reference is fine. Not a condition reason:
+ * a Service without ready endpoints still resolves (ResolvedRefs stays True), but the compiled table
+ * flags the backend so that its share of traffic is rejected.
+ */
+export const BackendReason = {
+  NoEndpoints: 'NoEndpoints',
+} as const;
+
+/**
+ * The condition types this controller writes on each kind of status. Types outside these sets that
+ * another party wrote are kept untouched when statuses are merged; types inside are ours to set or
+ * to remove.
+ */
+export const OWNED_CONDITION_TYPES = {
+  gatewayClass: [ConditionType.Accepted, ConditionType.SupportedVersion],
+  gateway: [ConditionType.Accepted, ConditionType.Programmed, ConditionType.ResolvedRefs,
+    ConditionType.InsecureFrontendValidationMode],
+  listener: [ConditionType.Accepted, ConditionType.Programmed, ConditionType.ResolvedRefs,
+    ConditionType.Conflicted, ConditionType.OverlappingTLSConfig],
+  routeParent: [ConditionType.Accepted, ConditionType.ResolvedRefs, ConditionType.PartiallyInvalid],
+} as const;

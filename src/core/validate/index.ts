@@ -1,0 +1,128 @@
+// Validation of every stored kind, as the Kubernetes API server validates a create or update against
+// the Gateway API CRDs (experimental channel) and the core kinds: defaults, then the OpenAPI schema,
+// then the CRD CEL rules (as TypeScript), which are skipped after a blocking schema error.
+import { kindInfo, type KindInfo } from '../model/kinds';
+import { validateMetadata, type NameRule } from './metadata';
+import { invalid, NOT_CHECKED, REQUIRED, unsupported } from './messages';
+import { CORE_SCHEMAS, RULES } from './rules';
+import { validateSchema } from './schema';
+import { applyStructuralDefaults, checkStructure, cloneJson, structuralNode } from './structural';
+import type { FieldError, ValidateOptions, ValidateResult } from './types';
+
+export type { FieldError, ValidateOptions, ValidateResult } from './types';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+/** Nesting deeper than this is refused (no legitimate object comes near it). */
+export const MAX_DEPTH = 64;
+
+const NAME_RULES: Record<string, NameRule> = { Namespace: 'label', Service: 'dns1035' };
+
+const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function lookup(obj: any): { info: KindInfo; schema: string } | FieldError[] {
+  const kind = obj.kind;
+  const apiVersion = obj.apiVersion;
+  const errors: FieldError[] = [];
+  if (typeof kind !== 'string' || kind === '') errors.push({ path: 'kind', message: REQUIRED });
+  if (typeof apiVersion !== 'string' || apiVersion === '') errors.push({ path: 'apiVersion', message: REQUIRED });
+  if (errors.length) return errors;
+  const info = kindInfo(kind);
+  if (!info) return [{ path: 'kind', message: invalid(kind, 'unknown kind') }];
+  const schema = info.versions[apiVersion];
+  if (!schema) return [{ path: 'apiVersion', message: unsupported(apiVersion, Object.keys(info.versions)) }];
+  return { info, schema };
+}
+
+function defaultsFor(copy: any, schema: string, hadStatus: boolean): void {
+  applyStructuralDefaults(copy, structuralNode(schema));
+  if (!hadStatus) delete copy.status; // a status default only fills in a status the control plane wrote
+  if (isObj(copy.metadata)) {
+    for (const k of Object.keys(copy.metadata)) if (copy.metadata[k] === null) delete copy.metadata[k];
+  }
+  if (schema === 'Secret') secretStringData(copy);
+  if (schema === 'Service') serviceTargetPorts(copy);
+}
+
+/** stringData is write-only: merged into data (base64), as the API server does, so it is never stored. */
+function secretStringData(secret: any): void {
+  if (!isObj(secret.stringData)) return;
+  const data: Record<string, any> = isObj(secret.data) ? secret.data : {};
+  for (const [k, v] of Object.entries(secret.stringData)) {
+    if (typeof v !== 'string') return; // left for the schema to report
+    data[k] = base64(v);
+  }
+  secret.data = data;
+  delete secret.stringData;
+}
+
+function base64(s: string): string {
+  const bytes = new TextEncoder().encode(s);
+  let bin = '';
+  for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]);
+  return btoa(bin);
+}
+
+/** A Service port's targetPort defaults to its port. */
+function serviceTargetPorts(svc: any): void {
+  const ports = svc.spec?.ports;
+  if (!Array.isArray(ports)) return;
+  for (const p of ports) {
+    if (isObj(p) && (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') && typeof p.port === 'number') {
+      p.targetPort = p.port;
+    }
+  }
+}
+
+/**
+ * A deep copy of `obj` with the CRD defaults applied as the API server applies them (structural
+ * defaulting), plus the core kinds' defaults Switchyard relies on. Objects of unknown kinds are copied.
+ */
+export function applyDefaults<T>(obj: T): T {
+  const state = { tooDeep: false };
+  const copy = cloneJson(obj, MAX_DEPTH, state);
+  if (!isObj(copy)) return copy as T;
+  const found = lookup(copy);
+  if (Array.isArray(found)) return copy as T;
+  defaultsFor(copy, found.schema, copy.status !== undefined);
+  return copy as T;
+}
+
+/** Defaults, then schema, then the CEL rules. Never throws. */
+export function validateObject(obj: unknown, opts: ValidateOptions = {}): ValidateResult {
+  if (!isObj(obj)) {
+    return { object: obj, errors: [{ path: '', message: invalid(obj, 'must be an object') }] };
+  }
+  const state = { tooDeep: false };
+  const copy = cloneJson(obj, MAX_DEPTH, state);
+  const found = lookup(copy);
+  if (Array.isArray(found)) return { object: copy, errors: found };
+  const { info, schema } = found;
+  const errors: FieldError[] = [];
+  if (state.tooDeep) {
+    errors.push({ path: '', message: invalid('object', `nesting too deep: more than ${MAX_DEPTH} levels`) });
+    return { object: copy, errors };
+  }
+  if (!opts.keepStatus) delete copy.status;
+  if (info.scope === 'Cluster' && isObj(copy.metadata)) delete copy.metadata.namespace;
+  const node = structuralNode(schema);
+  try {
+    defaultsFor(copy, schema, copy.status !== undefined);
+    checkStructure(copy, node, '', errors);
+    validateMetadata(copy.metadata, info.scope === 'Namespaced', NAME_RULES[info.kind] ?? 'subdomain', errors);
+    const result = validateSchema(schema, copy, node);
+    errors.push(...result.errors);
+    const old = isObj(opts.old) ? opts.old : undefined;
+    if (CORE_SCHEMAS.has(schema)) {
+      if (!result.blocking) RULES[schema](copy, errors, old);
+    } else if (result.blocking) {
+      errors.push({ path: '', message: NOT_CHECKED });
+    } else {
+      RULES[schema](copy, errors, old);
+    }
+  } catch (e) {
+    // a bug here must not become a 5xx: report it as a validation failure of this object
+    errors.push({ path: '', message: `internal validation error: ${e instanceof Error ? e.message : String(e)}` });
+  }
+  return { object: copy, errors };
+}

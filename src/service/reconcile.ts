@@ -1,0 +1,139 @@
+// One recompute: load a Gateway's world, translate it in the pure core, and write statuses, the
+// compiled snapshot and the dependency list in one transaction, unless a recompute from a newer
+// log position has already written.
+import { createHash } from 'node:crypto';
+import type { Database } from '../adapters/store/database';
+import { loadGatewayWorld, gatewayStream } from '../adapters/store/world-loader';
+import { translateGateway, gatewayClassStatus } from '../core/translate';
+import { compileGateway } from '../core/compile';
+import { canonicalJson } from '../core/objects/canonical';
+import { TX_SHIFT } from '../adapters/store/eventlog';
+import { inReadingOrder } from '../core/objects/order';
+import type { K8sObject } from '../core/model/objects';
+
+export interface ReconcileOptions {
+  controllerName: string;
+  clock?: () => Date;
+}
+
+export interface GatewayOutcome {
+  key: string;
+  written: boolean;
+  snapshotVersion?: number;
+  snapshotChanged: boolean;
+  sourcePosition: number;
+}
+
+type Tx = Pick<Database['prisma'], '$queryRawUnsafe' | '$executeRawUnsafe'>;
+
+export function gatewayOwner(ns: string, name: string): string {
+  return gatewayStream(ns, name);
+}
+
+export class Reconciler {
+  private readonly clock: () => Date;
+  constructor(private readonly db: Database, private readonly opts: ReconcileOptions) {
+    this.clock = opts.clock ?? (() => new Date());
+  }
+
+  async recomputeGateway(ns: string, name: string): Promise<GatewayOutcome> {
+    const owner = gatewayOwner(ns, name);
+    const loaded = await loadGatewayWorld(this.db, ns, name, owner);
+    const now = this.clock().toISOString();
+    const translation = loaded.gateway
+      ? translateGateway(loaded.world, { namespace: ns, name }, { controllerName: this.opts.controllerName, now }, {
+          gatewayStatus: loaded.previousGatewayStatus as never,
+          routeParents: [...loaded.previousParts].map(([stream, status]) => {
+            const [kind, rns, ...rest] = stream.split('/');
+            return { kind, namespace: rns, name: rest.join('/'), parents: (status.parents ?? []) as never[] };
+          }) as never,
+        })
+      : undefined;
+
+    const table = translation ? compileGateway(translation.attachment, loaded.world, {}) : undefined;
+    const hash = table ? createHash('sha256').update(canonicalJson(table)).digest('hex') : undefined;
+
+    return this.db.prisma.$transaction(async (tx: Tx) => {
+      // The gate: one row per Gateway, locked for this transaction, moved only forwards.
+      const gate = await tx.$queryRawUnsafe<{ gateway: string }[]>(
+        `INSERT INTO recomputes (gateway, source_position, at) VALUES ($1, $2, $3::timestamptz)
+         ON CONFLICT (gateway) DO UPDATE SET source_position = excluded.source_position, at = excluded.at
+           WHERE recomputes.source_position < excluded.source_position
+         RETURNING gateway`, owner, loaded.sourcePosition, now);
+      if (gate.length === 0) return { key: owner, written: false, snapshotChanged: false, sourcePosition: loaded.sourcePosition };
+
+      const parts: { stream: string; owner: string; status: unknown }[] = [];
+      if (translation) {
+        parts.push({ stream: owner, owner: '', status: translation.gatewayStatus });
+        for (const r of translation.routeParents) {
+          parts.push({ stream: `${r.kind}/${r.namespace}/${r.name}`, owner, status: { parents: r.parents } });
+        }
+      }
+      await tx.$executeRawUnsafe(
+        `DELETE FROM status_parts WHERE owner = $1 AND NOT (stream = ANY($2::text[]))`,
+        owner, parts.filter((p) => p.owner === owner).map((p) => p.stream));
+      if (!translation) await tx.$executeRawUnsafe(`DELETE FROM status_parts WHERE stream = $1 AND owner = ''`, owner);
+      if (parts.length) {
+        await tx.$executeRawUnsafe(
+          `INSERT INTO status_parts (stream, owner, position, status)
+           SELECT stream, owner, $2, status FROM jsonb_to_recordset($1::jsonb) AS x(stream text, owner text, status jsonb)
+           ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status`,
+          JSON.stringify(parts), loaded.sourcePosition);
+      }
+
+      await tx.$executeRawUnsafe(`DELETE FROM gateway_deps WHERE gateway = $1`, owner);
+      if (loaded.deps.length) {
+        await tx.$executeRawUnsafe(
+          `INSERT INTO gateway_deps (dep, gateway) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, loaded.deps, owner);
+      }
+
+      let snapshotVersion: number | undefined;
+      let snapshotChanged = false;
+      if (table && hash) {
+        const cur = await tx.$queryRawUnsafe<{ hash: string; version: bigint }[]>(`SELECT hash, version FROM snapshots WHERE gateway = $1`, owner);
+        if (cur[0]?.hash === hash) {
+          snapshotVersion = Number(cur[0].version);
+        } else {
+          const [v] = await tx.$queryRawUnsafe<{ version: bigint }[]>(
+            `INSERT INTO snapshot_versions (gateway, version) VALUES ($1, 1)
+             ON CONFLICT (gateway) DO UPDATE SET version = snapshot_versions.version + 1 RETURNING version`, owner);
+          snapshotVersion = Number(v.version);
+          snapshotChanged = true;
+          const body = JSON.stringify({ gateway: { namespace: ns, name }, version: snapshotVersion, hash, table });
+          await tx.$executeRawUnsafe(
+            `INSERT INTO snapshots (gateway, version, hash, body, source_position, updated_at) VALUES ($1, $2, $3, $4, $5, $6::timestamptz)
+             ON CONFLICT (gateway) DO UPDATE SET version = excluded.version, hash = excluded.hash, body = excluded.body,
+               source_position = excluded.source_position, updated_at = excluded.updated_at`,
+            owner, snapshotVersion, hash, body, loaded.sourcePosition, now);
+        }
+      } else {
+        const del = await tx.$executeRawUnsafe(`DELETE FROM snapshots WHERE gateway = $1`, owner);
+        snapshotChanged = Number(del) > 0;
+      }
+      return { key: owner, written: true, snapshotVersion, snapshotChanged, sourcePosition: loaded.sourcePosition };
+    }, { timeout: 60_000, maxWait: 30_000 });
+  }
+
+  async recomputeGatewayClass(name: string): Promise<boolean> {
+    const stream = `GatewayClass//${name}`;
+    const now = this.clock().toISOString();
+    return this.db.prisma.$transaction(async (tx: Tx) => {
+      const [{ xmin }] = await tx.$queryRawUnsafe<{ xmin: bigint }[]>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin`);
+      const rowsFound = await tx.$queryRawUnsafe<any[]>(
+        `SELECT o.object, (SELECT sp.status FROM status_parts sp WHERE sp.stream = o.stream AND sp.owner = '') AS status
+         FROM objects o WHERE o.stream = $1 AND NOT o.deleted FOR UPDATE`, stream);
+      const gc = rowsFound[0] ? (inReadingOrder(rowsFound[0].object) as K8sObject) : undefined;
+      const status = gc ? gatewayClassStatus(gc as never, { controllerName: this.opts.controllerName, now }, rowsFound[0].status ?? undefined) : undefined;
+      if (!status) {
+        await tx.$executeRawUnsafe(`DELETE FROM status_parts WHERE stream = $1 AND owner = ''`, stream);
+        return false;
+      }
+      await tx.$executeRawUnsafe(
+        `INSERT INTO status_parts (stream, owner, position, status) VALUES ($1, '', $2, $3::jsonb)
+         ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status
+           WHERE status_parts.position <= excluded.position`,
+        stream, Number(xmin) * TX_SHIFT - 1, JSON.stringify(status));
+      return true;
+    }, { timeout: 60_000, maxWait: 30_000 });
+  }
+}

@@ -1,0 +1,74 @@
+// The reconcile side: the dispatcher that turns the log into requests, and the workers that
+// recompute. `npm run worker` runs it alone; `npm start` runs it beside the API.
+import type { Logger } from 'pino';
+import type { Database } from './adapters/store/database';
+import type { Bus } from './adapters/delivery/bus';
+import type { ReconcileQueue } from './adapters/queue/types';
+import { InProcessQueue } from './adapters/queue/in-process';
+import { BullReconcileQueue } from './adapters/queue/bullmq';
+import { Dispatcher } from './adapters/queue/dispatcher';
+import { Reconciler } from './service/reconcile';
+import { EVENTS_CHANNEL } from './adapters/http/events-router';
+
+export const SNAPSHOT_CHANNEL = 'snapshots';
+export const RECONCILED_CHANNEL = 'reconciled';
+
+export interface WorkerOptions {
+  db: Database;
+  bus: Bus;
+  logger: Logger;
+  controllerName: string;
+  redisUrl?: string;
+  /** BullMQ key prefix; tests use a fresh one */
+  queuePrefix?: string;
+  /** run the dispatcher here (every worker does; they coordinate through the checkpoint) */
+  dispatch?: boolean;
+  concurrency?: number;
+}
+
+export interface RunningWorker {
+  queue: ReconcileQueue;
+  dispatcher: Dispatcher | null;
+  reconciler: Reconciler;
+  close(): Promise<void>;
+}
+
+export function startWorker(o: WorkerOptions): RunningWorker {
+  const log = o.logger.child({ component: 'worker' });
+  const onError = (key: string, err: unknown) => log.warn({ key, err }, 'recompute failed; it will be retried');
+  const queue: ReconcileQueue = o.redisUrl
+    ? new BullReconcileQueue({ url: o.redisUrl, prefix: o.queuePrefix, concurrency: o.concurrency ?? 4, onError })
+    : new InProcessQueue(o.concurrency ?? 2, onError);
+  const reconciler = new Reconciler(o.db, { controllerName: o.controllerName });
+
+  queue.start(async (key) => {
+    const [kind, ns, ...rest] = key.split('/');
+    const name = rest.join('/');
+    if (kind === 'GatewayClass') {
+      await reconciler.recomputeGatewayClass(name);
+      o.bus.publish(RECONCILED_CHANNEL, key);
+      return;
+    }
+    const out = await reconciler.recomputeGateway(ns, name);
+    if (out.snapshotChanged) o.bus.publish(SNAPSHOT_CHANNEL, JSON.stringify({ gateway: `${ns}/${name}`, version: out.snapshotVersion ?? null }));
+    o.bus.publish(RECONCILED_CHANNEL, key);
+  });
+
+  let dispatcher: Dispatcher | null = null;
+  let unsubscribe = () => {};
+  if (o.dispatch !== false) {
+    dispatcher = new Dispatcher(o.db, queue, {
+      onError: (err) => log.warn({ err }, 'dispatch failed; retrying from the checkpoint'),
+    });
+    unsubscribe = o.bus.subscribe(EVENTS_CHANNEL, dispatcher.poke);
+    dispatcher.start();
+  }
+  return {
+    queue, dispatcher, reconciler,
+    async close() {
+      unsubscribe();
+      await dispatcher?.stop();
+      await queue.close();
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import { describe, it, expect } from 'vitest';
+import { resolveBackendRef, routeRefs, referenceAllowed, tlsSecretProblem, resolveCaRef } from '../../src/core/refs';
+import { decodeBase64, pemBlocks } from '../../src/core/refs/pem';
+import type { World } from '../../src/core/model/world';
+
+const PEM_CERT = '-----BEGIN CERTIFICATE-----\nMAMCAQE=\n-----END CERTIFICATE-----\n';
+const PEM_KEY = '-----BEGIN PRIVATE KEY-----\nMAMCAQE=\n-----END PRIVATE KEY-----\n';
+const b64 = (s: string) => btoa(s);
+
+function world(partial: Partial<World>): World {
+  return { gatewayClasses: [], gateways: [], routes: [], referenceGrants: [], namespaces: [], services: [],
+    endpointSlices: [], secrets: [], configMaps: [], ...partial } as World;
+}
+const route: any = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'apps' }, spec: {} };
+const svc = (ns: string, name: string, ports: any[], extra: any = {}) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns }, spec: { ports, ...extra } });
+const slice = (ns: string, svcName: string, name: string, ports: any[], endpoints: any[]) => ({
+  apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name, namespace: ns, labels: { 'kubernetes.io/service-name': svcName } },
+  addressType: 'IPv4', ports, endpoints,
+});
+const grant = (ns: string, from: any[], to: any[]) => ({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'ReferenceGrant', metadata: { name: `g-${from.length}-${to.length}`, namespace: ns }, spec: { from, to } });
+
+describe('resolveBackendRef', () => {
+  it('resolves a Service port to ready endpoints, through a named targetPort', () => {
+    const w = world({
+      services: [svc('apps', 'web', [{ name: 'http', port: 80, targetPort: 'web' }])] as any,
+      endpointSlices: [slice('apps', 'web', 'a', [{ name: 'http', port: 8080 }], [
+        { addresses: ['10.0.0.1'] }, { addresses: ['10.0.0.2'], conditions: { ready: false } },
+        { addresses: ['10.0.0.3'], conditions: { ready: true, terminating: true } },
+      ])] as any,
+    });
+    const b = resolveBackendRef(w, route, { name: 'web', port: 80 });
+    expect(b).toMatchObject({ group: '', kind: 'Service', namespace: 'apps', name: 'web', port: 80, weight: 1, valid: true });
+    expect(b.endpoints).toEqual([{ address: '10.0.0.1', port: 8080 }]);
+  });
+
+  it('flags each failure with its reason, permission first', () => {
+    const w = world({ services: [svc('apps', 'web', [{ port: 80 }]), svc('other', 'x', [{ port: 80 }])] as any });
+    expect(resolveBackendRef(w, route, { group: 'example.com', kind: 'Thing', name: 'web', port: 80 }).reason).toBe('InvalidKind');
+    expect(resolveBackendRef(w, route, { name: 'nope', port: 80 }).reason).toBe('BackendNotFound');
+    expect(resolveBackendRef(w, route, { name: 'web', port: 81 }).reason).toBe('BackendNotFound');
+    expect(resolveBackendRef(w, route, { name: 'x', namespace: 'other', port: 80 }).reason).toBe('RefNotPermitted');
+    expect(resolveBackendRef(w, route, { name: 'missing', namespace: 'other', port: 80 }).reason).toBe('RefNotPermitted');
+    const none = resolveBackendRef(w, route, { name: 'web', port: 80, weight: 0 });
+    expect(none).toMatchObject({ valid: false, reason: 'NoEndpoints', weight: 0 });
+  });
+
+  it('a ReferenceGrant admits by from group/kind/namespace and to group/kind/optional name', () => {
+    const from = { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: 'apps' };
+    const to = { group: '', kind: 'Service', namespace: 'other', name: 'x' };
+    const with_ = (g: any) => referenceAllowed(world({ referenceGrants: [g] as any }), from, to);
+    expect(with_(grant('other', [from], [{ group: '', kind: 'Service', name: 'x' }]))).toBe(true);
+    expect(with_(grant('other', [from], [{ group: '', kind: 'Service' }]))).toBe(true);
+    expect(with_(grant('other', [from], [{ group: '', kind: 'Service', name: 'y' }]))).toBe(false);
+    expect(with_(grant('other', [{ ...from, kind: 'GRPCRoute' }], [{ group: '', kind: 'Service' }]))).toBe(false);
+    expect(with_(grant('other', [{ ...from, namespace: 'elsewhere' }], [{ group: '', kind: 'Service' }]))).toBe(false);
+    expect(with_(grant('apps', [from], [{ group: '', kind: 'Service' }]))).toBe(false);
+  });
+
+  it('routeRefs reports the first failure and every path', () => {
+    const r: any = { ...route, spec: { rules: [
+      { backendRefs: [{ name: 'a', port: 80 }, { name: 'b', port: 80 }] },
+      { filters: [{ type: 'RequestMirror', requestMirror: { backendRef: { name: 'c', port: 80 } } }] },
+    ] } };
+    const refs = routeRefs(world({}), r);
+    expect(refs.resolved).toBe(false);
+    expect(refs.reason).toBe('BackendNotFound');
+    expect(refs.problems.map((p) => p.path)).toEqual([
+      'spec.rules[0].backendRefs[0]', 'spec.rules[0].backendRefs[1]', 'spec.rules[1].filters[0].requestMirror.backendRef',
+    ]);
+  });
+});
+
+describe('PEM and Secrets', () => {
+  it('decodes strict base64 only', () => {
+    expect(decodeBase64('SGVsbG8=')).toEqual(new TextEncoder().encode('Hello'));
+    expect(decodeBase64('SGVsbG8')).toBeNull();
+    expect(decodeBase64('!!!!')).toBeNull();
+  });
+  it('finds well-formed PEM blocks', () => {
+    expect(pemBlocks(PEM_CERT + PEM_KEY).map((b) => b.label)).toEqual(['CERTIFICATE', 'PRIVATE KEY']);
+    expect(pemBlocks('-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----')).toEqual([]);
+    expect(pemBlocks('Hello world')).toEqual([]);
+  });
+  it('tells a usable TLS Secret from a malformed one', () => {
+    const secret = (type: string, data: Record<string, string>): any => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, type, data });
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(PEM_CERT), 'tls.key': b64(PEM_KEY) }))).toBeUndefined();
+    expect(tlsSecretProblem(secret('Opaque', { 'tls.crt': b64(PEM_CERT), 'tls.key': b64(PEM_KEY) }))).toMatch(/Opaque/);
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': 'SGVsbG8gd29ybGQK', 'tls.key': 'SGVsbG8gd29ybGQK' }))).toMatch(/no PEM certificate/);
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(PEM_CERT) }))).toMatch(/no tls.key/);
+  });
+  it('CA references: kind, permission, existence, content', () => {
+    const gw: any = { metadata: { name: 'gw', namespace: 'infra' } };
+    const cm = (ns: string, name: string, data: any) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data });
+    const w = world({ configMaps: [cm('infra', 'ca', { 'ca.crt': PEM_CERT }), cm('infra', 'empty', {}), cm('web', 'ca', { 'ca.crt': PEM_CERT })] as any });
+    expect(resolveCaRef(w, gw, { group: '', kind: 'ConfigMap', name: 'ca' }, 'p').ok).toBe(true);
+    expect(resolveCaRef(w, gw, { group: '', kind: 'Secret', name: 'ca' }, 'p').reason).toBe('InvalidCACertificateKind');
+    expect(resolveCaRef(w, gw, { group: '', kind: 'ConfigMap', name: 'empty' }, 'p').reason).toBe('InvalidCACertificateRef');
+    expect(resolveCaRef(w, gw, { group: '', kind: 'ConfigMap', name: 'gone' }, 'p').reason).toBe('InvalidCACertificateRef');
+    expect(resolveCaRef(w, gw, { group: '', kind: 'ConfigMap', name: 'ca', namespace: 'web' }, 'p').reason).toBe('RefNotPermitted');
+  });
+});
