@@ -122,6 +122,10 @@ export class Reconciler {
       const rowsFound = await tx.$queryRawUnsafe<any[]>(
         `SELECT o.object, (SELECT sp.status FROM status_parts sp WHERE sp.stream = o.stream AND sp.owner = '') AS status
          FROM objects o WHERE o.stream = $1 AND NOT o.deleted FOR UPDATE`, stream);
+      await tx.$executeRawUnsafe(
+        `INSERT INTO recomputes (gateway, source_position, at) VALUES ($1, $2, $3::timestamptz)
+         ON CONFLICT (gateway) DO UPDATE SET source_position = GREATEST(recomputes.source_position, excluded.source_position), at = excluded.at`,
+        stream, Number(xmin) * TX_SHIFT - 1, now);
       const gc = rowsFound[0] ? (inReadingOrder(rowsFound[0].object) as K8sObject) : undefined;
       const status = gc ? gatewayClassStatus(gc as never, { controllerName: this.opts.controllerName, now }, rowsFound[0].status ?? undefined) : undefined;
       if (!status) {

@@ -85,9 +85,16 @@ export class ResourceService {
     const pre = reconcilePreconditions(precondition, ifMatch);
     const objName = String(object.metadata.name ?? '');
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', objName);
-    const current = objName ? await getObject(this.db.prisma, stream) : null;
-    const incoming = this.validated(info, object, current && !current.deleted ? current.object : undefined);
-    return this.commit(info, stream, incoming, mode, pre, actor, current);
+    // Without a precondition the write is "last one wins", as in Kubernetes: a lost race re-reads and retries.
+    for (let attempt = 0; ; attempt++) {
+      const current = objName ? await getObject(this.db.prisma, stream) : null;
+      const incoming = this.validated(info, object, current && !current.deleted ? current.object : undefined);
+      try {
+        return await this.commit(info, stream, incoming, mode, pre, actor, current);
+      } catch (e) {
+        if (!(e instanceof ConflictRetry) || pre !== undefined || mode === 'create' || attempt >= 8) throw unwrapRetry(e);
+      }
+    }
   }
 
   async patch(info: KindInfo, namespace: string, name: string, patch: unknown, actor: Actor, ifMatch?: string): Promise<WriteResult> {
@@ -102,7 +109,13 @@ export class ResourceService {
     const { object } = this.prepare(info, namespace, name, merged);
     const pre = reconcilePreconditions(rv === undefined || rv === null ? undefined : String(rv), ifMatch);
     const incoming = this.validated(info, object, current.object);
-    return this.commit(info, stream, incoming, 'patch', pre, actor, current);
+    try {
+      return await this.commit(info, stream, incoming, 'patch', pre, actor, current);
+    } catch (e) {
+      // a merge patch without a precondition applies to whatever is newest
+      if (e instanceof ConflictRetry && pre === undefined) return this.patch(info, namespace, name, patch, actor, ifMatch);
+      throw unwrapRetry(e);
+    }
   }
 
   /** `current` carries its status; the rules compare without it. */
@@ -123,7 +136,13 @@ export class ResourceService {
     }
     const event = toEvent(info, stream, decision, actor, this.now());
     if (secretData) event.secret = { op: 'put', data: secretData, digest: String(decision.object.dataDigest) };
-    const [appended] = await this.append([event]);
+    let appended: { position: number };
+    try {
+      [appended] = await this.append([event]);
+    } catch (e) {
+      if (e instanceof HttpError && e.status === 409) throw new ConflictRetry(e);
+      throw e;
+    }
     const out = status ? { ...decision.object, status } : decision.object;
     return { status: decision.type === 'Created' ? 201 : 200, object: this.present(out, secretData, actor), changed: true, position: appended.position };
   }
@@ -183,6 +202,17 @@ export class ResourceService {
     if (!isSecret(obj)) return obj;
     return presentSecret(obj, actor.secretReader ? data : undefined);
   }
+}
+
+/** A lost race on append, which a write without a precondition may retry. */
+class ConflictRetry extends Error {
+  constructor(readonly conflict: HttpError) {
+    super(conflict.message);
+  }
+}
+
+function unwrapRetry(e: unknown): unknown {
+  return e instanceof ConflictRetry ? e.conflict : e;
 }
 
 function normalise(info: KindInfo, obj: K8sObject): K8sObject {

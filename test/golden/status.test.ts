@@ -100,8 +100,22 @@ export function runCase(text: string): string {
 const FLOW_ITEMS = new Set(['conditions', 'supportedKinds']);
 const FLOW_LISTS = new Set(['supportedFeatures', 'hostnames', 'endpoints', 'recompute']);
 
+const CONDITION_KEYS = ['type', 'status', 'reason', 'message', 'lastTransitionTime', 'observedGeneration'];
+
+/** Conditions in one key order, whoever wrote them (input statuses pass through the defaulter). */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (!value || typeof value !== 'object') return value;
+  const o = value as Record<string, unknown>;
+  if (typeof o.type === 'string' && 'status' in o && 'lastTransitionTime' in o) {
+    const keys = [...CONDITION_KEYS.filter((k) => k in o), ...Object.keys(o).filter((k) => !CONDITION_KEYS.includes(k))];
+    return Object.fromEntries(keys.map((k) => [k, o[k]]));
+  }
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, canonical(v)]));
+}
+
 function render(value: unknown): string {
-  const doc = new Document(value);
+  const doc = new Document(canonical(value));
   visit(doc, {
     Pair(_, pair) {
       if (!isPair(pair) || !isScalar(pair.key) || !isSeq(pair.value)) return;

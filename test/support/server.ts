@@ -48,7 +48,7 @@ export function client(url: string, token: string | null = ADMIN_TOKEN): Client 
   };
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}, opts: { databaseUrl?: string } = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Config> = {}, opts: { databaseUrl?: string; worker?: boolean } = {}): Promise<TestServer> {
   const fresh = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => undefined } : await freshDatabaseUrl();
   const config: Config = {
     ...loadConfig({}),
@@ -62,7 +62,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
     ...overrides,
   };
   const db = fresh.url ? undefined : await openDatabase({ dataDir: 'memory://' });
-  const running = await startServer(config, { logger: pino({ level: config.logLevel }), db });
+  const running = await startServer(config, { logger: pino({ level: config.logLevel }), db, worker: opts.worker, queuePrefix: `sy-test-${Math.random().toString(36).slice(2, 10)}` });
   return {
     running,
     url: running.url,
@@ -74,4 +74,18 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
       await fresh.drop();
     },
   };
+}
+
+/** Waits until the reconciler has caught up with everything written so far. */
+export async function reconciled(s: TestServer, timeoutMs = 20_000): Promise<void> {
+  const { caughtUp } = await import('../../src/adapters/queue/dispatcher');
+  const db = s.running.ctx.db;
+  // every committed event, visible to readers yet or not
+  const [{ p }] = await db.prisma.$queryRawUnsafe<{ p: bigint | null }[]>('SELECT max(position) AS p FROM events');
+  const target = Number(p ?? 0);
+  const deadline = Date.now() + timeoutMs;
+  while (!(await caughtUp(db, target))) {
+    if (Date.now() > deadline) throw new Error(`the reconciler did not catch up with position ${target} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { validateObject, type FieldError } from '../../src/core/validate';
+import { applyDefaults, validateObject, type FieldError } from '../../src/core/validate';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 interface Build {
@@ -23,6 +23,7 @@ interface Row extends Build {
   absent?: string[];
   sameAs?: Build;
   old?: Build;
+  keepStatus?: boolean;
 }
 interface Limit {
   base: string;
@@ -112,7 +113,7 @@ const show = (errors: FieldError[]) => JSON.stringify(errors, null, 1);
 function expectRow(row: Row): void {
   const old = row.old ? validateObject(build(row.old)).object : undefined;
   const obj = build(row);
-  const { object, errors } = validateObject(obj, { old });
+  const { object, errors } = validateObject(obj, { old, keepStatus: row.keepStatus });
   if (row.valid) {
     expect(errors, show(errors)).toEqual([]);
   } else {
@@ -126,6 +127,8 @@ function expectRow(row: Row): void {
     const other = validateObject(build(row.sameAs));
     expect(other.errors, show(other.errors)).toEqual([]);
     expect(object).toEqual(other.object);
+    // byte for byte: fields come out in schema order whatever the input's order
+    expect(JSON.stringify(object)).toBe(JSON.stringify(other.object));
     // defaulting is idempotent: the stored form re-submitted is unchanged
     expect(validateObject(object).object).toEqual(object);
   }
@@ -174,4 +177,25 @@ describe('validation table', () => {
     expect(rows.length).toBeGreaterThanOrEqual(150);
   });
   for (const row of rows) it(row.name, () => expectRow(row));
+});
+
+describe('applyDefaults', () => {
+  it('gives what validateObject stores, without touching its input', () => {
+    for (const [name, base] of Object.entries(table.bases)) {
+      const before = JSON.stringify(base);
+      expect(applyDefaults(base), name).toEqual(validateObject(base).object);
+      expect(JSON.stringify(base)).toBe(before);
+    }
+  });
+  it('copies objects of unknown kinds as they are', () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [] } };
+    const out = applyDefaults(pod);
+    expect(out).toEqual(pod);
+    expect(out).not.toBe(pod);
+  });
+  it('fills in a status only when there is one', () => {
+    expect(applyDefaults(table.bases.gatewayclass).status).toBeUndefined();
+    const withStatus = applyDefaults({ ...table.bases.gatewayclass, status: {} });
+    expect(withStatus.status.conditions[0]).toMatchObject({ type: 'Accepted', status: 'Unknown', reason: 'Pending' });
+  });
 });

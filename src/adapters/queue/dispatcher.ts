@@ -23,6 +23,22 @@ export async function readCheckpoint(db: Database, name = DISPATCH_CHECKPOINT): 
   return rows[0] ? Number(rows[0].position) : 0;
 }
 
+/**
+ * Whether the reconciler has caught up with the log up to `position`: the dispatcher has read past
+ * it and every key it has asked for so far has been recomputed since. (A key keeps only its newest
+ * request, so requests made on account of later events count too: stricter, never wrong.)
+ */
+export async function caughtUp(db: Database, position: number): Promise<boolean> {
+  const rows = await db.prisma.$queryRawUnsafe<{ ok: boolean }[]>(
+    `SELECT coalesce((SELECT position FROM checkpoints WHERE name = $1), 0) >= $2
+        AND NOT EXISTS (
+          SELECT 1 FROM reconcile_wants w LEFT JOIN recomputes r ON r.gateway = w.key
+          WHERE r.source_position IS NULL OR r.source_position < w.position
+        ) AS ok`,
+    DISPATCH_CHECKPOINT, position);
+  return Boolean(rows[0]?.ok);
+}
+
 export class Dispatcher {
   private stopped = false;
   private wake: (() => void) | null = null;
@@ -79,9 +95,14 @@ export class Dispatcher {
     const last = items[items.length - 1].position;
     await this.queue.request([...keys], last);
     await this.db.prisma.$executeRawUnsafe(
-      `INSERT INTO checkpoints (name, position) VALUES ($1, $2)
+      `WITH wants AS (
+         INSERT INTO reconcile_wants (key, position) SELECT unnest($3::text[]), $2
+         ON CONFLICT (key) DO UPDATE SET position = GREATEST(reconcile_wants.position, excluded.position)
+         RETURNING 1
+       )
+       INSERT INTO checkpoints (name, position) VALUES ($1, $2)
        ON CONFLICT (name) DO UPDATE SET position = excluded.position WHERE checkpoints.position < excluded.position`,
-      DISPATCH_CHECKPOINT, last);
+      DISPATCH_CHECKPOINT, last, [...keys]);
     this.opts.onDispatched?.(last, [...keys]);
     void horizon;
     return items.length === limit;

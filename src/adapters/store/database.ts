@@ -27,6 +27,9 @@ export async function openDatabase(opts: { url?: string; dataDir?: string; poolS
 
 async function openPostgres(url: string, max: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max });
+  // An idle connection the server closed (restart, failover) is replaced on next use; without a
+  // listener its error would end the process.
+  pool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,

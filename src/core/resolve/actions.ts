@@ -39,10 +39,18 @@ function applyFilters(filters: readonly CompiledFilter[], s: FlowState, input: A
   for (const f of filters) {
     switch (f.type) {
       case 'RequestHeaderModifier':
-        if (f.requestHeaderModifier) s.headers = applyHeaderModifier(s.headers, f.requestHeaderModifier);
+        if (f.requestHeaderModifier) {
+          s.headers = applyHeaderModifier(s.headers, f.requestHeaderModifier);
+          const w = modifierWords(f.requestHeaderModifier);
+          if (w) notes.push(`A RequestHeaderModifier ${w} on the way to the backend.`);
+        }
         break;
       case 'ResponseHeaderModifier':
-        if (f.responseHeaderModifier) s.responseModifiers.push(f.responseHeaderModifier);
+        if (f.responseHeaderModifier) {
+          s.responseModifiers.push(f.responseHeaderModifier);
+          const w = modifierWords(f.responseHeaderModifier);
+          if (w) notes.push(`A ResponseHeaderModifier ${w} on the way back to the client.`);
+        }
         break;
       case 'RequestRedirect':
         if (f.requestRedirect && !s.redirect) s.redirect = redirectOf(f.requestRedirect, s, input);
@@ -71,6 +79,14 @@ function applyFilters(filters: readonly CompiledFilter[], s: FlowState, input: A
         break;
     }
   }
+}
+
+function modifierWords(m: HeaderModifier): string {
+  const parts: string[] = [];
+  if (m.set.length) parts.push(`sets ${m.set.map((h) => h.name).join(', ')}`);
+  if (m.add.length) parts.push(`adds ${m.add.map((h) => h.name).join(', ')}`);
+  if (m.remove.length) parts.push(`removes ${m.remove.join(', ')}`);
+  return parts.join(', ');
 }
 
 function redirectOf(r: NonNullable<CompiledFilter['requestRedirect']>, s: FlowState, input: ActionInput): ResolveRedirect {

@@ -26,20 +26,22 @@ const PROTOCOL_OF_LISTENER: Record<string, Protocol> = { HTTP: 'http', HTTPS: 'h
 
 export function normalizeRequest(req: ResolveRequest, table: CompiledTable): NormalizedRequest {
   let protocol = (req.protocol ? String(req.protocol).toLowerCase() : undefined) as Protocol | undefined;
-  const port = typeof req.port === 'number' ? req.port : undefined;
+  const port = typeof req.port === 'number' && Number.isFinite(req.port) ? req.port : undefined;
   if (!protocol) {
     const l = table.listeners.find((x) => port === undefined || x.port === port);
     protocol = (l && PROTOCOL_OF_LISTENER[l.protocol]) || 'http';
   }
-  const host = normalizeHost(req.hostname);
-  const sni = req.sni !== undefined && req.sni !== null && req.sni !== '' ? normalizeHost(req.sni) : host;
-  const { path: rawPath, query: inlineQuery } = splitPathQuery(req.path ?? '/');
+  const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : v === undefined || v === null ? undefined : String(v));
+  const host = normalizeHost(str(req.hostname));
+  const sniRaw = str(req.sni);
+  const sni = sniRaw ? normalizeHost(sniRaw) : host;
+  const { path: rawPath, query: inlineQuery } = splitPathQuery(str(req.path) ?? '/');
   const path = rawPath === '' ? '/' : rawPath;
   const rawQuery = inlineQuery ?? (typeof req.rawQuery === 'string' ? req.rawQuery : undefined);
   let query: Record<string, string>;
   if (rawQuery !== undefined) query = parseQuery(rawQuery);
-  else query = { ...(req.query ?? {}) };
-  const method = (req.method ?? (protocol === 'grpc' ? 'POST' : 'GET')).toUpperCase();
+  else query = Object.fromEntries(Object.entries(isRecord(req.query) ? req.query : {}).map(([k, v]) => [k, String(v)]));
+  const method = (str(req.method) || (protocol === 'grpc' ? 'POST' : 'GET')).toUpperCase();
   return {
     protocol,
     ...(port !== undefined ? { port } : {}),
@@ -48,8 +50,12 @@ export function normalizeRequest(req: ResolveRequest, table: CompiledTable): Nor
     path,
     ...(rawQuery !== undefined ? { rawQuery } : {}),
     method,
-    headers: lowerHeaders(req.headers),
+    headers: lowerHeaders(isRecord(req.headers) ? req.headers : undefined),
     query,
-    backendResponseHeaders: lowerHeaders(req.backendResponseHeaders),
+    backendResponseHeaders: lowerHeaders(isRecord(req.backendResponseHeaders) ? req.backendResponseHeaders : undefined),
   };
+}
+
+function isRecord(v: unknown): v is Record<string, string> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
 }

@@ -60,9 +60,9 @@ export function resolve(table: CompiledTable, request: ResolveRequest, context: 
 
 function evaluate(table: CompiledTable, request: ResolveRequest, context: ResolveContext): ResolveResponse {
   const req = normalizeRequest(request ?? {}, table);
-  const port = req.port ?? defaultPort(table, req.protocol);
+  const family = Object.hasOwn(LISTENER_PROTOCOLS, req.protocol) ? LISTENER_PROTOCOLS[req.protocol] : undefined;
+  const port = req.port ?? (family ? defaultPort(table, req.protocol) : undefined);
   const ctx: Ctx = { table, req, port, v: { canRead: context.canRead ?? (() => true) }, context, explanation: [] };
-  const family = LISTENER_PROTOCOLS[req.protocol];
   if (!family) {
     ctx.explanation.push(`Protocol ${JSON.stringify(request?.protocol)} is not one of HTTP, HTTPS, GRPC, TLS, TCP, UDP.`);
     return base(ctx, { connectionRejected: true });
@@ -73,8 +73,8 @@ function evaluate(table: CompiledTable, request: ResolveRequest, context: Resolv
   if (usable.length === 0) {
     const broken = onPort.filter((l) => !l.valid && family.includes(l.protocol));
     if (port === undefined) ctx.explanation.push(`The Gateway has no listener for ${req.protocol.toUpperCase()}: the connection is refused.`);
-    else if (broken.length) ctx.explanation.push(`The ${broken.map(describeListener).join(', ')} cannot carry traffic (not valid): connections to port ${port} are refused.`);
-    else if (onPort.length) ctx.explanation.push(`Port ${port} has no listener for ${req.protocol.toUpperCase()} (only ${onPort.map((l) => l.protocol).join(', ')}): the connection is refused.`);
+    else if (broken.length) ctx.explanation.push(`${cap(broken.map(describeListener).join(' and '))} cannot carry traffic (not valid): connections to port ${port} are refused.`);
+    else if (onPort.length) ctx.explanation.push(`Port ${port} has no listener for ${req.protocol.toUpperCase()} (only ${[...new Set(onPort.map((l) => l.protocol))].join(', ')}): the connection is refused.`);
     else ctx.explanation.push(`The Gateway has no listener on port ${port}: the connection is refused.`);
     return base(ctx, { connectionRejected: true });
   }

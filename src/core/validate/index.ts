@@ -6,7 +6,7 @@ import { validateMetadata, type NameRule } from './metadata';
 import { invalid, NOT_CHECKED, REQUIRED, unsupported } from './messages';
 import { CORE_SCHEMAS, RULES } from './rules';
 import { validateSchema } from './schema';
-import { applyStructuralDefaults, checkStructure, cloneJson, structuralNode } from './structural';
+import { cloneJson, prepare, structuralNode, type PrepareState } from './structural';
 import type { FieldError, ValidateOptions, ValidateResult } from './types';
 
 export type { FieldError, ValidateOptions, ValidateResult } from './types';
@@ -34,9 +34,8 @@ function lookup(obj: any): { info: KindInfo; schema: string } | FieldError[] {
   return { info, schema };
 }
 
-function defaultsFor(copy: any, schema: string, hadStatus: boolean): void {
-  applyStructuralDefaults(copy, structuralNode(schema));
-  if (!hadStatus) delete copy.status; // a status default only fills in a status the control plane wrote
+/** The defaults that are not the CRDs' structural ones, and metadata nulls. */
+function postDefaults(copy: any, schema: string): void {
   if (isObj(copy.metadata)) {
     for (const k of Object.keys(copy.metadata)) if (copy.metadata[k] === null) delete copy.metadata[k];
   }
@@ -79,38 +78,39 @@ function serviceTargetPorts(svc: any): void {
  * defaulting), plus the core kinds' defaults Switchyard relies on. Objects of unknown kinds are copied.
  */
 export function applyDefaults<T>(obj: T): T {
-  const state = { tooDeep: false };
-  const copy = cloneJson(obj, MAX_DEPTH, state);
-  if (!isObj(copy)) return copy as T;
-  const found = lookup(copy);
-  if (Array.isArray(found)) return copy as T;
-  defaultsFor(copy, found.schema, copy.status !== undefined);
+  if (!isObj(obj)) return cloneJson(obj, MAX_DEPTH, { tooDeep: false }) as T;
+  const found = lookup(obj);
+  if (Array.isArray(found)) return cloneJson(obj, MAX_DEPTH, { tooDeep: false }) as T;
+  const st: PrepareState = { errors: [], tooDeep: false, maxDepth: MAX_DEPTH };
+  const copy = prepare(obj, structuralNode(found.schema), '', st);
+  // a status default only fills in a status the control plane wrote
+  if (obj.status === undefined) delete copy.status;
+  postDefaults(copy, found.schema);
   return copy as T;
 }
 
 /** Defaults, then schema, then the CEL rules. Never throws. */
 export function validateObject(obj: unknown, opts: ValidateOptions = {}): ValidateResult {
   if (!isObj(obj)) {
-    return { object: obj, errors: [{ path: '', message: invalid(obj, 'must be an object') }] };
+    return { object: cloneJson(obj, MAX_DEPTH, { tooDeep: false }), errors: [{ path: '', message: invalid(obj, 'must be an object') }] };
   }
-  const state = { tooDeep: false };
-  const copy = cloneJson(obj, MAX_DEPTH, state);
-  const found = lookup(copy);
-  if (Array.isArray(found)) return { object: copy, errors: found };
+  const found = lookup(obj);
+  if (Array.isArray(found)) return { object: cloneJson(obj, MAX_DEPTH, { tooDeep: false }), errors: found };
   const { info, schema } = found;
-  const errors: FieldError[] = [];
-  if (state.tooDeep) {
-    errors.push({ path: '', message: invalid('object', `nesting too deep: more than ${MAX_DEPTH} levels`) });
-    return { object: copy, errors };
-  }
-  if (!opts.keepStatus) delete copy.status;
-  if (info.scope === 'Cluster' && isObj(copy.metadata)) delete copy.metadata.namespace;
-  const node = structuralNode(schema);
+  const st: PrepareState = { errors: [], tooDeep: false, maxDepth: MAX_DEPTH };
+  let copy: any;
   try {
-    defaultsFor(copy, schema, copy.status !== undefined);
-    checkStructure(copy, node, '', errors);
+    const input = opts.keepStatus || obj.status === undefined ? obj : { ...obj, status: undefined };
+    copy = prepare(input, structuralNode(schema), '', st);
+    if (!opts.keepStatus || obj.status === undefined) delete copy.status;
+    if (st.tooDeep) {
+      return { object: copy, errors: [{ path: '', message: invalid('object', `nesting too deep: more than ${MAX_DEPTH} levels`) }] };
+    }
+    if (info.scope === 'Cluster' && isObj(copy.metadata)) delete copy.metadata.namespace;
+    postDefaults(copy, schema);
+    const errors = st.errors;
     validateMetadata(copy.metadata, info.scope === 'Namespaced', NAME_RULES[info.kind] ?? 'subdomain', errors);
-    const result = validateSchema(schema, copy, node);
+    const result = validateSchema(schema, copy, structuralNode(schema));
     errors.push(...result.errors);
     const old = isObj(opts.old) ? opts.old : undefined;
     if (CORE_SCHEMAS.has(schema)) {
@@ -120,9 +120,12 @@ export function validateObject(obj: unknown, opts: ValidateOptions = {}): Valida
     } else {
       RULES[schema](copy, errors, old);
     }
+    return { object: copy, errors };
   } catch (e) {
     // a bug here must not become a 5xx: report it as a validation failure of this object
-    errors.push({ path: '', message: `internal validation error: ${e instanceof Error ? e.message : String(e)}` });
+    return {
+      object: copy ?? null,
+      errors: [...st.errors, { path: '', message: `internal validation error: ${e instanceof Error ? e.message : String(e)}` }],
+    };
   }
-  return { object: copy, errors };
 }

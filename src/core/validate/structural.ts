@@ -20,8 +20,6 @@ export interface SNode {
   items?: SNode;
   hasDefault?: boolean;
   dflt?: Json;
-  /** properties that carry a default, for a quick defaulting pass */
-  defaulted?: [string, SNode][];
   listType?: 'map' | 'set';
   mapKeys?: string[];
 }
@@ -60,7 +58,6 @@ function compile(s: Json): SNode {
   if (s.properties) {
     node.props = new Map();
     for (const [k, v] of Object.entries(s.properties)) node.props.set(k, compile(v));
-    node.defaulted = [...node.props].filter(([, n]) => n.hasDefault);
   }
   if (s.additionalProperties !== undefined && s.additionalProperties !== false) {
     if (s.additionalProperties === true) node.freeForm = true;
@@ -107,57 +104,61 @@ function copyDefault(v: Json): Json {
   return typeof v === 'object' && v !== null ? JSON.parse(JSON.stringify(v)) : v;
 }
 
-/**
- * Structural defaulting in place, as the API server does it: non-nullable nulls are pruned (and
- * defaulted when they have a default), absent fields with a default get a copy of it, then the walk
- * descends into every field, defaulted ones included.
- */
-export function applyStructuralDefaults(v: Json, node: SNode): void {
-  if (Array.isArray(v)) {
-    if (node.items) for (const item of v) applyStructuralDefaults(item, node.items);
-    return;
-  }
-  if (!isPlainObject(v) || node.freeForm) return;
-  if (node.props) {
-    for (const k of Object.keys(v)) {
-      if (v[k] === null && node.props.has(k)) delete v[k];
-    }
-    if (node.defaulted) {
-      for (const [k, p] of node.defaulted) if (!Object.prototype.hasOwnProperty.call(v, k)) v[k] = copyDefault(p.dflt);
-    }
-    for (const k of Object.keys(v)) {
-      const p = node.props.get(k);
-      if (p && typeof v[k] === 'object') applyStructuralDefaults(v[k], p);
-    }
-  } else if (node.values) {
-    for (const k of Object.keys(v)) if (typeof v[k] === 'object') applyStructuralDefaults(v[k], node.values);
-  }
+export interface PrepareState {
+  errors: FieldError[];
+  tooDeep: boolean;
+  maxDepth: number;
 }
 
-/** Unknown fields (Strict field validation) and list-type map/set uniqueness. */
-export function checkStructure(v: Json, node: SNode, path: string, errors: FieldError[]): void {
-  if (Array.isArray(v)) {
-    if (!node.items) return;
-    for (let i = 0; i < v.length; i++) {
-      const item = v[i];
-      if (typeof item === 'object' && item !== null) checkStructure(item, node.items, index(path, i), errors);
-    }
-    if (node.listType) checkListUniqueness(v, node, path, errors);
-    return;
+function setOwn(o: Record<string, Json>, k: string, v: Json): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+}
+
+/**
+ * One pass over the input that returns a defaulted deep copy and reports unknown fields (kubectl's
+ * Strict field validation) and list-type map/set duplicates. Defaulting is the API server's
+ * structural defaulting: non-nullable nulls are pruned (and defaulted when they have a default),
+ * absent fields with a default get a copy of it, and the walk descends into every field, defaulted
+ * ones included. Values of the wrong type are copied as they are, for the schema to report.
+ */
+export function prepare(v: Json, node: SNode | undefined, path: string, st: PrepareState, depth = 0): Json {
+  if (typeof v !== 'object' || v === null) return v;
+  if (!node || node.freeForm) return cloneJson(v, st.maxDepth - depth, st);
+  if (depth >= st.maxDepth) {
+    st.tooDeep = true;
+    return v;
   }
-  if (!isPlainObject(v) || node.freeForm) return;
-  if (node.props) {
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    const items = node.items;
+    for (let i = 0; i < v.length; i++) out[i] = prepare(v[i], items, `${path}[${i}]`, st, depth + 1);
+    if (node.listType && items) checkListUniqueness(out, node, path, st.errors);
+    return out;
+  }
+  const out: Record<string, Json> = {};
+  const props = node.props;
+  if (props) {
+    // declared fields in schema order, so that the stored form does not depend on the input's key order
+    for (const [k, p] of props) {
+      const x = v[k];
+      const kp = path ? `${path}.${k}` : k;
+      if (x !== undefined && x !== null) out[k] = prepare(x, p, kp, st, depth + 1);
+      else if (p.hasDefault) out[k] = prepare(copyDefault(p.dflt), p, kp, st, depth + 1);
+    }
     for (const k of Object.keys(v)) {
-      const p = node.props.get(k);
-      const p2 = child(path, k);
-      if (!p) errors.push({ path: p2, message: unknownField(p2) });
-      else if (typeof v[k] === 'object' && v[k] !== null) checkStructure(v[k], p, p2, errors);
+      if (props.has(k)) continue;
+      const kp = path ? `${path}.${k}` : k;
+      st.errors.push({ path: kp, message: unknownField(kp) });
+      setOwn(out, k, cloneJson(v[k], st.maxDepth - depth - 1, st));
     }
   } else if (node.values) {
-    for (const k of Object.keys(v)) {
-      if (typeof v[k] === 'object' && v[k] !== null) checkStructure(v[k], node.values, mapKey(path, k), errors);
-    }
+    // map keys sorted, as the API server serializes maps
+    for (const k of Object.keys(v).sort()) setOwn(out, k, prepare(v[k], node.values, mapKey(path, k), st, depth + 1));
+  } else {
+    return cloneJson(v, st.maxDepth - depth, st);
   }
+  return out;
 }
 
 function scalarKey(v: unknown): string | undefined {

@@ -1,0 +1,157 @@
+// Attachment and status through the real HTTP server and the real worker (BullMQ on Redis when
+// REDIS_URL is set, else in-process): the two-sided consent of the seed scenario, Gateway-only
+// changes reaching routes, bursts, and status staying a projection.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconciled, startTestServer, type TestServer } from '../support/server';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+const GW = 'gateway.networking.k8s.io/v1';
+const CONTROLLER = 'switchyard.dev/gateway-controller';
+
+function gateway(from: 'Selector' | 'Same' | 'All', hostname?: string) {
+  return {
+    apiVersion: GW, kind: 'Gateway', metadata: { name: 'public', namespace: 'infra' },
+    spec: {
+      gatewayClassName: 'switchyard',
+      listeners: [{
+        name: 'http', port: 80, protocol: 'HTTP', ...(hostname ? { hostname } : {}),
+        allowedRoutes: { namespaces: from === 'Selector' ? { from, selector: { matchLabels: { 'gateway-access': 'allowed' } } } : { from } },
+      }],
+    },
+  };
+}
+
+function route(ns: string, name: string, path: string, hostnames?: string[]) {
+  return {
+    apiVersion: GW, kind: 'HTTPRoute', metadata: { name, namespace: ns },
+    spec: {
+      parentRefs: [{ name: 'public', namespace: 'infra' }],
+      ...(hostnames ? { hostnames } : {}),
+      rules: [{ matches: [{ path: { type: 'PathPrefix', value: path } }], backendRefs: [{ name: 'api', port: 8080 }] }],
+    },
+  };
+}
+
+const accepted = (obj: any) => obj.status?.parents?.find((p: any) => p.parentRef.name === 'public')?.conditions?.find((c: any) => c.type === 'Accepted');
+
+async function get(path: string) {
+  const r = await s.api('GET', path);
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
+describe('the seed scenario: both sides must consent', () => {
+  beforeAll(async () => {
+    const puts: [string, unknown][] = [
+      ['/api/v1/gatewayclasses/switchyard', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: CONTROLLER } }],
+      ['/api/v1/namespaces/infra', { apiVersion: 'v1', kind: 'Namespace' }],
+      ['/api/v1/namespaces/team-a', { apiVersion: 'v1', kind: 'Namespace', metadata: { labels: { 'gateway-access': 'allowed' } } }],
+      ['/api/v1/namespaces/team-b', { apiVersion: 'v1', kind: 'Namespace' }],
+      ['/api/v1/namespaces/infra/gateways/public', gateway('Selector')],
+      ['/api/v1/namespaces/team-a/services/api', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ port: 8080 }] } }],
+      ['/api/v1/namespaces/team-b/services/api', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ port: 8080 }] } }],
+      ['/api/v1/namespaces/team-a/httproutes/web', route('team-a', 'web', '/api')],
+      ['/api/v1/namespaces/team-b/httproutes/steal', route('team-b', 'steal', '/api/admin')],
+    ];
+    for (const [path, body] of puts) expect((await s.api('PUT', path, body)).status).toBeLessThan(300);
+    await reconciled(s);
+  });
+
+  it('accepts the GatewayClass with our supported features', async () => {
+    const gc = await get('/api/v1/gatewayclasses/switchyard');
+    expect(gc.status.conditions.find((c: any) => c.type === 'Accepted')).toMatchObject({ status: 'True', observedGeneration: 1 });
+    expect(gc.status.supportedFeatures.map((f: any) => f.name)).toContain('HTTPRoute');
+  });
+
+  it("attaches team-a's route and refuses team-b's with NotAllowedByListeners", async () => {
+    const web = await get('/api/v1/namespaces/team-a/httproutes/web');
+    expect(accepted(web)).toMatchObject({ status: 'True', reason: 'Accepted', observedGeneration: 1 });
+    expect(web.status.parents[0].controllerName).toBe(CONTROLLER);
+    const steal = await get('/api/v1/namespaces/team-b/httproutes/steal');
+    expect(accepted(steal)).toMatchObject({ status: 'False', reason: 'NotAllowedByListeners' });
+    const gw = await get('/api/v1/namespaces/infra/gateways/public');
+    expect(gw.status.listeners[0].attachedRoutes).toBe(1);
+    expect(gw.status.conditions.find((c: any) => c.type === 'Programmed')).toMatchObject({ status: 'True', observedGeneration: 1 });
+  });
+
+  it('status is a projection: no resourceVersion, generation or event of its own', async () => {
+    const web = await get('/api/v1/namespaces/team-a/httproutes/web');
+    expect(web.metadata).toMatchObject({ resourceVersion: '1', generation: 1 });
+    const events = await s.api('GET', '/api/v1/events?kind=HTTPRoute&limit=100');
+    expect(events.body.items.filter((e: any) => e.name === 'web')).toHaveLength(1);
+    const list = await get('/api/v1/namespaces/team-a/httproutes');
+    expect(accepted(list.items[0])).toMatchObject({ status: 'True' });
+  });
+
+  it("admitting team-b's namespace by a label attaches its route", async () => {
+    const before = accepted(await get('/api/v1/namespaces/team-b/httproutes/steal'));
+    await s.api('PATCH', '/api/v1/namespaces/team-b', { metadata: { labels: { 'gateway-access': 'allowed' } } });
+    await reconciled(s);
+    const after = accepted(await get('/api/v1/namespaces/team-b/httproutes/steal'));
+    expect(after).toMatchObject({ status: 'True', reason: 'Accepted' });
+    expect(after.lastTransitionTime).not.toBe(before.lastTransitionTime);
+    expect((await get('/api/v1/namespaces/infra/gateways/public')).status.listeners[0].attachedRoutes).toBe(2);
+    await s.api('PATCH', '/api/v1/namespaces/team-b', { metadata: { labels: { 'gateway-access': null } } });
+    await reconciled(s);
+    expect(accepted(await get('/api/v1/namespaces/team-b/httproutes/steal'))).toMatchObject({ status: 'False', reason: 'NotAllowedByListeners' });
+  });
+
+  it('a change to the Gateway alone refreshes the statuses of its routes', async () => {
+    const webBefore = accepted(await get('/api/v1/namespaces/team-a/httproutes/web'));
+    await s.api('PUT', '/api/v1/namespaces/infra/gateways/public', gateway('Same'));
+    await reconciled(s);
+    const web = await get('/api/v1/namespaces/team-a/httproutes/web');
+    expect(accepted(web)).toMatchObject({ status: 'False', reason: 'NotAllowedByListeners', observedGeneration: 1 });
+    const gw = await get('/api/v1/namespaces/infra/gateways/public');
+    expect(gw.metadata.generation).toBe(2);
+    expect(gw.status.conditions.every((c: any) => c.observedGeneration === 2)).toBe(true);
+    expect(gw.status.listeners[0].attachedRoutes).toBe(0);
+    await s.api('PUT', '/api/v1/namespaces/infra/gateways/public', gateway('Selector'));
+    await reconciled(s);
+    const back = accepted(await get('/api/v1/namespaces/team-a/httproutes/web'));
+    expect(back).toMatchObject({ status: 'True' });
+    expect(back.lastTransitionTime >= webBefore.lastTransitionTime).toBe(true);
+  });
+
+  it('keeps lastTransitionTime when a recompute does not flip a condition', async () => {
+    const before = accepted(await get('/api/v1/namespaces/team-a/httproutes/web'));
+    await s.api('PATCH', '/api/v1/namespaces/team-a/httproutes/web', { metadata: { labels: { touched: 'yes' } } });
+    await s.api('PATCH', '/api/v1/namespaces/team-a/services/api', { metadata: { labels: { touched: 'yes' } } });
+    await reconciled(s);
+    const after = accepted(await get('/api/v1/namespaces/team-a/httproutes/web'));
+    expect(after.lastTransitionTime).toBe(before.lastTransitionTime);
+  });
+
+  it('after a burst of writes the status reflects the last one', async () => {
+    const hostFor = (i: number) => (i % 2 === 0 ? 'shop.example.com' : 'other.example.org');
+    await s.api('PUT', '/api/v1/namespaces/infra/gateways/public', gateway('Selector', '*.example.com'));
+    const writes = [];
+    for (let i = 0; i < 40; i++) writes.push(s.api('PUT', '/api/v1/namespaces/team-a/httproutes/burst', route('team-a', 'burst', '/b', [hostFor(i)])));
+    for (const w of writes) expect((await w).status).toBeLessThan(300);
+    // the order in which the writes landed decides the final hostname
+    const final = await get('/api/v1/namespaces/team-a/httproutes/burst');
+    await reconciled(s);
+    const now = await get('/api/v1/namespaces/team-a/httproutes/burst');
+    const want = now.spec.hostnames[0] === 'shop.example.com' ? { status: 'True' } : { status: 'False', reason: 'NoMatchingListenerHostname' };
+    expect(now.metadata.resourceVersion).toBe(final.metadata.resourceVersion);
+    expect(accepted(now)).toMatchObject({ ...want, observedGeneration: now.metadata.generation });
+  });
+
+  it('deleting the Gateway removes its entries from route statuses', async () => {
+    await s.api('PUT', '/api/v1/namespaces/infra/gateways/gone', { ...gateway('All'), metadata: { name: 'gone', namespace: 'infra' } });
+    await s.api('PUT', '/api/v1/namespaces/team-a/httproutes/two', { ...route('team-a', 'two', '/two'), spec: { ...route('team-a', 'two', '/two').spec, parentRefs: [{ name: 'public', namespace: 'infra' }, { name: 'gone', namespace: 'infra' }] } });
+    await reconciled(s);
+    expect((await get('/api/v1/namespaces/team-a/httproutes/two')).status.parents).toHaveLength(2);
+    await s.api('DELETE', '/api/v1/namespaces/infra/gateways/gone');
+    await reconciled(s);
+    const two = await get('/api/v1/namespaces/team-a/httproutes/two');
+    expect(two.status.parents.map((p: any) => p.parentRef.name)).toEqual(['public']);
+  });
+});
