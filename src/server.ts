@@ -17,6 +17,8 @@ import { createApp } from './adapters/http/app';
 import type { AppContext } from './adapters/http/context';
 import { EVENTS_CHANNEL } from './adapters/http/events-router';
 import { startWorker, type RunningWorker } from './worker';
+import { SnapshotHub } from './adapters/delivery/snapshots';
+import { deliveryRouter } from './adapters/http/delivery-router';
 
 export interface Running {
   url: string;
@@ -68,7 +70,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const sse = new Set<import('express').Response>();
 
   const ctx: AppContext = {
-    config, db, resources, bus, metrics, logger, auth, sse, version: VERSION,
+    config, db, resources, bus, metrics, logger, auth, sse, version: VERSION, snapshots: new SnapshotHub(db, bus),
     readiness: async () => {
       const checks: Record<string, string> = {};
       let ok = true;
@@ -100,7 +102,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   });
   ctx.worker = worker;
 
-  const app = createApp(ctx);
+  const app = createApp(ctx, [deliveryRouter]);
   const server: Server = createServer(app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((res) => server.listen(config.port, config.host, () => res()));
@@ -118,6 +120,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         for (const res of sse) res.end();
         server.closeIdleConnections();
         await closed;
+        ctx.snapshots.close();
         await worker?.close();
         await bus.close();
         redisPing?.disconnect();

@@ -10,7 +10,7 @@ import { Dispatcher } from './adapters/queue/dispatcher';
 import { Reconciler } from './service/reconcile';
 import { EVENTS_CHANNEL } from './adapters/http/events-router';
 
-export const SNAPSHOT_CHANNEL = 'snapshots';
+import { SNAPSHOT_CHANNEL } from './adapters/delivery/snapshots';
 export const RECONCILED_CHANNEL = 'reconciled';
 
 export interface WorkerOptions {

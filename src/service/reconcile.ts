@@ -51,7 +51,12 @@ export class Reconciler {
       : undefined;
 
     const table = translation ? compileGateway(translation.attachment, loaded.world, {}) : undefined;
-    const hash = table ? createHash('sha256').update(canonicalJson(table)).digest('hex') : undefined;
+    // The certificates travel beside the table (only to its proxies), so a rotated Secret must move
+    // the version too: the hash covers the table and the digest of each referenced Secret's data.
+    const secretDigests = loaded.world.secrets
+      .map((sec) => ({ namespace: sec.metadata.namespace, name: sec.metadata.name, digest: createHash('sha256').update(canonicalJson(sec.data ?? {})).digest('hex') }))
+      .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+    const hash = table ? createHash('sha256').update(canonicalJson({ table, secrets: secretDigests })).digest('hex') : undefined;
 
     return this.db.prisma.$transaction(async (tx: Tx) => {
       // The gate: one row per Gateway, locked for this transaction, moved only forwards.

@@ -1,7 +1,9 @@
 // Every request expectation of the conformance corpus whose case's features we claim, evaluated by
 // resolve() against the compiled table of the Gateway it is sent to.
 import { describe, expect, it } from 'vitest';
-import { conformanceDir, loadBase, loadCases, runCase, skipReason, type Outcome } from './conformance-requests-harness';
+import { checkRequest, conformanceDir, ConformanceStore, CONTROLLER, loadBase, loadCases, NOW, runCase, skipReason, type Outcome } from './conformance-requests-harness';
+import { attachGateway } from '../../src/core/attach';
+import { compileGateway } from '../../src/core/compile';
 
 const cases = loadCases();
 const base = cases.length ? loadBase() : [];
@@ -31,6 +33,30 @@ describe('conformance requests', () => {
       expect(report, report.join('\n')).toEqual([]);
     });
   }
+
+  it('the checker catches wrong expectations', () => {
+    const c = cases.find((x) => x.name === 'HTTPRouteMatching');
+    if (!c) return;
+    const store = new ConformanceStore();
+    for (const o of [...base, ...c.manifests]) store.apply(o);
+    const world = store.world();
+    const ref = { namespace: 'gateway-conformance-infra', name: 'same-namespace' };
+    const table = compileGateway(attachGateway(world, ref, { controllerName: CONTROLLER, now: NOW })!, world);
+    const req = { protocol: 'http', host: '', path: '/v2/x', method: 'GET', port: 80 };
+    const ok = checkRequest({ caseName: 't', where: 't', gateway: ref, request: req, expect: { statusCode: 200, backend: { namespace: ref.namespace, name: 'infra-backend-v2' } } }, table);
+    expect(ok.failures).toEqual([]);
+    const wrong = [
+      { statusCode: 200, backend: { namespace: ref.namespace, name: 'infra-backend-v1' } },
+      { statusCode: 404 },
+      { connectionRejected: true },
+      { statusCode: 200, requestHeaders: { 'x-missing': 'v' } },
+      { statusCode: 200, rewrittenPath: '/elsewhere' },
+      { statusCodes: [302], redirect: { scheme: 'http', path: '/v2/x' } },
+    ];
+    for (const expectation of wrong) {
+      expect(checkRequest({ caseName: 't', where: 't', gateway: ref, request: req, expect: expectation }, table).failures, JSON.stringify(expectation)).not.toEqual([]);
+    }
+  });
 
   it('prints the count', () => {
     const failed = outcomes.filter((o) => o.failures.length).length;

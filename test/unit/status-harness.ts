@@ -9,6 +9,7 @@ import { translateGateway, gatewayClassStatus, type GatewayTranslation } from '.
 import type { AttachOptions } from '../../src/core/attach';
 import { canonicalJson } from '../../src/core/objects/canonical';
 import { applyDefaults } from '../../src/core/validate';
+import { conformanceEndpointSlice } from '../support/conformance';
 
 export const CONTROLLER = 'switchyard.dev/gateway-controller';
 
@@ -94,21 +95,8 @@ export class Store {
 }
 
 function syntheticSlices(svc: K8sObject): any[] {
-  const n = Number(svc.metadata.annotations?.['conformance/endpoints'] ?? NaN);
-  if (!Number.isInteger(n) || n < 0) return [];
-  // addresses derived from the Service's name, so that outputs do not depend on the order of tests
-  let base = 0;
-  for (const ch of `${svc.metadata.namespace}/${svc.metadata.name}`) base = (base * 31 + ch.charCodeAt(0)) % 200;
-  return [{
-    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
-    metadata: { name: `${svc.metadata.name}-conformance`, namespace: svc.metadata.namespace,
-      labels: { 'kubernetes.io/service-name': svc.metadata.name } },
-    addressType: 'IPv4',
-    ports: (svc.spec?.ports ?? []).map((p: any) => ({
-      name: p.name ?? '', protocol: p.protocol ?? 'TCP', port: typeof p.targetPort === 'number' ? p.targetPort : p.port,
-    })),
-    endpoints: Array.from({ length: n }, (_, i) => ({ addresses: [`10.${base}.${i >> 8}.${(i & 255) + 1}`], conditions: { ready: true } })),
-  }];
+  const slice = conformanceEndpointSlice(svc);
+  return slice ? [slice] : [];
 }
 
 export interface ReconcileResult {

@@ -8,6 +8,7 @@ import type { Bus } from '../delivery/bus';
 import type { Metrics } from './metrics';
 import type { Authenticator } from './auth';
 import type { RunningWorker } from '../../worker';
+import type { SnapshotHub } from '../delivery/snapshots';
 
 export interface AppContext {
   config: Config;
@@ -21,6 +22,7 @@ export interface AppContext {
   sse: Set<Response>;
   readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   version: string;
+  snapshots: SnapshotHub;
   /** the in-process worker, when this process runs one */
   worker?: RunningWorker | null;
 }

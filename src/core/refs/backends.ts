@@ -10,7 +10,10 @@ import { endpointsFor, servicePortFor } from './endpoints';
 import { GATEWAY_GROUP, indexWorld, key, refName } from './lookup';
 import { BackendReason, RouteReason } from '../status/reasons';
 
-export function resolveBackendRef(world: World, route: Route, backendRef: BackendRef): BackendResolution {
+/** A backendRef as written (defaults may be missing: group "", kind Service, weight 1 apply). */
+export type BackendRefInput = Partial<BackendRef> & { name: string };
+
+export function resolveBackendRef(world: World, route: Route, backendRef: BackendRefInput): BackendResolution {
   const group: string = backendRef?.group ?? '';
   const kind: string = backendRef?.kind ?? 'Service';
   const routeNs = route.metadata.namespace ?? '';
@@ -18,7 +21,7 @@ export function resolveBackendRef(world: World, route: Route, backendRef: Backen
   const name: string = backendRef?.name ?? '';
   const port: number | undefined = typeof backendRef?.port === 'number' ? backendRef.port : undefined;
   const weight: number = typeof backendRef?.weight === 'number' ? backendRef.weight : 1;
-  const base = { group, kind, namespace, name, weight, ref: backendRef, endpoints: [] as BackendResolution['endpoints'] };
+  const base = { group, kind, namespace, name, weight, ref: backendRef as BackendRef, endpoints: [] as BackendResolution['endpoints'] };
   if (port !== undefined) (base as BackendResolution).port = port;
   const what = `${kind} "${refName(namespace, name)}"${group ? ` (group ${group})` : ''}`;
   const invalid = (reason: string, message: string): BackendResolution => ({ ...base, valid: false, reason, message });

@@ -1,4 +1,5 @@
 export { resolveBackendRef, isRefFailure } from './backends';
+export type { BackendRefInput } from './backends';
 export { routeRefs } from './route-refs';
 export type { RouteRefs, RuleRefs, RefProblem } from './route-refs';
 export { referenceAllowed, grantFor } from './grants';

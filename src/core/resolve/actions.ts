@@ -29,6 +29,8 @@ export interface ActionInput {
   request: NormalizedRequest;
   visibility: Visibility;
   random?: number;
+  /** how a refusal reads: HTTP answers 500, TCP and TLS refuse the connection, UDP drops datagrams */
+  refusal?: 'http' | 'connection' | 'datagrams';
 }
 
 export type ActionResult = Pick<ResolveResponse,
@@ -165,6 +167,8 @@ export function pickBackend(backends: readonly CompiledBackend[], r: number): nu
 export function runActions(input: ActionInput): ActionResult {
   const { rule, request: req, visibility: v } = input;
   const notes: string[] = [];
+  const refused = input.refusal === 'connection' ? 'the connection is refused' : input.refusal === 'datagrams' ? 'the datagrams are dropped' : 'the gateway answers 500';
+  const refusedShare = input.refusal === 'connection' ? 'are refused' : input.refusal === 'datagrams' ? 'are dropped' : 'are answered 500';
   const s: FlowState = {
     headers: { ...req.headers },
     host: req.host,
@@ -180,7 +184,7 @@ export function runActions(input: ActionInput): ActionResult {
   const timeouts = rule.timeouts ? { timeouts: rule.timeouts } : {};
 
   if (rule.invalid) {
-    notes.push(`The rule cannot be programmed (${rule.invalid.reason}: ${rule.invalid.message}); the gateway answers 500.`);
+    notes.push(`The rule cannot be programmed (${rule.invalid.reason}: ${rule.invalid.message}); ${refused}.`);
     return { ...base(), statusCode: 500, responseHeaders: {} };
   }
 
@@ -217,12 +221,12 @@ export function runActions(input: ActionInput): ActionResult {
     notes.push(why);
     return { ...base(), ...mirrors, statusCode: 500, responseHeaders: finishResponseHeaders({}, s, corsExtra), ...timeouts };
   };
-  if (rule.backends.length === 0) return fail('The rule has no backendRefs: the gateway answers 500.');
-  if (total === 0) return fail('Every backend of the rule has weight 0: no backend, the gateway answers 500.');
+  if (rule.backends.length === 0) return fail(`The rule has no backendRefs: ${refused}.`);
+  if (total === 0) return fail(`Every backend of the rule has weight 0: no backend, ${refused}.`);
   const validWeight = rule.backends.reduce((n, b) => n + (b.valid ? Math.max(0, b.weight) : 0), 0);
   const describe = rule.backends.map((b) => `${backendWords(b, v)} weight ${b.weight}${b.valid ? ` (${b.endpoints.length} endpoint${b.endpoints.length === 1 ? '' : 's'})` : ` unusable: ${b.reason}${b.message && v.canRead(b.namespace) ? ` - ${b.message}` : ''}`}`);
   notes.push(`Backends: ${describe.join('; ')}.`);
-  if (validWeight === 0) return fail('No backend of the rule is usable: the gateway answers 500.');
+  if (validWeight === 0) return fail(`No backend of the rule is usable: ${refused}.`);
   const rejectedShare = 1 - validWeight / total;
 
   let chosen: number | undefined;
@@ -232,9 +236,9 @@ export function runActions(input: ActionInput): ActionResult {
     if (weighted.length === 1) chosen = weighted[0][1];
   }
   if (chosen !== undefined && !rule.backends[chosen].valid) {
-    return { ...fail(`This request falls on the share of ${backendWords(rule.backends[chosen], v)}, which is unusable (${rule.backends[chosen].reason}): the gateway answers 500.`), chosenBackend: chosen, ...(rejectedShare > 0 ? { rejectedShare } : {}) };
+    return { ...fail(`This request falls on the share of ${backendWords(rule.backends[chosen], v)}, which is unusable (${rule.backends[chosen].reason}): ${refused}.`), chosenBackend: chosen, ...(rejectedShare > 0 ? { rejectedShare } : {}) };
   }
-  if (rejectedShare > 0) notes.push(`${percent(rejectedShare)} of the requests fall on unusable backends and are answered 500; the rest are forwarded.`);
+  if (rejectedShare > 0) notes.push(`${percent(rejectedShare)} of the ${input.refusal === 'http' || !input.refusal ? 'requests' : input.refusal === 'datagrams' ? 'datagrams' : 'connections'} fall on unusable backends and ${refusedShare}; the rest are forwarded.`);
 
   // per-backend filters
   for (let i = 0; i < rule.backends.length; i++) {

@@ -38,5 +38,6 @@ export function selectListener(candidates: readonly CompiledListener[], name: st
 }
 
 export function describeListener(l: CompiledListener): string {
-  return `listener "${l.name}" (port ${l.port}, ${l.protocol}${l.hostname ? `, hostname ${l.hostname}` : ', any hostname'})`;
+  const host = l.protocol === 'TCP' || l.protocol === 'UDP' ? '' : l.hostname ? `, hostname ${l.hostname}` : ', any hostname';
+  return `listener "${l.name}" (port ${l.port}, ${l.protocol}${host})`;
 }

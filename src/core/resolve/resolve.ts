@@ -83,7 +83,7 @@ function evaluate(table: CompiledTable, request: ResolveRequest, context: Resolv
   if (tlsFamily) return resolveTLSFamily(ctx, usable);
   if (req.protocol === 'tcp' || req.protocol === 'udp') {
     const listener = usable[0];
-    ctx.explanation.push(`${cap(describeListener(listener))} takes the ${req.protocol.toUpperCase()} connection.`);
+    ctx.explanation.push(`${cap(describeListener(listener))} takes the ${req.protocol === 'udp' ? 'UDP datagrams' : 'TCP connection'}.`);
     return routeOn(ctx, listener, req.protocol, []);
   }
   const http = usable.filter((l) => l.protocol === 'HTTP');
@@ -142,8 +142,10 @@ function explainListenerChoice(ctx: Ctx, chosen: CompiledListener, among: Compil
 function routeOn(ctx: Ctx, listener: CompiledListener, kind: EntryKind, otherListeners: CompiledListener[]): ResolveResponse {
   const { table, req, v } = ctx;
   const all = bestPerRule(candidatesOn(table, listener, kind, req));
-  const elsewhere = bestPerRule(otherListeners.flatMap((l) => candidatesOn(table, l, kind, req)));
   const winner = all[0];
+  // a rule already competing on this listener is not named again for another listener
+  const here = new Set(all.map((c) => c.rule));
+  const elsewhere = bestPerRule(otherListeners.flatMap((l) => candidatesOn(table, l, kind, req))).filter((c) => !here.has(c.rule));
   const unattached = unattachedFor(ctx.context.unattached ?? table.unattached ?? [], table, listener, kind, req, ctx.port, winner, v);
   const limit = ctx.context.maxExplainedCandidates ?? 5;
   const isStream = kind === 'tls' || kind === 'tcp' || kind === 'udp';
@@ -202,6 +204,7 @@ function routeOn(ctx: Ctx, listener: CompiledListener, kind: EntryKind, otherLis
     request: req,
     visibility: v,
     random: ctx.context.random,
+    refusal: kind === 'udp' ? 'datagrams' : isStream ? 'connection' : 'http',
   });
   const { explanation: notes, ...result } = actions;
   ctx.explanation.push(...notes);
@@ -224,7 +227,6 @@ function routeOn(ctx: Ctx, listener: CompiledListener, kind: EntryKind, otherLis
     if (!out.forwarded) {
       delete out.statusCode;
       out.connectionRejected = true;
-      ctx.explanation.push(kind === 'udp' ? 'For UDP that means the datagrams are dropped.' : 'For a TCP or TLS connection that means it is refused.');
     }
   }
   return out;

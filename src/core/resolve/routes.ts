@@ -66,7 +66,7 @@ export function candidatesOn(table: CompiledTable, listener: CompiledListener, k
       const route = routeOf(rule);
       out.push({
         kind, listener, rule, route, matchIndex: e.matchIndex, hostname: e.hostname,
-        ...(e.match.path.type === 'PathPrefix' ? { prefix: e.match.path.value } : e.match.path.type === 'Exact' ? { prefix: e.match.path.value } : {}),
+        ...(e.match.path.type === 'PathPrefix' ? { prefix: e.match.path.value } : {}),
         rank: httpRank(e.hostname, e.match, route, rule.index, e.matchIndex),
       });
     }

@@ -23,8 +23,8 @@ export function ruleWords(route: CompiledRoute, ruleIndex: number, ruleName: str
 }
 
 export function backendWords(b: CompiledBackend, v: Visibility): string {
-  const who = v.canRead(b.namespace) ? `${b.kind === 'Service' && !b.group ? '' : `${b.kind} `}${b.namespace}/${b.name}` : `a ${b.kind} in another namespace`;
-  return `${who}${b.port !== undefined ? `:${b.port}` : ''}`;
+  if (!v.canRead(b.namespace)) return `a ${b.kind} in another namespace${b.port !== undefined ? ` (port ${b.port})` : ''}`;
+  return `${b.kind === 'Service' && !b.group ? '' : `${b.kind} `}${b.namespace}/${b.name}${b.port !== undefined ? `:${b.port}` : ''}`;
 }
 
 export function resolveBackend(b: CompiledBackend, total: number, v: Visibility): ResolveBackend {
@@ -43,6 +43,5 @@ export function resolveBackend(b: CompiledBackend, total: number, v: Visibility)
 }
 
 export function percent(x: number): string {
-  const p = x * 100;
-  return `${Number.isInteger(p) ? p : p.toFixed(1)}%`;
+  return `${Math.round(x * 1000) / 10}%`;
 }

@@ -71,8 +71,14 @@ export function compileAll(world: World): { gateway: string; table: CompiledTabl
   });
 }
 
-export function goldenOutput(input: GoldenInput): unknown {
-  const world = worldOf(input.objects);
+/** The same world with every list in reverse order: the tables must not change. */
+export function reversedWorld(world: World): World {
+  return Object.fromEntries(Object.entries(world).map(([k, v]) => [k, [...(v as unknown[])].reverse()])) as unknown as World;
+}
+
+export function goldenOutput(input: GoldenInput, reverse = false): unknown {
+  const built = worldOf(input.objects);
+  const world = reverse ? reversedWorld(built) : built;
   const tables = compileAll(world);
   const out: Record<string, unknown> = { tables: Object.fromEntries(tables.map((t) => [t.gateway, t.table])) };
   if (input.requests?.length) {

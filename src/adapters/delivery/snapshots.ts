@@ -1,0 +1,142 @@
+// Serves compiled snapshots to proxies from a per-process cache of the serialized bodies. A change
+// made by any worker reaches every API process through the bus; a slow poll of the versions of
+// watched Gateways covers notices lost while Redis is away, so nobody is left on an old version.
+import type { Database } from '../store/database';
+import type { Bus } from './bus';
+import type { CompiledTable } from '../../core/compile';
+
+export const SNAPSHOT_CHANNEL = 'snapshots';
+
+export interface CachedSnapshot {
+  key: string; // "ns/name"
+  version: number;
+  /** the Snapshot JSON without secrets, serialized once */
+  body: string;
+  /** Secrets its listeners reference (namespace/name) */
+  secretRefs: { namespace: string; name: string }[];
+  /** the compiled table, parsed once on first use */
+  table(): CompiledTable;
+}
+
+type Listener = (snap: CachedSnapshot | null) => void;
+
+export class SnapshotHub {
+  private cache = new Map<string, CachedSnapshot | null>();
+  private loading = new Map<string, Promise<CachedSnapshot | null>>();
+  private listeners = new Map<string, Set<Listener>>();
+  private unsubscribe: () => void;
+  private timer: NodeJS.Timeout;
+
+  constructor(private readonly db: Database, bus: Bus, pollMs = 1000) {
+    this.unsubscribe = bus.subscribe(SNAPSHOT_CHANNEL, (msg) => {
+      if (!msg) return void this.refreshWatched();
+      try {
+        const { gateway, version } = JSON.parse(msg) as { gateway: string; version: number | null };
+        const cur = this.cache.get(gateway);
+        if (cur && version !== null && cur.version >= version) return;
+        void this.reload(gateway);
+      } catch {
+        /* a malformed notice is ignored; the poll covers it */
+      }
+    });
+    this.timer = setInterval(() => void this.refreshWatched(), pollMs);
+    this.timer.unref();
+  }
+
+  close(): void {
+    this.unsubscribe();
+    clearInterval(this.timer);
+  }
+
+  async get(key: string): Promise<CachedSnapshot | null> {
+    if (this.cache.has(key)) return this.cache.get(key)!;
+    return this.reload(key);
+  }
+
+  private reload(key: string): Promise<CachedSnapshot | null> {
+    const pending = this.loading.get(key);
+    if (pending) return pending;
+    const p = (async () => {
+      const rows = await this.db.prisma.$queryRawUnsafe<{ version: bigint; body: string }[]>(
+        `SELECT version, body FROM snapshots WHERE gateway = $1`, `Gateway/${key}`);
+      const snap = rows[0] ? parse(key, Number(rows[0].version), rows[0].body) : null;
+      const prev = this.cache.get(key);
+      // never go backwards, whatever order the loads finish in
+      if (prev && snap && prev.version > snap.version) return prev;
+      this.cache.set(key, snap);
+      if ((prev?.version ?? null) !== (snap?.version ?? null)) for (const fn of this.listeners.get(key) ?? []) fn(snap);
+      return snap;
+    })().finally(() => this.loading.delete(key));
+    this.loading.set(key, p);
+    return p;
+  }
+
+  /** Calls fn with every newer snapshot of `key` until the returned function is called. */
+  watch(key: string, fn: Listener): () => void {
+    let set = this.listeners.get(key);
+    if (!set) this.listeners.set(key, (set = new Set()));
+    set.add(fn);
+    return () => {
+      set!.delete(fn);
+      if (set!.size === 0) this.listeners.delete(key);
+    };
+  }
+
+  /** Resolves with a snapshot newer than `version`, or null when `ms` pass first. */
+  waitNewer(key: string, version: number, ms: number, signal?: AbortSignal): Promise<CachedSnapshot | null> {
+    return new Promise((resolve) => {
+      const done = (v: CachedSnapshot | null) => {
+        clearTimeout(t);
+        stop();
+        signal?.removeEventListener('abort', onAbort);
+        resolve(v);
+      };
+      const onAbort = () => done(null);
+      const stop = this.watch(key, (snap) => {
+        if (snap && snap.version > version) done(snap);
+      });
+      const t = setTimeout(() => done(null), ms);
+      signal?.addEventListener('abort', onAbort);
+      void this.get(key).then((snap) => snap && snap.version > version && done(snap));
+    });
+  }
+
+  private async refreshWatched(): Promise<void> {
+    const keys = [...this.listeners.keys()];
+    if (keys.length === 0) return;
+    try {
+      const rows = await this.db.prisma.$queryRawUnsafe<{ gateway: string; version: bigint }[]>(
+        `SELECT gateway, version FROM snapshots WHERE gateway = ANY($1::text[])`, keys.map((k) => `Gateway/${k}`));
+      const versions = new Map(rows.map((r) => [r.gateway.slice('Gateway/'.length), Number(r.version)]));
+      for (const k of keys) {
+        const cur = this.cache.get(k);
+        if ((cur?.version ?? null) !== (versions.get(k) ?? null)) void this.reload(k);
+      }
+    } catch {
+      /* the database is away; try again on the next tick */
+    }
+  }
+}
+
+function parse(key: string, version: number, body: string): CachedSnapshot {
+  const snap = JSON.parse(body) as { table?: { listeners?: { tls?: { certificateRefs?: { namespace?: string; name: string }[] } }[] } };
+  const [ns] = key.split('/');
+  const refs = new Map<string, { namespace: string; name: string }>();
+  for (const l of snap.table?.listeners ?? []) for (const r of l.tls?.certificateRefs ?? []) {
+    const namespace = r.namespace ?? ns;
+    refs.set(`${namespace}/${r.name}`, { namespace, name: r.name });
+  }
+  const table = snap.table as unknown as CompiledTable;
+  return { key, version, body, secretRefs: [...refs.values()], table: () => table };
+}
+
+/** The body with the Secret data its listeners use, for the Gateway's proxies and admins. */
+export async function withSecrets(db: Database, snap: CachedSnapshot): Promise<string> {
+  if (snap.secretRefs.length === 0) return snap.body.replace(/}$/, ',"secrets":[]}');
+  const rows = await db.prisma.$queryRawUnsafe<{ namespace: string; name: string; type: string | null; data: Record<string, string> | null }[]>(
+    `SELECT o.namespace, o.name, o.object->>'type' AS type, d.data FROM objects o LEFT JOIN secret_data d ON d.stream = o.stream
+     WHERE o.stream = ANY($1::text[]) AND NOT o.deleted ORDER BY o.namespace, o.name`,
+    snap.secretRefs.map((r) => `Secret/${r.namespace}/${r.name}`));
+  const secrets = rows.map((r) => ({ namespace: r.namespace, name: r.name, ...(r.type ? { type: r.type } : {}), data: r.data ?? {} }));
+  return snap.body.replace(/}$/, `,"secrets":${JSON.stringify(secrets)}}`);
+}

@@ -1,0 +1,107 @@
+// Delivery to proxies: the compiled snapshot (ETag, If-None-Match, ?wait= long-poll), its SSE watch,
+// and resolve ("where would this request go, and why").
+import { Router, type Request, type Response } from 'express';
+import type { AppContext } from './context';
+import { HttpError } from './problem';
+import { openSse, lastEventId } from './sse';
+import { withSecrets, type CachedSnapshot } from '../delivery/snapshots';
+import { canRead, canReadSnapshot } from '../../service/access';
+import type { Principal } from './auth';
+import { resolve } from '../../core/resolve';
+
+const MAX_WAIT_SECONDS = 300;
+
+function etagVersion(header: string | undefined): number | undefined {
+  if (!header) return undefined;
+  const m = header.trim().match(/^(?:W\/)?"?(\d+)"?$/);
+  return m ? Number(m[1]) : undefined;
+}
+
+async function body(ctx: AppContext, snap: CachedSnapshot, access: 'with-secrets' | 'without-secrets'): Promise<string> {
+  return access === 'with-secrets' ? withSecrets(ctx.db, snap) : snap.body;
+}
+
+function access(p: Principal, ns: string, name: string) {
+  const a = canReadSnapshot(p, ns, name);
+  if (!a) throw new HttpError(403, `this token may not read the snapshot of Gateway ${ns}/${name}`);
+  return a;
+}
+
+export function deliveryRouter(ctx: AppContext): Router {
+  const r = Router();
+  const hub = ctx.snapshots;
+
+  r.get('/api/v1/namespaces/:namespace/gateways/:name/snapshot', async (req: Request, res: Response, next) => {
+    res.locals.route = '/api/v1/namespaces/:namespace/gateways/:name/snapshot';
+    try {
+      const { namespace, name } = req.params as { namespace: string; name: string };
+      const a = access(res.locals.principal, namespace, name);
+      const key = `${namespace}/${name}`;
+      let snap = await hub.get(key);
+      if (!snap) throw new HttpError(404, `Gateway ${key} has no compiled snapshot (it does not exist, or its GatewayClass is not this controller's)`);
+      const have = etagVersion(req.header('if-none-match'));
+      const waitRaw = req.query.wait;
+      if (have !== undefined && have >= snap.version && waitRaw !== undefined) {
+        const seconds = Number(waitRaw);
+        if (!Number.isFinite(seconds) || seconds < 0) throw new HttpError(400, `wait must be a number of seconds, got "${String(waitRaw)}"`);
+        const abort = new AbortController();
+        res.on('close', () => abort.abort());
+        const newer = await hub.waitNewer(key, have, Math.min(seconds, MAX_WAIT_SECONDS) * 1000, abort.signal);
+        if (newer) snap = newer;
+      }
+      res.setHeader('ETag', `"${snap.version}"`);
+      res.setHeader('Cache-Control', 'no-cache');
+      if (have !== undefined && have >= snap.version) return void res.status(304).end();
+      res.type('application/json').send(await body(ctx, snap, a));
+    } catch (e) {
+      next(e);
+    }
+  });
+
+  r.get('/api/v1/namespaces/:namespace/gateways/:name/snapshot/watch', async (req: Request, res: Response, next) => {
+    res.locals.route = '/api/v1/namespaces/:namespace/gateways/:name/snapshot/watch';
+    let a: 'with-secrets' | 'without-secrets';
+    const { namespace, name } = req.params as { namespace: string; name: string };
+    const key = `${namespace}/${name}`;
+    try {
+      a = access(res.locals.principal, namespace, name);
+    } catch (e) {
+      return next(e);
+    }
+    ctx.metrics.sseConnections.inc({ stream: 'snapshot' });
+    const stream = openSse(req, res, ctx.sse);
+    let sent = etagVersion(lastEventId(req)) ?? -1;
+    let sending = Promise.resolve();
+    const send = (snap: CachedSnapshot | null) => {
+      sending = sending.then(async () => {
+        if (!snap || snap.version <= sent || stream.closed) return;
+        sent = snap.version;
+        await stream.send({ id: snap.version, event: 'snapshot', data: await body(ctx, snap, a) });
+      }).catch(() => stream.end());
+    };
+    const stop = hub.watch(key, send);
+    stream.onClose(stop);
+    stream.comment('connected');
+    send(await hub.get(key).catch(() => null));
+  });
+
+  r.post('/api/v1/namespaces/:namespace/gateways/:name/resolve', async (req: Request, res: Response, next) => {
+    res.locals.route = '/api/v1/namespaces/:namespace/gateways/:name/resolve';
+    try {
+      const { namespace, name } = req.params as { namespace: string; name: string };
+      const p: Principal = res.locals.principal;
+      if (!canRead(p, 'Gateway', namespace, name)) throw new HttpError(403, `this token may not read Gateway ${namespace}/${name}`);
+      const request = req.body;
+      if (!request || typeof request !== 'object' || Array.isArray(request)) throw new HttpError(400, 'the resolve body must be a JSON object');
+      const snap = await hub.get(`${namespace}/${name}`);
+      if (!snap) throw new HttpError(404, `Gateway ${namespace}/${name} has no compiled snapshot (it does not exist, or its GatewayClass is not this controller's)`);
+      const table = snap.table();
+      const answer = resolve(table, request, { canRead: (ns) => canRead(p, 'HTTPRoute', ns) });
+      res.setHeader('ETag', `"${snap.version}"`);
+      res.json({ ...answer, snapshotVersion: snap.version });
+    } catch (e) {
+      next(e);
+    }
+  });
+  return r;
+}

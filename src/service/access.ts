@@ -1,0 +1,68 @@
+// Who may do what: the contract's role table as data and two questions, "may read" and "may write".
+// Decided before validation, so a forbidden write is a 403 whatever its body.
+import type { Principal } from '../adapters/http/auth';
+
+const ROUTES = ['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute'];
+
+export const WRITABLE: Record<Principal['role'], readonly string[] | 'all'> = {
+  admin: 'all',
+  operator: ['Gateway', 'ReferenceGrant', 'Secret', 'ConfigMap'],
+  developer: [...ROUTES, 'ReferenceGrant'],
+  discovery: ['Service', 'EndpointSlice'],
+  proxy: [],
+  viewer: [],
+};
+
+/** Kinds an operator or developer may read outside its namespaces. */
+const READ_EVERYWHERE = new Set(['Gateway', 'GatewayClass']);
+
+/** The namespace an object counts as being in: a Namespace object is in itself. */
+export function scopeOf(kind: string, namespace: string | undefined, name?: string): string {
+  return kind === 'Namespace' ? name ?? '' : namespace ?? '';
+}
+
+function inNamespaces(p: Principal, ns: string): boolean {
+  return (p.namespaces ?? []).includes(ns);
+}
+
+export function canWrite(p: Principal, kind: string, namespace: string | undefined, name?: string): boolean {
+  const allowed = WRITABLE[p.role];
+  if (allowed === 'all') return true;
+  if (kind === 'GatewayClass' || kind === 'Namespace') return false;
+  return allowed.includes(kind) && inNamespaces(p, scopeOf(kind, namespace, name));
+}
+
+export function canRead(p: Principal, kind: string, namespace: string | undefined, name?: string): boolean {
+  switch (p.role) {
+    case 'admin':
+    case 'viewer':
+      return true;
+    case 'operator':
+    case 'developer':
+      return READ_EVERYWHERE.has(kind) || inNamespaces(p, scopeOf(kind, namespace, name));
+    case 'discovery':
+      return (kind === 'Service' || kind === 'EndpointSlice') && inNamespaces(p, namespace ?? '');
+    case 'proxy':
+      return false;
+  }
+}
+
+/** May this caller list kind across namespaces at all (it then sees only what it may read)? */
+export function canList(p: Principal, kind: string): boolean {
+  if (p.role === 'admin' || p.role === 'viewer') return true;
+  if (p.role === 'proxy') return false;
+  if (p.role === 'discovery') return kind === 'Service' || kind === 'EndpointSlice';
+  return true;
+}
+
+export function canReadSecretData(p: Principal): boolean {
+  return p.role === 'admin';
+}
+
+/** Snapshots and their watch: admins, viewers (no Secret data) and the Gateway's own proxy tokens. */
+export function canReadSnapshot(p: Principal, namespace: string, name: string): 'with-secrets' | 'without-secrets' | false {
+  if (p.role === 'admin') return 'with-secrets';
+  if (p.role === 'viewer') return 'without-secrets';
+  if (p.role === 'proxy' && (p.gateways ?? []).includes(`${namespace}/${name}`)) return 'with-secrets';
+  return false;
+}

@@ -1,0 +1,209 @@
+// The Gateway API conformance corpus ($CONFORMANCE_DIR, default ../shared/conformance) as data for
+// status tests: loading with the placeholders substituted, which cases we skip and why, checking
+// the status expectations, and running a case (manifests, reconcile, check, then each step) against
+// a driver that says how objects are written, deleted, reconciled and read: the pure core in memory
+// (test/unit/conformance-status.test.ts) or the real service through HTTP (test/int/conformance-api.test.ts).
+// Request expectations belong to the route-table tests, not here.
+import { readFileSync, existsSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { K8sObject } from '../../src/core/model/objects';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const CONFORMANCE_DIR = process.env.CONFORMANCE_DIR ? resolve(process.env.CONFORMANCE_DIR) : resolve(root, '../shared/conformance');
+export const CLASS_NAME = 'switchyard';
+const GW = 'gateway.networking.k8s.io';
+
+export interface CorpusOptions {
+  controllerName: string;
+  className?: string;
+  dir?: string;
+}
+
+export interface ObjectRef { kind: string; namespace?: string; name: string }
+
+export interface Corpus {
+  dir: string;
+  cases: any[];
+  /** base.json, freshly parsed on every call (callers may mutate what they get) */
+  base(): K8sObject[];
+  load(file: string): any;
+}
+
+export function loadCorpus(o: CorpusOptions): Corpus {
+  const dir = o.dir ?? CONFORMANCE_DIR;
+  const load = (file: string): any => JSON.parse(readFileSync(join(dir, file), 'utf8')
+    .replaceAll('{GATEWAY_CLASS_NAME}', o.className ?? CLASS_NAME)
+    .replaceAll('{GATEWAY_CONTROLLER_NAME}', o.controllerName));
+  const index = existsSync(join(dir, 'index.json')) ? load('index.json') : { cases: [] };
+  return { dir, cases: index.cases.map((c: any) => load(c.file)), base: () => load('base.json'), load };
+}
+
+/** Why a case does not run against an implementation claiming `supported`, or undefined when it runs. */
+export function skipReason(c: any, supported: ReadonlySet<string>): string | undefined {
+  const missing = (c.features ?? []).filter((f: string) => !supported.has(f));
+  if (missing.length) return `missing ${missing.join(', ')}`;
+  const rc = c.runCondition;
+  if (rc?.skipIfSupported?.some((f: string) => supported.has(f)))
+    return `runCondition: passes trivially when ${rc.skipIfSupported.filter((f: string) => supported.has(f)).join(', ')} is claimed`;
+  if (rc?.skipUnlessSupported && !rc.skipUnlessSupported.every((f: string) => supported.has(f)))
+    return `runCondition: needs ${rc.skipUnlessSupported.filter((f: string) => !supported.has(f)).join(', ')}`;
+  return undefined;
+}
+
+/**
+ * The EndpointSlice a Service annotated `conformance/endpoints: N` stands for: N ready endpoints,
+ * with addresses derived from the Service's name so that outputs do not depend on the order of cases.
+ */
+export function conformanceEndpointSlice(svc: K8sObject): any | undefined {
+  const n = Number(svc.metadata.annotations?.['conformance/endpoints'] ?? NaN);
+  if (!Number.isInteger(n) || n < 0) return undefined;
+  let base = 0;
+  for (const ch of `${svc.metadata.namespace}/${svc.metadata.name}`) base = (base * 31 + ch.charCodeAt(0)) % 200;
+  return {
+    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
+    metadata: { name: `${svc.metadata.name}-conformance`, namespace: svc.metadata.namespace,
+      labels: { 'kubernetes.io/service-name': svc.metadata.name } },
+    addressType: 'IPv4',
+    ports: (svc.spec?.ports ?? []).map((p: any) => ({
+      name: p.name ?? '', protocol: p.protocol ?? 'TCP', port: typeof p.targetPort === 'number' ? p.targetPort : p.port,
+    })),
+    endpoints: Array.from({ length: n }, (_, i) => ({ addresses: [`10.${base}.${i >> 8}.${(i & 255) + 1}`], conditions: { ready: true } })),
+  };
+}
+
+// ---- expectation checking --------------------------------------------------------------------
+
+export interface Tally { passed: number; failed: string[] }
+
+/** Reads one object as the implementation shows it (with status), or undefined when there is none. */
+export type Reader = (kind: string, namespace: string | undefined, name: string) => K8sObject | undefined | Promise<K8sObject | undefined>;
+
+function condOk(actual: any[] | undefined, want: any): boolean {
+  return (actual ?? []).some((c) => c.type === want.type && (want.status === undefined || c.status === want.status)
+    && (want.reason === undefined || c.reason === want.reason));
+}
+
+function showConds(actual: any[] | undefined): string {
+  return JSON.stringify((actual ?? []).map((c) => `${c.type}=${c.status}/${c.reason}`));
+}
+
+function genCurrent(conds: any[] | undefined, generation: number | undefined): boolean {
+  return (conds ?? []).every((c) => c.observedGeneration === generation);
+}
+
+function parentRefMatches(route: any, actual: any, want: any): boolean {
+  const ns = route.metadata.namespace;
+  if ((actual?.group ?? GW) !== (want.group ?? GW) || (actual?.kind ?? 'Gateway') !== (want.kind ?? 'Gateway')) return false;
+  if (actual?.name !== want.name || (actual?.namespace ?? ns) !== (want.namespace ?? ns)) return false;
+  if (want.sectionName !== undefined && actual?.sectionName !== want.sectionName) return false;
+  if (want.port !== undefined && actual?.port !== want.port) return false;
+  return true;
+}
+
+/** Checks one `expect` block; `before` holds the generations of the objects a step's generationChanged names. */
+export async function check(read: Reader, e: any, where: string, before: Map<string, number | undefined> | undefined, t: Tally, controllerName: string): Promise<void> {
+  const ok = (cond: boolean, what: string) => (cond ? t.passed++ : t.failed.push(`${where}: ${what}`));
+  for (const g of e.gatewayClasses ?? []) {
+    const gc: any = await read('GatewayClass', undefined, g.name);
+    for (const c of g.conditions ?? [])
+      ok(condOk(gc?.status?.conditions, c), `GatewayClass ${g.name} condition ${JSON.stringify(c)}; has ${showConds(gc?.status?.conditions)}`);
+    if (g.conditionsObservedGenerationCurrent)
+      ok(!!gc?.status?.conditions?.length && genCurrent(gc.status.conditions, gc.metadata.generation), `GatewayClass ${g.name} observedGeneration current`);
+  }
+  for (const g of e.gateways ?? []) {
+    const gw: any = await read('Gateway', g.namespace, g.name);
+    const id = `Gateway ${g.namespace}/${g.name}`;
+    for (const c of g.conditions ?? [])
+      ok(condOk(gw?.status?.conditions, c), `${id} condition ${JSON.stringify(c)}; has ${showConds(gw?.status?.conditions)}`);
+    if (g.conditionsObservedGenerationCurrent)
+      ok(!!gw?.status?.conditions?.length && genCurrent(gw.status.conditions, gw.metadata.generation), `${id} observedGeneration current`);
+    const listeners: any[] = gw?.status?.listeners ?? [];
+    if (g.listenersExact) {
+      const names = (g.listeners ?? []).map((l: any) => l.name).sort();
+      ok(JSON.stringify(listeners.map((l) => l.name).sort()) === JSON.stringify(names), `${id} listeners exactly ${names}; has ${listeners.map((l) => l.name)}`);
+    }
+    for (const wl of g.listeners ?? []) {
+      const l = listeners.find((x) => x.name === wl.name);
+      const lid = `${id} listener ${wl.name}`;
+      for (const c of wl.conditions ?? []) ok(condOk(l?.conditions, c), `${lid} condition ${JSON.stringify(c)}; has ${showConds(l?.conditions)}`);
+      if (wl.attachedRoutes !== undefined) ok(l?.attachedRoutes === wl.attachedRoutes, `${lid} attachedRoutes ${wl.attachedRoutes}; has ${l?.attachedRoutes}`);
+      if (wl.supportedKinds !== undefined) {
+        const have: any[] = l?.supportedKinds ?? [];
+        const good = wl.supportedKinds.length === 0
+          ? !!l && have.length === 0
+          : wl.supportedKinds.every((k: any) => have.some((h) => (h.group ?? GW) === (k.group ?? GW) && h.kind === k.kind));
+        ok(good, `${lid} supportedKinds ${JSON.stringify(wl.supportedKinds)}; has ${JSON.stringify(have)}`);
+      }
+    }
+  }
+  for (const r of e.routes ?? []) {
+    const route: any = await read(r.kind, r.namespace, r.name);
+    const id = `${r.kind} ${r.namespace}/${r.name}`;
+    const parents: any[] = route?.status?.parents ?? [];
+    for (const wp of r.parents ?? []) {
+      const candidates = parents.filter((p) => route && parentRefMatches(route, p.parentRef, wp.parentRef) && p.controllerName === controllerName);
+      const best = candidates.find((p) => (wp.conditions ?? []).every((c: any) => condOk(p.conditions, c))) ?? candidates[0];
+      for (const c of wp.conditions ?? [])
+        ok(!!best && condOk(best.conditions, c), `${id} parent ${JSON.stringify(wp.parentRef)} condition ${JSON.stringify(c)}; has ${best ? showConds(best.conditions) : 'no matching parent'}`);
+    }
+    if (r.noAcceptedParents)
+      ok(parents.length === 0 || (parents.length === 1 && condOk(parents[0].conditions, { type: 'Accepted', status: 'False' })),
+        `${id} has no accepted parents; has ${JSON.stringify(parents.map((p) => showConds(p.conditions)))}`);
+    if (r.conditionsObservedGenerationCurrent)
+      ok(!!route && parents.length > 0 && parents.every((p) => genCurrent(p.conditions, route.metadata.generation)), `${id} observedGeneration current`);
+  }
+  for (const g of e.generationChanged ?? []) {
+    const o: any = await read(g.kind, g.namespace, g.name);
+    const k = refKey(g);
+    ok(!!o && before !== undefined && o.metadata.generation !== before.get(k), `${k} generation changed`);
+  }
+}
+
+export const refKey = (r: ObjectRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
+
+// ---- running ---------------------------------------------------------------------------------
+
+/** How a case reaches the implementation under test. */
+export interface Driver {
+  apply(obj: K8sObject): Promise<void> | void;
+  delete(ref: ObjectRef): Promise<void> | void;
+  /** returns once every write so far is reflected in status */
+  reconcile(): Promise<void> | void;
+  read: Reader;
+}
+
+/** Applies a case's manifests (objects of base.json are the driver's business), then its steps. */
+export async function runCase(c: any, d: Driver, controllerName: string): Promise<Tally> {
+  const tally: Tally = { passed: 0, failed: [] };
+  for (const o of c.manifests ?? []) await d.apply(o);
+  await d.reconcile();
+  await check(d.read, c.expect ?? {}, `${c.name}`, undefined, tally, controllerName);
+  for (const [si, s] of (c.steps ?? []).entries()) {
+    const before = new Map<string, number | undefined>();
+    for (const g of s.expect?.generationChanged ?? []) before.set(refKey(g), ((await d.read(g.kind, g.namespace, g.name)) as any)?.metadata?.generation);
+    for (const r of s.delete ?? []) await d.delete(r);
+    for (const o of s.apply ?? []) await d.apply(o);
+    await d.reconcile();
+    await check(d.read, s.expect ?? {}, `${c.name} step ${si + 1}`, before, tally, controllerName);
+  }
+  return tally;
+}
+
+export class Totals {
+  passed = 0;
+  failed = 0;
+  cases = 0;
+  skipped: string[] = [];
+
+  add(t: Tally): void {
+    this.cases++;
+    this.passed += t.passed;
+    this.failed += t.failed.length;
+  }
+
+  line(label: string): string {
+    return `${label}: ${this.passed} expectations passed, ${this.failed} failed, in ${this.cases} cases; `
+      + `skipped: ${this.skipped.length ? this.skipped.join('; ') : 'none'}`;
+  }
+}
