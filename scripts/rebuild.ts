@@ -3,12 +3,13 @@ import { join, resolve } from 'node:path';
 import { loadConfig } from '../src/config/env';
 import { openDatabase } from '../src/adapters/store/database';
 import { migrate } from '../src/adapters/store/migrate';
-import { rebuildProjections } from '../src/service/rebuild';
+import { rebuildProjections, rebuildReconciled } from '../src/service/rebuild';
 
 const config = loadConfig();
 const db = await openDatabase({ url: config.databaseUrl, dataDir: join(resolve(config.dataDir), 'pgdata') });
 await migrate(db);
 const started = Date.now();
 const out = await rebuildProjections(db);
-console.log(`rebuilt ${out.objects} objects from ${out.events} events in ${Date.now() - started} ms`);
+const rec = await rebuildReconciled(db, config.controllerName);
+console.log(`rebuilt ${out.objects} objects from ${out.events} events, then ${rec.gateways} Gateways and ${rec.classes} GatewayClasses, in ${Date.now() - started} ms`);
 await db.close();

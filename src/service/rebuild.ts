@@ -37,3 +37,28 @@ export async function rebuildProjections(db: Database): Promise<{ events: number
     return { events, objects: all.length };
   }, { timeout: 600_000, maxWait: 60_000 });
 }
+
+/**
+ * Everything the reconciler projects (statuses, snapshots, dependencies), dropped and recomputed
+ * from the rebuilt objects. Snapshot versions are not a projection: identical content keeps its
+ * version and new content gets a higher one, so a proxy never sees a version go backwards.
+ */
+export async function rebuildReconciled(db: Database, controllerName: string): Promise<{ gateways: number; classes: number }> {
+  await db.exec(`TRUNCATE status_parts, snapshots, gateway_deps, recomputes, reconcile_wants`);
+  const { Reconciler } = await import('./reconcile');
+  const reconciler = new Reconciler(db, { controllerName });
+  const rows = await db.prisma.$queryRawUnsafe<{ kind: string; namespace: string; name: string }[]>(
+    `SELECT kind, namespace, name FROM objects WHERE kind IN ('Gateway', 'GatewayClass') AND NOT deleted ORDER BY kind, namespace, name`);
+  let gateways = 0;
+  let classes = 0;
+  for (const r of rows) {
+    if (r.kind === 'GatewayClass') {
+      await reconciler.recomputeGatewayClass(r.name);
+      classes++;
+    } else {
+      await reconciler.recomputeGateway(r.namespace, r.name);
+      gateways++;
+    }
+  }
+  return { gateways, classes };
+}

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
 import { loadGatewayWorld, gatewayStream } from '../adapters/store/world-loader';
 import { translateGateway, gatewayClassStatus } from '../core/translate';
-import { compileGateway } from '../core/compile';
+import { compileGateway, compileUnattached } from '../core/compile';
 import { canonicalJson } from '../core/objects/canonical';
 import { TX_SHIFT } from '../adapters/store/eventlog';
 import { inReadingOrder } from '../core/objects/order';
@@ -50,7 +50,8 @@ export class Reconciler {
         })
       : undefined;
 
-    const table = translation ? compileGateway(translation.attachment, loaded.world, {}) : undefined;
+    const table = translation ? compileGateway(translation.attachment, loaded.world, { includeUnattached: false }) : undefined;
+    const unattached = translation ? JSON.stringify(compileUnattached(translation.attachment.rejected ?? [])) : '[]';
     // The certificates travel beside the table (only to its proxies), so a rotated Secret must move
     // the version too: the hash covers the table and the digest of each referenced Secret's data.
     const secretDigests = loaded.world.secrets
@@ -95,21 +96,27 @@ export class Reconciler {
       let snapshotVersion: number | undefined;
       let snapshotChanged = false;
       if (table && hash) {
-        const cur = await tx.$queryRawUnsafe<{ hash: string; version: bigint }[]>(`SELECT hash, version FROM snapshots WHERE gateway = $1`, owner);
-        if (cur[0]?.hash === hash) {
-          snapshotVersion = Number(cur[0].version);
+        // snapshot_versions outlives rebuilds: the same content keeps its version, new content gets the next one
+        const issued = await tx.$queryRawUnsafe<{ hash: string | null; version: bigint }[]>(`SELECT hash, version FROM snapshot_versions WHERE gateway = $1`, owner);
+        const stored = await tx.$queryRawUnsafe<{ hash: string }[]>(`SELECT hash FROM snapshots WHERE gateway = $1`, owner);
+        if (issued[0]?.hash === hash) {
+          snapshotVersion = Number(issued[0].version);
         } else {
           const [v] = await tx.$queryRawUnsafe<{ version: bigint }[]>(
-            `INSERT INTO snapshot_versions (gateway, version) VALUES ($1, 1)
-             ON CONFLICT (gateway) DO UPDATE SET version = snapshot_versions.version + 1 RETURNING version`, owner);
+            `INSERT INTO snapshot_versions (gateway, version, hash) VALUES ($1, 1, $2)
+             ON CONFLICT (gateway) DO UPDATE SET version = snapshot_versions.version + 1, hash = excluded.hash RETURNING version`, owner, hash);
           snapshotVersion = Number(v.version);
+        }
+        if (stored[0]?.hash !== hash) {
           snapshotChanged = true;
           const body = JSON.stringify({ gateway: { namespace: ns, name }, version: snapshotVersion, hash, table });
           await tx.$executeRawUnsafe(
-            `INSERT INTO snapshots (gateway, version, hash, body, source_position, updated_at) VALUES ($1, $2, $3, $4, $5, $6::timestamptz)
+            `INSERT INTO snapshots (gateway, version, hash, body, source_position, updated_at, unattached) VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7)
              ON CONFLICT (gateway) DO UPDATE SET version = excluded.version, hash = excluded.hash, body = excluded.body,
-               source_position = excluded.source_position, updated_at = excluded.updated_at`,
-            owner, snapshotVersion, hash, body, loaded.sourcePosition, now);
+               source_position = excluded.source_position, updated_at = excluded.updated_at, unattached = excluded.unattached`,
+            owner, snapshotVersion, hash, body, loaded.sourcePosition, now, unattached);
+        } else {
+          await tx.$executeRawUnsafe(`UPDATE snapshots SET unattached = $2 WHERE gateway = $1 AND unattached <> $2`, owner, unattached);
         }
       } else {
         const del = await tx.$executeRawUnsafe(`DELETE FROM snapshots WHERE gateway = $1`, owner);

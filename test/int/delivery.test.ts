@@ -107,6 +107,22 @@ describe('snapshot', () => {
   });
 });
 
+describe('rebuild', () => {
+  it('drops and recomputes statuses and snapshots: same content hash, same version', async () => {
+    await reconciled(s);
+    const before = await s.api('GET', SNAP);
+    const routeBefore = await s.api('GET', '/api/v1/namespaces/app/httproutes/web');
+    const { rebuildProjections, rebuildReconciled } = await import('../../src/service/rebuild');
+    await rebuildProjections(s.running.ctx.db);
+    const out = await rebuildReconciled(s.running.ctx.db, 'switchyard.dev/gateway-controller');
+    expect(out.gateways).toBe(1);
+    const rows = await s.running.ctx.db.prisma.$queryRawUnsafe<any[]>(`SELECT version, hash FROM snapshots`);
+    expect(rows.map((r) => [Number(r.version), r.hash])).toEqual([[before.body.version, before.body.hash]]);
+    const routeAfter = await s.api('GET', '/api/v1/namespaces/app/httproutes/web');
+    expect(routeAfter.body.status.parents[0].conditions.map((c: any) => [c.type, c.status])).toEqual(routeBefore.body.status.parents[0].conditions.map((c: any) => [c.type, c.status]));
+  });
+});
+
 describe('resolve', () => {
   it('says where a request goes and why', async () => {
     await s.api('PUT', '/api/v1/namespaces/app/httproutes/web', route('/api'));

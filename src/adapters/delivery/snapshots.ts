@@ -18,6 +18,12 @@ export interface CachedSnapshot {
   table(): CompiledTable;
 }
 
+/** Routes that name the Gateway but are not attached, for resolve's explanations (read on demand). */
+export async function unattachedOf(db: Database, key: string): Promise<CompiledTable['unattached']> {
+  const rows = await db.prisma.$queryRawUnsafe<{ unattached: string }[]>(`SELECT unattached FROM snapshots WHERE gateway = $1`, `Gateway/${key}`);
+  return rows[0] ? JSON.parse(rows[0].unattached) : [];
+}
+
 type Listener = (snap: CachedSnapshot | null) => void;
 
 export class SnapshotHub {

@@ -4,7 +4,7 @@ import { Router, type Request, type Response } from 'express';
 import type { AppContext } from './context';
 import { HttpError } from './problem';
 import { openSse, lastEventId } from './sse';
-import { withSecrets, type CachedSnapshot } from '../delivery/snapshots';
+import { unattachedOf, withSecrets, type CachedSnapshot } from '../delivery/snapshots';
 import { canRead, canReadSnapshot } from '../../service/access';
 import type { Principal } from './auth';
 import { resolve } from '../../core/resolve';
@@ -96,7 +96,8 @@ export function deliveryRouter(ctx: AppContext): Router {
       const snap = await hub.get(`${namespace}/${name}`);
       if (!snap) throw new HttpError(404, `Gateway ${namespace}/${name} has no compiled snapshot (it does not exist, or its GatewayClass is not this controller's)`);
       const table = snap.table();
-      const answer = resolve(table, request, { canRead: (ns) => canRead(p, 'HTTPRoute', ns) });
+      const unattached = await unattachedOf(ctx.db, `${namespace}/${name}`);
+      const answer = resolve(table, request, { canRead: (ns) => canRead(p, 'HTTPRoute', ns), unattached });
       res.setHeader('ETag', `"${snap.version}"`);
       res.json({ ...answer, snapshotVersion: snap.version });
     } catch (e) {

@@ -310,7 +310,7 @@ function compileTimeouts(t: any): CompiledTimeouts | undefined {
 // ---------------------------------------------------------------------------------------------
 // unattached routes (for explanations)
 
-function compileUnattached(rejected: readonly RejectedRoute[]): CompiledUnattachedRoute[] {
+export function compileUnattached(rejected: readonly RejectedRoute[]): CompiledUnattachedRoute[] {
   const out: CompiledUnattachedRoute[] = [];
   const seen = new Set<string>();
   for (const r of rejected) {

@@ -1,0 +1,133 @@
+// Every status expectation of the Gateway API conformance corpus, through the real service: base.json
+// and each case's manifests are written with PUT (each Service's `conformance/endpoints` annotation
+// becomes an EndpointSlice with that many ready addresses, written too), the worker reconciles,
+// everything is read back with GET and compared; steps delete and apply through the API. One server
+// for the file: base.json is written once, and each case's objects are deleted after it (base
+// objects it replaced or deleted are written back), so that cases stay independent.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SUPPORTED_FEATURES } from '../../src/core/status/features';
+import { kindInfo } from '../../src/core/model/kinds';
+import type { K8sObject } from '../../src/core/model/objects';
+import { reconciled, startTestServer, type TestServer } from '../support/server';
+import { conformanceEndpointSlice, loadCorpus, refKey, runCase, skipReason, Totals, type Driver, type ObjectRef } from '../support/conformance';
+
+const CONTROLLER = process.env.CONTROLLER_NAME || 'switchyard.dev/gateway-controller';
+const corpus = loadCorpus({ controllerName: CONTROLLER });
+const supported = new Set(SUPPORTED_FEATURES);
+const totals = new Totals();
+
+let s: TestServer;
+const base = new Map<string, K8sObject>();
+
+function pathOf(r: ObjectRef): string {
+  const info = kindInfo(r.kind);
+  if (!info) throw new Error(`the corpus names a kind the API does not serve: ${r.kind}`);
+  const name = encodeURIComponent(r.name);
+  return info.scope === 'Cluster' ? `/api/v1/${info.plural}/${name}` : `/api/v1/namespaces/${encodeURIComponent(r.namespace ?? '')}/${info.plural}/${name}`;
+}
+
+const refOf = (o: K8sObject): ObjectRef => ({ kind: o.kind, namespace: kindInfo(o.kind)?.scope === 'Cluster' ? undefined : o.metadata.namespace, name: o.metadata.name });
+
+/** The object and, for an annotated Service, its EndpointSlice. */
+function withSlices(o: K8sObject): K8sObject[] {
+  const slice = o.kind === 'Service' ? conformanceEndpointSlice(o) : undefined;
+  return slice ? [o, slice] : [o];
+}
+
+async function put(o: K8sObject): Promise<void> {
+  // the server owns these; the corpus sets none, and a write must not depend on them
+  const { creationTimestamp: _c, generation: _g, resourceVersion: _r, uid: _u, ...metadata } = o.metadata as any;
+  const r = await s.api('PUT', pathOf(refOf(o)), { ...o, metadata });
+  if (r.status !== 200 && r.status !== 201) throw new Error(`PUT ${pathOf(refOf(o))}: ${r.status} ${r.text}`);
+}
+
+async function del(r: ObjectRef): Promise<void> {
+  const res = await s.api('DELETE', pathOf(r));
+  if (res.status !== 200 && res.status !== 404) throw new Error(`DELETE ${pathOf(r)}: ${res.status} ${res.text}`);
+}
+
+async function read(kind: string, namespace: string | undefined, name: string): Promise<K8sObject | undefined> {
+  const r = await s.api('GET', pathOf({ kind, namespace, name }));
+  if (r.status === 404) return undefined;
+  if (r.status !== 200) throw new Error(`GET ${pathOf({ kind, namespace, name })}: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+/** Drives the service over HTTP and remembers what a case touched, to undo it afterwards. */
+function apiDriver(touched: Map<string, ObjectRef>): Driver {
+  return {
+    async apply(o) {
+      for (const x of withSlices(o)) {
+        touched.set(refKey(refOf(x)), refOf(x));
+        await put(x);
+      }
+    },
+    async delete(r) {
+      const ref = { kind: r.kind, namespace: kindInfo(r.kind)?.scope === 'Cluster' ? undefined : r.namespace, name: r.name };
+      touched.set(refKey(ref), ref);
+      if (ref.kind === 'Service') {
+        const cur = await read('Service', ref.namespace, ref.name);
+        for (const x of cur ? withSlices(cur).slice(1) : []) {
+          touched.set(refKey(refOf(x)), refOf(x));
+          await del(refOf(x));
+        }
+      }
+      await del(ref);
+    },
+    reconcile: () => reconciled(s),
+    read,
+  };
+}
+
+async function undo(touched: Map<string, ObjectRef>): Promise<void> {
+  for (const [k, ref] of [...touched].reverse()) {
+    const original = base.get(k);
+    if (original) await put(original);
+    else await del(ref);
+  }
+  await reconciled(s);
+}
+
+beforeAll(async () => {
+  s = await startTestServer({ controllerName: CONTROLLER, rateLimitPerSecond: 100_000, rateLimitBurst: 100_000 });
+  for (const o of corpus.base()) for (const x of withSlices(o)) {
+    base.set(refKey(refOf(x)), x);
+    await put(x);
+  }
+  await reconciled(s);
+});
+
+afterAll(async () => {
+  console.log(totals.line('conformance via API'));
+  await s?.close();
+});
+
+describe('conformance status expectations through the API', () => {
+  it('finds the corpus', () => {
+    expect(corpus.cases.length, `no cases in ${corpus.dir}`).toBeGreaterThan(0);
+  });
+
+  it('the GatewayClass claims the features the skips assume', async () => {
+    const gc: any = await read('GatewayClass', undefined, 'switchyard');
+    expect(gc.status.supportedFeatures.map((f: any) => f.name).sort()).toEqual([...SUPPORTED_FEATURES].sort());
+  });
+
+  for (const c of corpus.cases) {
+    const skip = skipReason(c, supported);
+    if (skip) {
+      totals.skipped.push(`${c.name} (${skip})`);
+      it.skip(`${c.name}: ${skip}`, () => {});
+      continue;
+    }
+    it(c.name, async () => {
+      const touched = new Map<string, ObjectRef>();
+      try {
+        const tally = await runCase(c, apiDriver(touched), CONTROLLER);
+        totals.add(tally);
+        expect(tally.failed).toEqual([]);
+      } finally {
+        await undo(touched);
+      }
+    });
+  }
+});
