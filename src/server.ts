@@ -19,6 +19,9 @@ import { EVENTS_CHANNEL } from './adapters/http/events-router';
 import { startWorker, type RunningWorker } from './worker';
 import { SnapshotHub } from './adapters/delivery/snapshots';
 import { deliveryRouter } from './adapters/http/delivery-router';
+import { tokensRouter } from './adapters/http/tokens-router';
+import { TokenStore } from './service/tokens';
+import { Limits } from './adapters/http/limits';
 
 export interface Running {
   url: string;
@@ -66,11 +69,13 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
 
   const metrics = new Metrics();
   const resources = new ResourceService(db);
-  const auth = new BootstrapAuthenticator(adminTokenFor(config, logger));
+  const tokens = new TokenStore(db);
+  const auth = new BootstrapAuthenticator(adminTokenFor(config, logger), tokens);
   const sse = new Set<import('express').Response>();
 
   const ctx: AppContext = {
-    config, db, resources, bus, metrics, logger, auth, sse, version: VERSION, snapshots: new SnapshotHub(db, bus),
+    config, db, resources, bus, metrics, logger, auth, sse, version: VERSION, snapshots: new SnapshotHub(db, bus), tokens,
+    limits: new Limits(config.rateLimitPerSecond, config.rateLimitBurst, config.maxSsePerToken),
     readiness: async () => {
       const checks: Record<string, string> = {};
       let ok = true;
@@ -102,7 +107,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   });
   ctx.worker = worker;
 
-  const app = createApp(ctx, [deliveryRouter]);
+  const app = createApp(ctx, [tokensRouter, deliveryRouter]);
   const server: Server = createServer(app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((res) => server.listen(config.port, config.host, () => res()));

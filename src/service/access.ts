@@ -47,12 +47,20 @@ export function canRead(p: Principal, kind: string, namespace: string | undefine
   }
 }
 
-/** May this caller list kind across namespaces at all (it then sees only what it may read)? */
-export function canList(p: Principal, kind: string): boolean {
-  if (p.role === 'admin' || p.role === 'viewer') return true;
-  if (p.role === 'proxy') return false;
-  if (p.role === 'discovery') return kind === 'Service' || kind === 'EndpointSlice';
-  return true;
+/** Which namespaces a list of `kind` may show this caller: all, some, or none (403). */
+export function listScope(p: Principal, kind: string): 'all' | string[] | null {
+  switch (p.role) {
+    case 'admin':
+    case 'viewer':
+      return 'all';
+    case 'proxy':
+      return null;
+    case 'discovery':
+      return kind === 'Service' || kind === 'EndpointSlice' ? [...(p.namespaces ?? [])] : null;
+    case 'operator':
+    case 'developer':
+      return READ_EVERYWHERE.has(kind) ? 'all' : [...(p.namespaces ?? [])];
+  }
 }
 
 export function canReadSecretData(p: Principal): boolean {

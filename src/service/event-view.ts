@@ -2,9 +2,10 @@
 import type { StoredEvent } from '../adapters/store/eventlog';
 import type { Principal } from '../adapters/http/auth';
 import { presentSecret } from './secrets';
+import { canRead } from './access';
 
 export function canReadEvent(p: Principal, ev: StoredEvent): boolean {
-  return p.role === 'admin' || p.role === 'viewer';
+  return canRead(p, ev.kind, ev.namespace, ev.name);
 }
 
 export function presentEvent(_p: Principal, ev: StoredEvent) {

@@ -37,6 +37,7 @@ export class Reconciler {
   }
 
   async recomputeGateway(ns: string, name: string): Promise<GatewayOutcome> {
+    const started = performance.now();
     const owner = gatewayOwner(ns, name);
     const loaded = await loadGatewayWorld(this.db, ns, name, owner);
     const now = this.clock().toISOString();
@@ -122,6 +123,7 @@ export class Reconciler {
         const del = await tx.$executeRawUnsafe(`DELETE FROM snapshots WHERE gateway = $1`, owner);
         snapshotChanged = Number(del) > 0;
       }
+      await tx.$executeRawUnsafe(`UPDATE recomputes SET duration_ms = $2 WHERE gateway = $1`, owner, performance.now() - started);
       return { key: owner, written: true, snapshotVersion, snapshotChanged, sourcePosition: loaded.sourcePosition };
     }, { timeout: 60_000, maxWait: 30_000 });
   }

@@ -177,7 +177,7 @@ export class ResourceService {
     return this.present(row.object, data ?? undefined, actor);
   }
 
-  async list(info: KindInfo, q: { namespace?: string; selector?: Requirement[]; limit?: number; after?: { namespace: string; name: string } }, actor: Actor) {
+  async list(info: KindInfo, q: { namespace?: string; namespaces?: string[]; selector?: Requirement[]; limit?: number; after?: { namespace: string; name: string } }, actor: Actor) {
     const res = await listObjects(this.db.prisma, { kind: info.kind, ...q });
     let items = res.items;
     if (info.kind === 'Secret' && actor.secretReader) {

@@ -41,13 +41,14 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
       next(e);
     }
   });
+  app.use('/api', ctx.limits.rate);
   app.use(jsonBody(ctx.config.bodyLimitBytes));
   for (const make of extra) app.use(make(ctx));
   app.use(eventsRouter(ctx));
   app.use(resourcesRouter(ctx));
 
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    next(new HttpError(404, `no resource at ${req.method} ${req.path}`));
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    next(res.locals.bodyError ?? new HttpError(404, `no resource at ${req.method} ${req.path}`));
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) {

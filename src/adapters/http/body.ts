@@ -37,9 +37,13 @@ export function parseJson(buf: Buffer): unknown {
   }
 }
 
-/** Parses JSON bodies of the given media types into req.body; leaves others to their routes. */
+/**
+ * Parses JSON bodies into req.body. A body that cannot be had (too large, wrong type, not JSON) is
+ * kept as res.locals.bodyError and raised by the route after authorization (see requireBody), so a
+ * forbidden request is a 403 whatever its body.
+ */
 export function jsonBody(limit: number) {
-  return async (req: Request, _res: Response, next: NextFunction) => {
+  return async (req: Request, res: Response, next: NextFunction) => {
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE' || req.method === 'OPTIONS') return next();
     if (req.path === '/api/v1/apply') return next();
     try {
@@ -54,7 +58,16 @@ export function jsonBody(limit: number) {
       req.body = parseJson(buf);
       next();
     } catch (e) {
-      next(e);
+      if (!(e instanceof HttpError)) return next(e);
+      res.locals.bodyError = e;
+      req.body = undefined;
+      next();
     }
   };
+}
+
+/** The parsed body, or the error that kept it from being parsed. */
+export function requireBody(req: Request, res: Response): unknown {
+  if (res.locals.bodyError) throw res.locals.bodyError;
+  return req.body;
 }

@@ -9,6 +9,8 @@ import type { Metrics } from './metrics';
 import type { Authenticator } from './auth';
 import type { RunningWorker } from '../../worker';
 import type { SnapshotHub } from '../delivery/snapshots';
+import type { TokenStore } from '../../service/tokens';
+import type { Limits } from './limits';
 
 export interface AppContext {
   config: Config;
@@ -23,6 +25,8 @@ export interface AppContext {
   readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   version: string;
   snapshots: SnapshotHub;
+  tokens: TokenStore;
+  limits: Limits;
   /** the in-process worker, when this process runs one */
   worker?: RunningWorker | null;
 }

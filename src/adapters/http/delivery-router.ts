@@ -7,6 +7,7 @@ import { openSse, lastEventId } from './sse';
 import { unattachedOf, withSecrets, type CachedSnapshot } from '../delivery/snapshots';
 import { canRead, canReadSnapshot } from '../../service/access';
 import type { Principal } from './auth';
+import { requireBody } from './body';
 import { resolve } from '../../core/resolve';
 
 const MAX_WAIT_SECONDS = 300;
@@ -63,13 +64,16 @@ export function deliveryRouter(ctx: AppContext): Router {
     let a: 'with-secrets' | 'without-secrets';
     const { namespace, name } = req.params as { namespace: string; name: string };
     const key = `${namespace}/${name}`;
+    let release: () => void;
     try {
       a = access(res.locals.principal, namespace, name);
+      release = ctx.limits.acquireSse(res.locals.principal);
     } catch (e) {
       return next(e);
     }
     ctx.metrics.sseConnections.inc({ stream: 'snapshot' });
     const stream = openSse(req, res, ctx.sse);
+    stream.onClose(release);
     let sent = etagVersion(lastEventId(req)) ?? -1;
     let sending = Promise.resolve();
     const send = (snap: CachedSnapshot | null) => {
@@ -91,7 +95,7 @@ export function deliveryRouter(ctx: AppContext): Router {
       const { namespace, name } = req.params as { namespace: string; name: string };
       const p: Principal = res.locals.principal;
       if (!canRead(p, 'Gateway', namespace, name)) throw new HttpError(403, `this token may not read Gateway ${namespace}/${name}`);
-      const request = req.body;
+      const request = requireBody(req, res);
       if (!request || typeof request !== 'object' || Array.isArray(request)) throw new HttpError(400, 'the resolve body must be a JSON object');
       const snap = await hub.get(`${namespace}/${name}`);
       if (!snap) throw new HttpError(404, `Gateway ${namespace}/${name} has no compiled snapshot (it does not exist, or its GatewayClass is not this controller's)`);

@@ -65,8 +65,15 @@ export function eventsRouter(ctx: AppContext): Router {
       return next(e);
     }
     const principal: Principal = res.locals.principal;
+    let release: () => void;
+    try {
+      release = ctx.limits.acquireSse(principal);
+    } catch (e) {
+      return next(e);
+    }
     ctx.metrics.sseConnections.inc({ stream: 'events' });
     const stream = openSse(req, res, ctx.sse);
+    stream.onClose(release);
     let wake: (() => void) | null = null;
     let dirty = false;
     const poke = () => {

@@ -7,6 +7,8 @@ import { kindByPlural, type KindInfo } from '../../core/model/kinds';
 import { parseLabelSelector, SelectorError } from '../../core/objects/label-selector';
 import type { Actor } from '../../service/resources';
 import type { Principal } from './auth';
+import { canRead, canReadSecretData, canWrite, listScope } from '../../service/access';
+import { requireBody } from './body';
 
 export interface ObjectPath {
   info: KindInfo;
@@ -49,7 +51,30 @@ function withSub(info: KindInfo, namespace: string, name: string | undefined, re
 }
 
 export function actorOf(p: Principal): Actor {
-  return { name: p.name, secretReader: p.role === 'admin' };
+  return { name: p.name, secretReader: canReadSecretData(p) };
+}
+
+function forbidden(p: Principal, verb: string, info: KindInfo, namespace: string, name?: string): HttpError {
+  const where = info.scope === 'Namespaced' ? ` in namespace "${namespace}"` : '';
+  return new HttpError(403, `token "${p.name}" (${p.role}) may not ${verb} ${info.kind}${name ? ` "${name}"` : ' objects'}${where}`);
+}
+
+/** Authorization first: a forbidden request is a 403 whatever its body. */
+function authorize(p: Principal, method: string, path: ObjectPath): void {
+  const { info, namespace, name } = path;
+  const ns = info.scope === 'Namespaced' ? namespace : undefined;
+  if (method === 'GET' || method === 'HEAD') {
+    if (name === undefined) {
+      const scope = listScope(p, info.kind);
+      if (scope === null || (ns && scope !== 'all' && !scope.includes(ns))) throw forbidden(p, 'list', info, namespace);
+      return;
+    }
+    if (!canRead(p, info.kind, ns, name)) throw forbidden(p, 'read', info, namespace, name);
+    return;
+  }
+  if (info.scope === 'Namespaced' && !namespace) return; // 405 below
+  // a create names the object in its body; kinds are permitted per namespace, Namespaces per name
+  if (!canWrite(p, info.kind, ns, name)) throw forbidden(p, 'write', info, namespace, name);
 }
 
 function listVersion(info: KindInfo): string {
@@ -87,6 +112,8 @@ export function resourcesRouter(ctx: AppContext): Router {
     const { info, namespace, name } = path;
     const ifMatch = req.header('if-match');
     try {
+      authorize(principal, req.method, path);
+      requireBody(req, res);
       if (path.sub === 'history') {
         if (req.method !== 'GET') throw new HttpError(405, 'history is read-only');
         if (path.version !== undefined) return sendObject(res, 200, await ctx.resources.at(info, namespace, name!, path.version));
@@ -142,7 +169,9 @@ async function list(ctx: AppContext, req: Request, res: Response, path: ObjectPa
   }
   const after = typeof q.continue === 'string' && q.continue ? decodeContinue(q.continue) : undefined;
   const namespace = path.info.scope === 'Namespaced' && path.namespace ? path.namespace : undefined;
-  const { items, more } = await ctx.resources.list(path.info, { namespace, selector, limit, after }, actor);
+  const scope = listScope(res.locals.principal, path.info.kind);
+  const namespaces = scope === 'all' || scope === null || namespace ? undefined : scope;
+  const { items, more } = await ctx.resources.list(path.info, { namespace, namespaces, selector, limit, after }, actor);
   const metadata: Record<string, string> = {};
   if (more && items.length) metadata.continue = encodeContinue(items[items.length - 1].metadata);
   res.json({ apiVersion: listVersion(path.info), kind: `${path.info.kind}List`, metadata, items });

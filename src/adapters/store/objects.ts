@@ -37,6 +37,8 @@ export async function getObject(db: Runner, stream: string, opts: { status?: boo
 export interface ListQuery {
   kind: string;
   namespace?: string;
+  /** only these namespaces (a Namespace object counts as in itself) */
+  namespaces?: string[];
   selector?: Requirement[];
   limit?: number;
   after?: { namespace: string; name: string };
@@ -50,6 +52,7 @@ export async function listObjects(db: Runner, q: ListQuery): Promise<{ items: K8
     return `$${params.length}`;
   };
   if (q.namespace !== undefined) where.push(`o.namespace = ${p(q.namespace)}`);
+  if (q.namespaces) where.push(`${q.kind === 'Namespace' ? 'o.name' : 'o.namespace'} = ANY(${p(q.namespaces)}::text[])`);
   if (q.after) where.push(`(o.namespace, o.name) > (${p(q.after.namespace)}, ${p(q.after.name)})`);
   const labels = `(o.object->'metadata'->'labels')`;
   for (const r of q.selector ?? []) {

@@ -1,0 +1,125 @@
+// Turns an apply body into entries, one per object, each with its document index.
+//
+// YAML is parsed safely: the core schema only (no custom or language tags: any tag outside the
+// core set is refused, not silently read as a string), no merge keys, unique keys, and alias
+// expansion bounded by maxAliasCount so that a "billion laughs" document fails in milliseconds.
+// Documents are composed and converted one at a time, so memory holds one document's syntax tree,
+// not the whole body's. Keys such as __proto__ become plain own properties (never prototypes).
+import { Composer, LineCounter, Parser, isAlias, visit, type Document } from 'yaml';
+import { ApplyRejection, type ApplyIssue, type ManifestEntry } from './types';
+
+export const MAX_ALIAS_COUNT = 100;
+
+const CORE_TAGS = new Set(
+  ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`),
+);
+
+export type ManifestFormat = 'yaml' | 'json';
+
+/** The media types apply takes, or null. */
+export function manifestFormat(contentType: string | undefined): ManifestFormat | null {
+  const t = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (t === '' || t === 'application/yaml' || t === 'application/x-yaml' || t === 'text/yaml' || t === 'text/x-yaml' || t.endsWith('+yaml')) return 'yaml';
+  if (t === 'application/json' || t.endsWith('+json')) return 'json';
+  return null;
+}
+
+export function parseManifest(text: string, format: ManifestFormat): ManifestEntry[] {
+  return format === 'json' ? parseJsonManifest(text) : parseYamlManifest(text);
+}
+
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A List (kind: List, or any *List with items) stands for its items. */
+function isList(v: unknown): v is { kind: string; items: unknown[] } {
+  return isMap(v) && typeof v.kind === 'string' && v.kind.endsWith('List') && 'items' in v;
+}
+
+function expand(document: number, value: unknown, out: ManifestEntry[]): void {
+  if (isList(value)) {
+    if (!Array.isArray(value.items))
+      throw new ApplyRejection(422, `document ${document}: items of a ${value.kind} must be an array`, [{ document, path: 'items', message: 'must be an array' }]);
+    value.items.forEach((object, item) => out.push({ document, item, object }));
+    return;
+  }
+  out.push({ document, object: value });
+}
+
+export function parseJsonManifest(text: string): ManifestEntry[] {
+  if (text.trim() === '') throw new ApplyRejection(400, 'the request body is empty; send {"items": [...]} or a List');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (e) {
+    throw new ApplyRejection(400, `the request body is not valid JSON: ${(e as Error).message}`);
+  }
+  if (!isMap(body)) throw new ApplyRejection(400, 'a JSON apply body must be an object: {"items": [...]} or a List');
+  if ('items' in body) {
+    if (!Array.isArray(body.items)) throw new ApplyRejection(400, 'items must be an array of objects');
+    return body.items.map((object, document) => ({ document, object }));
+  }
+  if (typeof body.kind === 'string') return [{ document: 0, object: body }];
+  throw new ApplyRejection(400, 'a JSON apply body must be {"items": [...]}, a List, or one object with a kind');
+}
+
+export function parseYamlManifest(text: string): ManifestEntry[] {
+  const lines = new LineCounter();
+  const parser = new Parser(lines.addNewLine);
+  const composer = new Composer({ version: '1.2', schema: 'core', merge: false, uniqueKeys: true, strict: true, maxAliasCount: MAX_ALIAS_COUNT });
+  const out: ManifestEntry[] = [];
+  let document = 0;
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return '';
+    const { line, col } = lines.linePos(offset);
+    return ` at line ${line}, column ${col}`;
+  };
+  try {
+    for (const doc of composer.compose(parser.parse(text), true, text.length)) {
+      checkDocument(doc, document, at);
+      const value = doc.contents === null ? null : toJs(doc, document);
+      if (value !== null && value !== undefined) expand(document, value, out);
+      document++;
+    }
+  } catch (e) {
+    if (e instanceof ApplyRejection) throw e;
+    if (e instanceof RangeError) throw new ApplyRejection(400, `document ${document}: the YAML is nested too deeply to read`, [{ document, path: '', message: 'nested too deeply' }]);
+    throw new ApplyRejection(400, `document ${document}: the YAML could not be read: ${(e as Error).message}`, [{ document, path: '', message: (e as Error).message }]);
+  }
+  if (out.length === 0 && text.trim() === '') throw new ApplyRejection(400, 'the request body is empty; send one or more YAML documents');
+  return out;
+}
+
+function checkDocument(doc: Document.Parsed, document: number, at: (offset: number | undefined) => string): void {
+  const first = doc.errors[0];
+  if (first) {
+    const message = `${first.message.split('\n')[0]}${at(first.pos?.[0])}`;
+    throw new ApplyRejection(400, `document ${document}: the YAML is not well-formed: ${message}`, [{ document, path: '', message }]);
+  }
+  const issues: ApplyIssue[] = [];
+  for (const w of doc.warnings) {
+    if (w.code === 'TAG_RESOLVE_FAILED' || /tag/i.test(w.message)) {
+      issues.push({ document, path: '', message: `${w.message.split('\n')[0]}${at(w.pos?.[0])}: custom tags are not allowed` });
+    }
+  }
+  visit(doc, {
+    Node(_key, node) {
+      if (isAlias(node)) return;
+      if (node.tag && !CORE_TAGS.has(node.tag)) {
+        issues.push({ document, path: '', message: `the tag ${node.tag}${at(node.range?.[0])} is not allowed: only plain YAML (strings, numbers, booleans, null, maps, sequences) is accepted` });
+        return visit.BREAK;
+      }
+    },
+  });
+  if (issues.length) throw new ApplyRejection(400, `document ${document}: ${issues[0].message}`, issues);
+}
+
+function toJs(doc: Document.Parsed, document: number): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e) {
+    const msg = (e as Error).message;
+    if (/alias/i.test(msg))
+      throw new ApplyRejection(400, `document ${document}: YAML aliases expand beyond the allowed limit (${MAX_ALIAS_COUNT}); the document looks like an alias bomb`, [{ document, path: '', message: msg }]);
+    throw e;
+  }
+}
