@@ -4,29 +4,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
 import { sha256, type Authenticator, type Principal } from '../adapters/http/auth';
 import { HttpError } from '../adapters/http/problem';
+import type { components } from '../generated/api';
 
 export const ROLES: Principal['role'][] = ['admin', 'operator', 'developer', 'discovery', 'proxy', 'viewer'];
 const NAME = /^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$/;
 const RESERVED = new Set(['admin']);
 
-export interface TokenRequest {
-  name?: unknown;
-  role?: unknown;
-  namespaces?: unknown;
-  gateways?: unknown;
-  expiresAt?: unknown;
-}
-
-export interface TokenInfo {
-  id: string;
-  name: string;
-  role: Principal['role'];
-  namespaces: string[];
-  gateways: string[];
-  createdAt: string;
-  expiresAt?: string;
-  revokedAt?: string;
-}
+/** What a client sent: the shape of TokenRequest, but not yet checked. */
+export type TokenRequest = { [K in keyof components['schemas']['TokenRequest']]?: unknown };
+export type TokenInfo = components['schemas']['TokenInfo'];
 
 function stringList(v: unknown, field: string, pattern: RegExp, errors: { path: string; message: string }[]): string[] {
   if (v === undefined) return [];
