@@ -31,6 +31,8 @@ export interface Running {
 }
 
 export const VERSION = '0.1.0';
+/** how long requests in flight may take to finish after SIGTERM */
+const SHUTDOWN_GRACE_MS = 25_000;
 
 export function adminTokenFor(config: Config, logger: Logger): string {
   if (config.adminToken) return config.adminToken;
@@ -98,7 +100,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       return { ok, checks };
     },
   };
-  resources.onAppend((positions) => {
+  resources.onAppend((positions, events) => {
+    for (const e of events ?? []) metrics.appends.inc({ kind: e.kind, type: e.type });
     bus.publish(EVENTS_CHANNEL, String(positions[positions.length - 1] ?? ''));
   });
 
@@ -108,7 +111,12 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   ctx.worker = worker;
 
   const app = createApp(ctx, [tokensRouter, deliveryRouter]);
-  const server: Server = createServer(app);
+  let draining = false;
+  const server: Server = createServer((req, res) => {
+    // while draining, each answer closes its connection so keep-alive clients move elsewhere
+    if (draining) res.setHeader('Connection', 'close');
+    app(req, res);
+  });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((res) => server.listen(config.port, config.host, () => res()));
   const port = (server.address() as AddressInfo).port;
@@ -121,11 +129,17 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     ctx,
     close() {
       closing ??= (async () => {
+        draining = true;
         const closed = new Promise<void>((res) => server.close(() => res()));
-        for (const res of sse) res.end();
-        server.closeIdleConnections();
-        await closed;
+        // long-polls are answered (304) and streams ended now; clients reconnect to another process
         ctx.snapshots.close();
+        for (const res of sse) res.end();
+        const idle = setInterval(() => server.closeIdleConnections(), 50);
+        server.closeIdleConnections();
+        const hard = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        await closed;
+        clearInterval(idle);
+        clearTimeout(hard);
         await worker?.close();
         await bus.close();
         redisPing?.disconnect();

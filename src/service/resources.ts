@@ -26,7 +26,8 @@ export interface WriteResult {
   position?: number;
 }
 
-export type AppendListener = (positions: number[]) => void;
+/** positions appended, and the kind and type of each event */
+export type AppendListener = (positions: number[], events?: { kind: string; type: string }[]) => void;
 
 const NAMESPACE_LABEL = 'kubernetes.io/metadata.name';
 
@@ -39,8 +40,8 @@ export class ResourceService {
     this.listeners.push(fn);
   }
 
-  notifyAppended(positions: number[]): void {
-    for (const fn of this.listeners) fn(positions);
+  notifyAppended(positions: number[], events?: { kind: string; type: string }[]): void {
+    for (const fn of this.listeners) fn(positions, events);
   }
 
   now(): string {
@@ -161,7 +162,7 @@ export class ResourceService {
   async append(events: AppendEvent[]): Promise<{ position: number }[]> {
     try {
       const out = await appendEvents(this.db.prisma, events);
-      this.notifyAppended(out.map((o) => o.position));
+      this.notifyAppended(out.map((o) => o.position), events);
       return out;
     } catch (err) {
       if (err instanceof VersionConflictError) throw new HttpError(409, `${err.message}: the object was modified concurrently; read it again and retry`);

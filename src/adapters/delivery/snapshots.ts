@@ -49,9 +49,15 @@ export class SnapshotHub {
     this.timer.unref();
   }
 
+  private closed = false;
+  private closers = new Set<() => void>();
+
+  /** Stops listening and releases every long-poll waiting here. */
   close(): void {
+    this.closed = true;
     this.unsubscribe();
     clearInterval(this.timer);
+    for (const release of [...this.closers]) release();
   }
 
   async get(key: string): Promise<CachedSnapshot | null> {
@@ -91,9 +97,11 @@ export class SnapshotHub {
   /** Resolves with a snapshot newer than `version`, or null when `ms` pass first. */
   waitNewer(key: string, version: number, ms: number, signal?: AbortSignal): Promise<CachedSnapshot | null> {
     return new Promise((resolve) => {
+      if (this.closed) return resolve(null);
       const done = (v: CachedSnapshot | null) => {
         clearTimeout(t);
         stop();
+        this.closers.delete(onAbort);
         signal?.removeEventListener('abort', onAbort);
         resolve(v);
       };
@@ -102,6 +110,7 @@ export class SnapshotHub {
         if (snap && snap.version > version) done(snap);
       });
       const t = setTimeout(() => done(null), ms);
+      this.closers.add(onAbort);
       signal?.addEventListener('abort', onAbort);
       void this.get(key).then((snap) => snap && snap.version > version && done(snap));
     });
