@@ -1,6 +1,6 @@
 // `npm run bench:store`: single-object writes over HTTP, 8 concurrent clients, against the local
 // PostgreSQL. Prints writes per second and the p50/p99 latency of a write.
-import { BENCH_TOKEN, freshDatabase, percentile, report, startService } from './support';
+import { BENCH_TOKEN, freshDatabase, lightClient, percentile, report, startService } from './support';
 
 const CLIENTS = 8;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -8,15 +8,14 @@ const WARMUP_SECONDS = 2;
 
 const db = await freshDatabase();
 const svc = await startService({ DATABASE_URL: db.url });
-const headers = { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' };
+const request = lightClient(svc.url, BENCH_TOKEN, CLIENTS);
 
 async function write(client: number, i: number): Promise<number> {
   const name = `svc-${client}-${i % 200}`;
   const body = JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name, labels: { i: String(i) } }, spec: { ports: [{ port: 80 }] } });
   const t0 = performance.now();
-  const res = await fetch(`${svc.url}/api/v1/namespaces/bench/services/${name}`, { method: 'PUT', headers, body });
-  await res.arrayBuffer();
-  if (res.status !== 200 && res.status !== 201) throw new Error(`write failed: ${res.status}`);
+  const res = await request('PUT', `/api/v1/namespaces/bench/services/${name}`, body);
+  if (res.status !== 200 && res.status !== 201) throw new Error(`write failed: ${res.status} ${res.body}`);
   return performance.now() - t0;
 }
 

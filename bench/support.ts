@@ -2,6 +2,7 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { startProcess, type ServiceProcess } from '../test/support/process';
+import http from 'node:http';
 
 export const BENCH_TOKEN = 'bench-admin-token-0123456789';
 
@@ -35,4 +36,24 @@ export function percentile(sorted: number[], p: number): number {
 
 export function report(name: string, value: number, unit: string, target: string): void {
   console.log(`${name}: ${Number.isInteger(value) ? value : value.toFixed(value < 10 ? 2 : 1)} ${unit} (target ${target})`);
+}
+
+/** A keep-alive HTTP client that costs little CPU, so that the load generator does not starve the server. */
+export function lightClient(baseUrl: string, token: string, sockets = 16) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  const u = new URL(baseUrl);
+  return (method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const req = http.request({ host: u.hostname, port: u.port, method, path, agent, headers: {
+        authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}), ...headers,
+      } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      if (body) req.write(body);
+      req.end();
+    });
 }

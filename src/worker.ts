@@ -1,5 +1,6 @@
 // The reconcile side: the dispatcher that turns the log into requests, and the workers that
 // recompute. `npm run worker` runs it alone; `npm start` runs it beside the API.
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from './adapters/store/database';
 import type { Bus } from './adapters/delivery/bus';
@@ -12,6 +13,11 @@ import { EVENTS_CHANNEL } from './adapters/http/events-router';
 
 import { SNAPSHOT_CHANNEL } from './adapters/delivery/snapshots';
 export const RECONCILED_CHANNEL = 'reconciled';
+
+/** One queue per controller sharing a Redis. */
+export function queueName(controllerName: string): string {
+  return `reconcile-${createHash('sha256').update(controllerName).digest('hex').slice(0, 12)}`;
+}
 
 export interface WorkerOptions {
   db: Database;
@@ -37,7 +43,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   const log = o.logger.child({ component: 'worker' });
   const onError = (key: string, err: unknown) => log.warn({ key, err }, 'recompute failed; it will be retried');
   const queue: ReconcileQueue = o.redisUrl
-    ? new BullReconcileQueue({ url: o.redisUrl, prefix: o.queuePrefix, concurrency: o.concurrency ?? 4, onError })
+    ? new BullReconcileQueue({ url: o.redisUrl, prefix: o.queuePrefix, name: queueName(o.controllerName), concurrency: o.concurrency ?? 4, onError })
     : new InProcessQueue(o.concurrency ?? 2, onError);
   const reconciler = new Reconciler(o.db, { controllerName: o.controllerName });
 
@@ -58,6 +64,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   let unsubscribe = () => {};
   if (o.dispatch !== false) {
     dispatcher = new Dispatcher(o.db, queue, {
+      scope: o.controllerName,
       onError: (err) => log.warn({ err }, 'dispatch failed; retrying from the checkpoint'),
     });
     unsubscribe = o.bus.subscribe(EVENTS_CHANNEL, dispatcher.poke);

@@ -38,8 +38,13 @@ export class Reconciler {
 
   async recomputeGateway(ns: string, name: string): Promise<GatewayOutcome> {
     const started = performance.now();
+    // `owner` is the Gateway's stream (its snapshot key); everything else this controller writes is
+    // keyed by its name too, so controllers sharing one store never touch each other's output.
     const owner = gatewayOwner(ns, name);
-    const loaded = await loadGatewayWorld(this.db, ns, name, owner);
+    const scope = this.opts.controllerName;
+    const routeOwner = `${scope}|${owner}`;
+    const gateKey = routeOwner;
+    const loaded = await loadGatewayWorld(this.db, ns, name, routeOwner, scope);
     const now = this.clock().toISOString();
     const translation = loaded.gateway
       ? translateGateway(loaded.world, { namespace: ns, name }, { controllerName: this.opts.controllerName, now }, {
@@ -66,20 +71,20 @@ export class Reconciler {
         `INSERT INTO recomputes (gateway, source_position, at) VALUES ($1, $2, $3::timestamptz)
          ON CONFLICT (gateway) DO UPDATE SET source_position = excluded.source_position, at = excluded.at
            WHERE recomputes.source_position < excluded.source_position
-         RETURNING gateway`, owner, loaded.sourcePosition, now);
+         RETURNING gateway`, gateKey, loaded.sourcePosition, now);
       if (gate.length === 0) return { key: owner, written: false, snapshotChanged: false, sourcePosition: loaded.sourcePosition };
 
       const parts: { stream: string; owner: string; status: unknown }[] = [];
       if (translation) {
-        parts.push({ stream: owner, owner: '', status: translation.gatewayStatus });
+        parts.push({ stream: owner, owner: scope, status: translation.gatewayStatus });
         for (const r of translation.routeParents) {
-          parts.push({ stream: `${r.kind}/${r.namespace}/${r.name}`, owner, status: { parents: r.parents } });
+          parts.push({ stream: `${r.kind}/${r.namespace}/${r.name}`, owner: routeOwner, status: { parents: r.parents } });
         }
       }
       await tx.$executeRawUnsafe(
         `DELETE FROM status_parts WHERE owner = $1 AND NOT (stream = ANY($2::text[]))`,
-        owner, parts.filter((p) => p.owner === owner).map((p) => p.stream));
-      if (!translation) await tx.$executeRawUnsafe(`DELETE FROM status_parts WHERE stream = $1 AND owner = ''`, owner);
+        routeOwner, parts.filter((p) => p.owner === routeOwner).map((p) => p.stream));
+      if (!translation) await tx.$executeRawUnsafe(`DELETE FROM status_parts WHERE stream = $1 AND owner = $2`, owner, scope);
       if (parts.length) {
         await tx.$executeRawUnsafe(
           `INSERT INTO status_parts (stream, owner, position, status)
@@ -88,10 +93,10 @@ export class Reconciler {
           JSON.stringify(parts), loaded.sourcePosition);
       }
 
-      await tx.$executeRawUnsafe(`DELETE FROM gateway_deps WHERE gateway = $1`, owner);
+      await tx.$executeRawUnsafe(`DELETE FROM gateway_deps WHERE gateway = $1`, gateKey);
       if (loaded.deps.length) {
         await tx.$executeRawUnsafe(
-          `INSERT INTO gateway_deps (dep, gateway) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, loaded.deps, owner);
+          `INSERT INTO gateway_deps (dep, gateway) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, loaded.deps, gateKey);
       }
 
       let snapshotVersion: number | undefined;
@@ -112,45 +117,47 @@ export class Reconciler {
           snapshotChanged = true;
           const body = JSON.stringify({ gateway: { namespace: ns, name }, version: snapshotVersion, hash, table });
           await tx.$executeRawUnsafe(
-            `INSERT INTO snapshots (gateway, version, hash, body, source_position, updated_at, unattached) VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7)
+            `INSERT INTO snapshots (gateway, version, hash, body, source_position, updated_at, unattached, controller) VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7, $8)
              ON CONFLICT (gateway) DO UPDATE SET version = excluded.version, hash = excluded.hash, body = excluded.body,
-               source_position = excluded.source_position, updated_at = excluded.updated_at, unattached = excluded.unattached`,
-            owner, snapshotVersion, hash, body, loaded.sourcePosition, now, unattached);
+               source_position = excluded.source_position, updated_at = excluded.updated_at, unattached = excluded.unattached,
+               controller = excluded.controller`,
+            owner, snapshotVersion, hash, body, loaded.sourcePosition, now, unattached, scope);
         } else {
           await tx.$executeRawUnsafe(`UPDATE snapshots SET unattached = $2 WHERE gateway = $1 AND unattached <> $2`, owner, unattached);
         }
       } else {
-        const del = await tx.$executeRawUnsafe(`DELETE FROM snapshots WHERE gateway = $1`, owner);
+        const del = await tx.$executeRawUnsafe(`DELETE FROM snapshots WHERE gateway = $1 AND controller = $2`, owner, scope);
         snapshotChanged = Number(del) > 0;
       }
-      await tx.$executeRawUnsafe(`UPDATE recomputes SET duration_ms = $2 WHERE gateway = $1`, owner, performance.now() - started);
+      await tx.$executeRawUnsafe(`UPDATE recomputes SET duration_ms = $2 WHERE gateway = $1`, gateKey, performance.now() - started);
       return { key: owner, written: true, snapshotVersion, snapshotChanged, sourcePosition: loaded.sourcePosition };
     }, { timeout: 60_000, maxWait: 30_000 });
   }
 
   async recomputeGatewayClass(name: string): Promise<boolean> {
     const stream = `GatewayClass//${name}`;
+    const scope = this.opts.controllerName;
     const now = this.clock().toISOString();
     return this.db.prisma.$transaction(async (tx: Tx) => {
       const [{ xmin }] = await tx.$queryRawUnsafe<{ xmin: bigint }[]>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin`);
       const rowsFound = await tx.$queryRawUnsafe<any[]>(
-        `SELECT o.object, (SELECT sp.status FROM status_parts sp WHERE sp.stream = o.stream AND sp.owner = '') AS status
-         FROM objects o WHERE o.stream = $1 AND NOT o.deleted FOR UPDATE`, stream);
+        `SELECT o.object, (SELECT sp.status FROM status_parts sp WHERE sp.stream = o.stream AND sp.owner = $2) AS status
+         FROM objects o WHERE o.stream = $1 AND NOT o.deleted FOR UPDATE`, stream, scope);
       await tx.$executeRawUnsafe(
         `INSERT INTO recomputes (gateway, source_position, at) VALUES ($1, $2, $3::timestamptz)
          ON CONFLICT (gateway) DO UPDATE SET source_position = GREATEST(recomputes.source_position, excluded.source_position), at = excluded.at`,
-        stream, Number(xmin) * TX_SHIFT - 1, now);
+        `${scope}|${stream}`, Number(xmin) * TX_SHIFT - 1, now);
       const gc = rowsFound[0] ? (inReadingOrder(rowsFound[0].object) as K8sObject) : undefined;
       const status = gc ? gatewayClassStatus(gc as never, { controllerName: this.opts.controllerName, now }, rowsFound[0].status ?? undefined) : undefined;
       if (!status) {
-        await tx.$executeRawUnsafe(`DELETE FROM status_parts WHERE stream = $1 AND owner = ''`, stream);
+        await tx.$executeRawUnsafe(`DELETE FROM status_parts WHERE stream = $1 AND owner = $2`, stream, scope);
         return false;
       }
       await tx.$executeRawUnsafe(
-        `INSERT INTO status_parts (stream, owner, position, status) VALUES ($1, '', $2, $3::jsonb)
+        `INSERT INTO status_parts (stream, owner, position, status) VALUES ($1, $4, $2, $3::jsonb)
          ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status
            WHERE status_parts.position <= excluded.position`,
-        stream, Number(xmin) * TX_SHIFT - 1, JSON.stringify(status));
+        stream, Number(xmin) * TX_SHIFT - 1, JSON.stringify(status), scope);
       return true;
     }, { timeout: 60_000, maxWait: 30_000 });
   }

@@ -3,6 +3,7 @@
 // changes reaching routes, bursts, and status staying a projection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconciled, startTestServer, type TestServer } from '../support/server';
+import { REAL_PG } from '../support/database';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -153,5 +154,35 @@ describe('the seed scenario: both sides must consent', () => {
     await reconciled(s);
     const two = await get('/api/v1/namespaces/team-a/httproutes/two');
     expect(two.status.parents.map((p: any) => p.parentRef.name)).toEqual(['public']);
+  });
+});
+
+describe('controllers sharing one store', () => {
+  it.skipIf(!REAL_PG)("keep each other's status.parents entries untouched", async () => {
+    const other = await startTestServer({ controllerName: 'example.com/other-controller' }, { databaseUrl: s.databaseUrl });
+    try {
+      const put = async (path: string, body: unknown) => expect((await s.api('PUT', path, body)).status).toBeLessThan(300);
+      await put('/api/v1/gatewayclasses/theirs', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'example.com/other-controller' } });
+      await put('/api/v1/namespaces/infra/gateways/theirs', { ...gateway('All'), metadata: { name: 'theirs', namespace: 'infra' }, spec: { ...gateway('All').spec, gatewayClassName: 'theirs' } });
+      await put('/api/v1/namespaces/infra/gateways/ours', { ...gateway('All'), metadata: { name: 'ours', namespace: 'infra' } });
+      const r = route('team-a', 'shared', '/shared');
+      await put('/api/v1/namespaces/team-a/httproutes/shared', { ...r, spec: { ...r.spec, parentRefs: [{ name: 'ours', namespace: 'infra' }, { name: 'theirs', namespace: 'infra' }] } });
+      await reconciled(s);
+      await reconciled(other);
+      const first = await get('/api/v1/namespaces/team-a/httproutes/shared');
+      const byName = (o: any, n: string) => o.status.parents.find((p: any) => p.parentRef.name === n);
+      expect(byName(first, 'ours').controllerName).toBe(CONTROLLER);
+      expect(byName(first, 'theirs').controllerName).toBe('example.com/other-controller');
+      const gcOurs = await get('/api/v1/gatewayclasses/theirs');
+      expect(gcOurs.status.conditions.find((c: any) => c.type === 'Accepted').status).toBe('True');
+      // our Gateway changes: only our entry is recomputed, theirs stays as it was
+      await put('/api/v1/namespaces/infra/gateways/ours', { ...gateway('Same'), metadata: { name: 'ours', namespace: 'infra' } });
+      await reconciled(s);
+      const after = await get('/api/v1/namespaces/team-a/httproutes/shared');
+      expect(byName(after, 'ours').conditions.find((c: any) => c.type === 'Accepted')).toMatchObject({ status: 'False', reason: 'NotAllowedByListeners' });
+      expect(byName(after, 'theirs')).toEqual(byName(first, 'theirs'));
+    } finally {
+      await other.close();
+    }
   });
 });

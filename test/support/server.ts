@@ -84,7 +84,7 @@ export async function reconciled(s: TestServer, timeoutMs = 20_000): Promise<voi
   const [{ p }] = await db.prisma.$queryRawUnsafe<{ p: bigint | null }[]>('SELECT max(position) AS p FROM events');
   const target = Number(p ?? 0);
   const deadline = Date.now() + timeoutMs;
-  while (!(await caughtUp(db, target))) {
+  while (!(await caughtUp(db, target, s.running.ctx.config.controllerName))) {
     if (Date.now() > deadline) throw new Error(`the reconciler did not catch up with position ${target} within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }

@@ -11,7 +11,14 @@ const GROUP = 'gateway.networking.k8s.io';
 const SVC_LABEL = 'kubernetes.io/service-name';
 export const DISPATCH_CHECKPOINT = 'dispatcher';
 
+/** Keys in shared tables carry the controller's name: several controllers may share one store. */
+export function scoped(scope: string, key: string): string {
+  return `${scope}|${key}`;
+}
+
 export interface DispatcherOptions {
+  /** the controller name: its checkpoint and requests are its own */
+  scope: string;
   batch?: number;
   pollMs?: number;
   onError?: (err: unknown) => void;
@@ -28,14 +35,15 @@ export async function readCheckpoint(db: Database, name = DISPATCH_CHECKPOINT): 
  * it and every key it has asked for so far has been recomputed since. (A key keeps only its newest
  * request, so requests made on account of later events count too: stricter, never wrong.)
  */
-export async function caughtUp(db: Database, position: number): Promise<boolean> {
+export async function caughtUp(db: Database, position: number, scope?: string): Promise<boolean> {
+  const prefix = scope === undefined ? '%' : `${scoped(scope, '')}%`;
   const rows = await db.prisma.$queryRawUnsafe<{ ok: boolean }[]>(
-    `SELECT coalesce((SELECT position FROM checkpoints WHERE name = $1), 0) >= $2
+    `SELECT coalesce((SELECT min(position) FROM checkpoints WHERE name LIKE $1), 0) >= $2
         AND NOT EXISTS (
           SELECT 1 FROM reconcile_wants w LEFT JOIN recomputes r ON r.gateway = w.key
-          WHERE r.source_position IS NULL OR r.source_position < w.position
+          WHERE w.key LIKE $3 AND (r.source_position IS NULL OR r.source_position < w.position)
         ) AS ok`,
-    DISPATCH_CHECKPOINT, position);
+    `${DISPATCH_CHECKPOINT}|${scope ?? '%'}`, position, prefix);
   return Boolean(rows[0]?.ok);
 }
 
@@ -46,7 +54,11 @@ export class Dispatcher {
   private loop: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly db: Database, private readonly queue: ReconcileQueue, private readonly opts: DispatcherOptions = {}) {}
+  private readonly checkpoint: string;
+
+  constructor(private readonly db: Database, private readonly queue: ReconcileQueue, private readonly opts: DispatcherOptions) {
+    this.checkpoint = `${DISPATCH_CHECKPOINT}|${opts.scope}`;
+  }
 
   poke = (): void => {
     this.dirty = true;
@@ -87,7 +99,7 @@ export class Dispatcher {
 
   /** One batch: returns true when more may be waiting. */
   async step(): Promise<boolean> {
-    const from = await readCheckpoint(this.db);
+    const from = await readCheckpoint(this.db, this.checkpoint);
     const limit = this.opts.batch ?? 1000;
     const { items, horizon } = await readEvents(this.db.prisma, { after: from, limit });
     if (items.length === 0) return false;
@@ -102,7 +114,7 @@ export class Dispatcher {
        )
        INSERT INTO checkpoints (name, position) VALUES ($1, $2)
        ON CONFLICT (name) DO UPDATE SET position = excluded.position WHERE checkpoints.position < excluded.position`,
-      DISPATCH_CHECKPOINT, last, [...keys]);
+      this.checkpoint, last, [...keys].map((k) => scoped(this.opts.scope, k)));
     this.opts.onDispatched?.(last, [...keys]);
     void horizon;
     return items.length === limit;
@@ -144,8 +156,10 @@ export class Dispatcher {
       for (const r of rows) keys.add(`Gateway/${r.namespace}/${r.name}`);
     }
     if (deps.size) {
-      const rows = await this.db.prisma.$queryRawUnsafe<{ gateway: string }[]>(`SELECT DISTINCT gateway FROM gateway_deps WHERE dep = ANY($1::text[])`, [...deps]);
-      for (const r of rows) keys.add(r.gateway);
+      const prefix = scoped(this.opts.scope, '');
+      const rows = await this.db.prisma.$queryRawUnsafe<{ gateway: string }[]>(
+        `SELECT DISTINCT gateway FROM gateway_deps WHERE dep = ANY($1::text[]) AND starts_with(gateway, $2)`, [...deps], prefix);
+      for (const r of rows) keys.add(r.gateway.slice(prefix.length));
     }
     return keys;
   }

@@ -67,7 +67,8 @@ function rows<T = any>(objs: any[]): T[] {
   return objs.map((r) => inReadingOrder(r.object));
 }
 
-export async function loadGatewayWorld(db: Database, ns: string, name: string, owner: string): Promise<GatewayWorld> {
+/** `owner`: the owner of this controller's route status parts for this Gateway; `selfOwner`: of the Gateway's own. */
+export async function loadGatewayWorld(db: Database, ns: string, name: string, owner: string, selfOwner: string): Promise<GatewayWorld> {
   return db.prisma.$transaction(async (tx: Tx) => {
     const [{ xmin }] = await tx.$queryRawUnsafe<{ xmin: bigint }[]>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin`);
     const sourcePosition = Number(xmin) * TX_SHIFT - 1;
@@ -75,8 +76,8 @@ export async function loadGatewayWorld(db: Database, ns: string, name: string, o
     const world: World = { gatewayClasses: [], gateways: [], routes: [], referenceGrants: [], namespaces: [], services: [], endpointSlices: [], secrets: [], configMaps: [] };
 
     const gwRows = await tx.$queryRawUnsafe<any[]>(
-      `SELECT o.object, (SELECT sp.status FROM status_parts sp WHERE sp.stream = o.stream AND sp.owner = '') AS status
-       FROM objects o WHERE o.stream = $1 AND NOT o.deleted`, gatewayStream(ns, name));
+      `SELECT o.object, (SELECT sp.status FROM status_parts sp WHERE sp.stream = o.stream AND sp.owner = $2) AS status
+       FROM objects o WHERE o.stream = $1 AND NOT o.deleted`, gatewayStream(ns, name), selfOwner);
     const gateway = gwRows[0] ? inReadingOrder(gwRows[0].object as K8sObject) : null;
     const previousGatewayStatus = gwRows[0]?.status ?? undefined;
 

@@ -1,5 +1,7 @@
-// Status is a projection written in parts: an object's own part (owner '') and, for routes, one
-// part per Gateway that computed its status.parents entries. Reading merges them.
+// Status is a projection written in parts: an object's own part (owned by the controller that
+// computed it) and, for routes, one part per controller and Gateway that computed its
+// status.parents entries. Reading merges them: parents are concatenated, other fields come from
+// the first part (in owner order) that has them.
 export interface StatusPartRow {
   owner: string;
   status: Record<string, unknown>;
@@ -13,7 +15,7 @@ export function mergeStatusParts(parts: StatusPartRow[] | null | undefined): Rec
     for (const [key, value] of Object.entries(part.status ?? {})) {
       if (key === 'parents' && Array.isArray(value)) {
         out.parents = [...((out.parents as unknown[]) ?? []), ...value];
-      } else if (part.owner === '' || !(key in out)) {
+      } else if (!(key in out)) {
         out[key] = value;
       }
     }
