@@ -240,6 +240,8 @@ describe("the seed's hijack, closed from every side", () => {
     const asB = await devB('POST', '/api/v1/namespaces/infra/gateways/public/resolve', { path: '/api/admin/users' });
     expect(asB.status).toBe(200);
     expect(JSON.stringify(asB.body.explanation)).not.toContain('team-a/web');
+    expect(asB.body.route.namespace).toBeUndefined();
+    expect(JSON.stringify(asB.body)).not.toContain('"web"');
   });
 
   it('changing the Gateway: 403', async () => {
