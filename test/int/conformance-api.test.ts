@@ -15,6 +15,9 @@ const CONTROLLER = process.env.CONTROLLER_NAME || 'switchyard.dev/gateway-contro
 const corpus = loadCorpus({ controllerName: CONTROLLER });
 const supported = new Set(SUPPORTED_FEATURES);
 const totals = new Totals();
+// Readers see events only below the oldest transaction still open anywhere on the PostgreSQL server
+// (see README), so a long transaction of another database on a shared server delays the worker.
+const RECONCILE_TIMEOUT_MS = 45_000;
 
 let s: TestServer;
 const base = new Map<string, K8sObject>();
@@ -74,7 +77,7 @@ function apiDriver(touched: Map<string, ObjectRef>): Driver {
       }
       await del(ref);
     },
-    reconcile: () => reconciled(s),
+    reconcile: () => reconciled(s, RECONCILE_TIMEOUT_MS),
     read,
   };
 }
@@ -85,7 +88,7 @@ async function undo(touched: Map<string, ObjectRef>): Promise<void> {
     if (original) await put(original);
     else await del(ref);
   }
-  await reconciled(s);
+  await reconciled(s, RECONCILE_TIMEOUT_MS);
 }
 
 beforeAll(async () => {
@@ -94,7 +97,7 @@ beforeAll(async () => {
     base.set(refKey(refOf(x)), x);
     await put(x);
   }
-  await reconciled(s);
+  await reconciled(s, RECONCILE_TIMEOUT_MS);
 });
 
 afterAll(async () => {

@@ -8,6 +8,7 @@
 import type { Database } from './database';
 import type { K8sObject } from '../../core/model/objects';
 import type { EventType } from '../../core/objects/write';
+import type { components } from '../../generated/api';
 import { inReadingOrder } from '../../core/objects/order';
 
 export const TX_SHIFT = 1_048_576; // 2^20 events per transaction at most
@@ -29,17 +30,8 @@ export interface AppendEvent {
   secret?: { op: 'put'; data: Record<string, string>; digest: string } | { op: 'delete' };
 }
 
-export interface StoredEvent {
-  position: number;
-  type: EventType;
-  kind: string;
-  namespace: string;
-  name: string;
-  version: number;
-  actor: string;
-  time: string;
-  object: K8sObject;
-}
+/** An event as the feed shows it (the spec's Event), with the object typed. */
+export type StoredEvent = Omit<components['schemas']['Event'], 'object'> & { object: K8sObject };
 
 export class VersionConflictError extends Error {
   constructor(public readonly streams: string[]) {

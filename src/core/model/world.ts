@@ -6,6 +6,7 @@ import type {
   Route, Secret, Service,
 } from './objects';
 import type { RouteKind } from './kinds';
+import type { components } from '../../generated/api';
 
 /** Every object the translator may look at. The worker loads only what one Gateway can depend on. */
 export interface World {
@@ -63,24 +64,11 @@ export interface GatewayAttachment {
   rejected: RejectedRoute[];
 }
 
-export interface ResolvedEndpoint {
-  address: string;
-  port: number;
-}
+/** A ready endpoint of a backend: the compiled table's own shape. */
+export type ResolvedEndpoint = components['schemas']['CompiledEndpoint'];
 
-/** A backendRef after reference resolution: kept even when unusable, so that its share is rejected. */
-export interface BackendResolution {
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  port?: number;
-  weight: number;
-  valid: boolean;
-  /** BackendNotFound | RefNotPermitted | InvalidKind | NoEndpoints ... (reasons.ts) */
-  reason?: string;
-  message?: string;
-  endpoints: ResolvedEndpoint[];
-  appProtocol?: string;
-  ref: BackendRef;
-}
+/**
+ * A backendRef after reference resolution: kept even when unusable, so that its share is rejected.
+ * The compiled table's backend, plus the reference it came from.
+ */
+export type BackendResolution = components['schemas']['CompiledBackend'] & { ref: BackendRef };
