@@ -390,6 +390,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a whole manifest (GitOps), all or nothing
+         * @description Each object replaces the stored object's labels, annotations and content (spec, data, ...) as a
+         *     whole; objects are compared after defaulting, so re-applying an unchanged manifest answers
+         *     `unchanged` everywhere and writes no event. A namespaced object without metadata.namespace takes
+         *     `?namespace=`, else it is a 422. All or nothing, in one transaction: 403 when any object (or any
+         *     object a prune would delete) is outside the caller's rights, checked before validation; else 422
+         *     listing every problem with its document index, object and path; 409 when a concurrent write
+         *     changed an object after it was read. Nothing is written on any error. YAML is parsed safely: core
+         *     schema only (custom tags refused), unique keys, alias expansion bounded. Bodies up to 32 MiB
+         *     (APPLY_BODY_LIMIT_BYTES), else 413.
+         */
+        post: operations["apply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tokens": {
         parameters: {
             query?: never;
@@ -535,6 +563,81 @@ export interface components {
             next: number;
             /** @description The newest position in the log when the answer was made. */
             lastPosition: number;
+        };
+        /** @description The JSON form of an apply body: {"items": [...]} or a List (kind ending in "List"). The YAML form (application/yaml) is one or more documents, each an object or a List. Each object replaces the stored object's labels, annotations and content (spec, data, ...) as a whole. */
+        ApplyRequest: {
+            apiVersion?: string;
+            /** @description For example "List". */
+            kind?: string;
+            items: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @enum {string} */
+        ApplyAction: "created" | "configured" | "unchanged" | "pruned";
+        /** @description A status condition of an applied object; for a Gateway's listeners `listener` is set, for a route's parents `parent` (namespace/name[/section][:port]). */
+        ApplyCondition: {
+            type: string;
+            /** @enum {string} */
+            status: "True" | "False" | "Unknown";
+            reason?: string;
+            message?: string;
+            observedGeneration?: number;
+            /** Format: date-time */
+            lastTransitionTime?: string;
+            listener?: string;
+            parent?: string;
+        };
+        ApplyResult: {
+            kind: string;
+            /** @description Absent for cluster-scoped kinds. */
+            namespace?: string;
+            name: string;
+            action: components["schemas"]["ApplyAction"];
+            /** @description The object's resourceVersion after the apply (with dryRun, what it would be); for a pruned object, that of its delete. */
+            resourceVersion: string;
+            /** @description Index of the YAML document (or of the JSON item) that holds the object; absent for pruned objects. */
+            document?: number;
+            /** @description Index in the document's List */
+            item?: number;
+            /** @description With dryRun only - a unified diff of labels, annotations and content, from the stored object to the applied one (empty when unchanged). Secret data shows as its digest. */
+            diff?: string;
+            /** @description With wait only - the object's current conditions once the reconciler has caught up. */
+            conditions?: components["schemas"]["ApplyCondition"][];
+        };
+        ApplyResponse: {
+            /** @description Present (true) when nothing was written. */
+            dryRun?: boolean;
+            /** @description One per object of the body, in body order, then the pruned objects. */
+            results: components["schemas"]["ApplyResult"][];
+        };
+        /** @description One problem of an apply (the `errors` entries of its problem+json). */
+        ApplyIssue: {
+            /** @description A path into the object, e.g. spec.rules[0].matches[0].path.value */
+            path: string;
+            message: string;
+            /** @description Index of the YAML document (or JSON item). */
+            document?: number;
+            /** @description Index in the document's List. */
+            item?: number;
+            kind?: string;
+            namespace?: string;
+            name?: string;
+        };
+        /** @description The 504 problem of apply?wait when the reconciler has not caught up in time. The apply itself was committed; results carry the conditions known at that moment. */
+        ApplyTimeout: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            results: components["schemas"]["ApplyResult"][];
+        };
+        ApplyProblem: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            errors?: components["schemas"]["ApplyIssue"][];
         };
         /** @description A Kubernetes Namespace (v1); its labels feed allowedRoutes.namespaces.selector. */
         Namespace: {
@@ -2894,6 +2997,64 @@ export interface operations {
                 };
             };
             default: components["responses"]["Problem"];
+        };
+    };
+    apply: {
+        parameters: {
+            query?: {
+                /** @description true: validate and decide, write nothing; each result carries a diff. */
+                dryRun?: boolean;
+                /** @description true: delete the objects labelled with this applySet that the body no longer holds, in the same transaction (needs applySet). */
+                prune?: boolean;
+                /** @description Labels every applied object switchyard.dev/apply-set: NAME (a label value). */
+                applySet?: string;
+                /** @description Seconds (at most 600): answer once the reconciler has caught up with this apply (its checkpoint has passed the apply's last event, or for unchanged objects their last event, and every Gateway it touched has been recomputed), each result carrying its conditions; 504 with what is known when the time runs out. Ignored with dryRun. */
+                wait?: number;
+                /** @description The namespace of namespaced objects that name none. */
+                namespace?: string;
+            };
+            header?: {
+                /** @description The same key (per token) with the same request within 24 h returns the first answer and writes nothing; with a different request it is a 422. Ignored with dryRun. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/yaml": string;
+                "application/json": components["schemas"]["ApplyRequest"];
+            };
+        };
+        responses: {
+            /** @description Applied (or, with dryRun, what would be). A replay of an Idempotency-Key carries `Idempotent-Replayed`. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplyResponse"];
+                };
+            };
+            /** @description Applied, but the reconciler did not catch up within wait. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ApplyTimeout"];
+                };
+            };
+            /** @description An error; nothing was written. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ApplyProblem"];
+                };
+            };
         };
     };
     listTokens: {

@@ -3,17 +3,18 @@
 // Order of the checks: parse (400/413), identify every object, authorize every object and every
 // object a prune would delete (403, before any validation), identity problems and duplicates (422),
 // validation of every object (422, all problems listed), then one transaction. The decision for
-// each object is made against the versions read; the transaction share-locks the objects that
-// stay unchanged and checks their versions, and the log's unique (stream, version) refuses a
-// concurrent writer of any object written, so two overlapping applies never both succeed against
-// the same versions: one applies whole, the other gets 409 and writes nothing.
+// each object is made against the versions read. The transaction (applies commit one at a time)
+// share-locks the objects that stay unchanged and checks their versions, and the log's unique
+// (stream, version) refuses a concurrent writer of any object written: two overlapping applies
+// never both succeed against the same versions; one applies whole, the other gets 409 and writes
+// nothing.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
 import type { Principal } from '../adapters/http/auth';
 import { HttpError, type FieldError } from '../adapters/http/problem';
 import { appendEvents, VersionConflictError, type AppendEvent } from '../adapters/store/eventlog';
 import {
-  APPLY_SET_LABEL, expireIdempotency, findIdempotency, lockUnchanged, readApplySet, readObjects, readStatuses,
+  APPLY_SET_LABEL, expireIdempotency, lockApplies, findIdempotency, lockUnchanged, readApplySet, readObjects, readStatuses,
   recordIdempotency, updateIdempotencyResponse,
 } from '../adapters/store/apply';
 import { caughtUp } from '../adapters/queue/dispatcher';
@@ -77,6 +78,10 @@ export interface ApplyRequest {
   signal?: AbortSignal;
 }
 
+/** Large applies give the event loop back every SLICE objects, so other requests are not stalled. */
+const SLICE = 500;
+const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const POLL_MS = 200;
 
@@ -102,8 +107,12 @@ export class ApplyService {
     private readonly db: Database,
     private readonly resources: ResourceService,
     private readonly parser: ManifestParser,
-    /** wakes a waiting apply when a recompute finishes (the bus); polling covers the rest */
-    private readonly onReconciled?: (fn: () => void) => () => void,
+    private readonly opts: {
+      /** the controller whose reconciler `wait` waits for */
+      controllerName?: string;
+      /** wakes a waiting apply when a recompute finishes (the bus); polling covers the rest */
+      onReconciled?: (fn: () => void) => () => void;
+    } = {},
   ) {}
 
   async apply(req: ApplyRequest): Promise<ApplyAnswer> {
@@ -135,7 +144,9 @@ export class ApplyService {
     const current = await readObjects(this.db.prisma, ident.entries.map((e) => e.stream));
     const planEntries: PlanEntry[] = [];
     const issues: ApplyIssue[] = [];
+    let n = 0;
     for (const e of ident.entries) {
+      if (++n % SLICE === 0) await breathe();
       const who = { ...origin(e), kind: e.info.kind, ...(e.namespace ? { namespace: e.namespace } : {}), name: e.name };
       const row = current.get(e.stream);
       try {
@@ -157,12 +168,21 @@ export class ApplyService {
     if (issues.length) reject(422, `the apply is invalid (${count(issues.length, 'problem')}); nothing was written`, issues);
 
     const now = this.resources.now();
-    const plan = planApply({
-      entries: planEntries, current, now, newUid: randomUUID,
-      prune: pruneRows.map((row) => ({ info: kindInfo(row.kind)!, row })),
-    });
+    const plan: PlannedChange[] = [];
+    for (let i = 0; i < planEntries.length; i += SLICE) {
+      plan.push(...planApply({ entries: planEntries.slice(i, i + SLICE), current, now, newUid: randomUUID, prune: [] }));
+      await breathe();
+    }
+    plan.push(...planApply({ entries: [], current, now, newUid: randomUUID, prune: pruneRows.map((row) => ({ info: kindInfo(row.kind)!, row })) }));
 
-    if (o.dryRun) return { status: 200, body: { dryRun: true, results: plan.map((p) => present(p, true)) } };
+    if (o.dryRun) {
+      const results: ApplyResult[] = [];
+      for (const p of plan) {
+        results.push(present(p, true));
+        if (results.length % SLICE === 0) await breathe();
+      }
+      return { status: 200, body: { dryRun: true, results } };
+    }
 
     const events: AppendEvent[] = [];
     for (const p of plan) {
@@ -180,14 +200,22 @@ export class ApplyService {
       if (e instanceof IdempotencyRace) {
         const found = await findIdempotency(this.db.prisma, actor.name, key!);
         if (found) return this.replay(found, requestHash, key!);
+        throw new HttpError(409, `another request with the Idempotency-Key "${key}" was being applied at the same time; nothing was written: retry`);
+      }
+      if (key && e instanceof HttpError && e.status === 409) {
+        // lost a race, perhaps to the same request sent twice: then its answer is this one's
+        const found = await findIdempotency(this.db.prisma, actor.name, key);
+        if (found) return this.replay(found, requestHash, key);
       }
       throw e;
     }
-    if (positions.length) this.resources.notifyAppended(positions);
+    if (positions.length) this.resources.notifyAppended(positions, events);
     if (key && ++this.applies % 100 === 0) void expireIdempotency(this.db.prisma).catch(() => undefined);
 
     if (o.wait <= 0) return { status: 200, body: answer };
-    const target = Math.max(0, ...positions, ...plan.filter((p) => p.action === 'unchanged').map((p) => current.get(p.stream)!.position));
+    let target = 0;
+    for (const pos of positions) target = Math.max(target, pos);
+    for (const p of plan) if (p.action === 'unchanged') target = Math.max(target, current.get(p.stream)!.position);
     const done = await this.waitFor(target, o.wait, req.signal);
     await this.attachConditions(plan, results);
     if (!done) {
@@ -248,6 +276,7 @@ export class ApplyService {
     const unchanged = new Map(plan.filter((p) => p.action === 'unchanged').map((p) => [p.stream, p.readVersion]));
     try {
       return await this.db.prisma.$transaction(async (tx) => {
+        await lockApplies(tx);
         const stale = await lockUnchanged(tx, unchanged);
         if (stale.length) throw new VersionConflictError(stale);
         const out = await appendEvents(tx, events);
@@ -266,10 +295,10 @@ export class ApplyService {
   private async waitFor(position: number, seconds: number, signal?: AbortSignal): Promise<boolean> {
     const deadline = Date.now() + seconds * 1000;
     let wake: (() => void) | null = null;
-    const unsubscribe = this.onReconciled?.(() => wake?.());
+    const unsubscribe = this.opts.onReconciled?.(() => wake?.());
     try {
       for (;;) {
-        if (await caughtUp(this.db, position)) return true;
+        if (await caughtUp(this.db, position, this.opts.controllerName)) return true;
         const left = deadline - Date.now();
         if (left <= 0 || signal?.aborted) return false;
         await new Promise<void>((resolve) => {

@@ -1,66 +1,62 @@
-// Parses apply bodies. Small YAML bodies are parsed inline (milliseconds); large ones in a worker
-// thread, because the YAML parser needs about a second per 2 MB: inline, a 32 MiB body would block
-// every other request for many seconds. The worker has a heap limit and a time limit; a body that
-// exceeds either is refused (413) and the worker is replaced.
+// Parses apply bodies. Small YAML bodies are parsed inline (milliseconds). Large ones are cut at
+// document markers and parsed by a small pool of worker threads, one piece each: the YAML parser
+// needs about a second per 2 MB, so inline a large body would stall every other request, and the
+// pieces parse in parallel on the machine's cores. Each worker has a heap limit and each piece a
+// time limit; a body that exceeds either is refused (413) and the worker replaced.
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { parseManifest, type ManifestFormat } from '../core/apply/manifest';
+import { dirname, join } from 'node:path';
+import { joinYamlChunks, parseManifest, splitYamlDocuments, type ManifestFormat, type YamlChunk } from '../core/apply/manifest';
 import { ApplyRejection, type ManifestEntry } from '../core/apply/types';
 
 export interface ParserOptions {
-  /** bodies at or above this many bytes go to the worker */
-  inlineLimitBytes?: number;
+  /** bodies at or above this many characters go to the workers */
+  inlineLimit?: number;
+  workers?: number;
   timeoutMs?: number;
   heapLimitMb?: number;
 }
 
+// The worker's entry is TypeScript: it registers tsx first (an --import in execArgv does not reach
+// a worker's own module loading on Node 20), whether this process runs under tsx, vitest or node.
+const TSX_API = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+const BOOT = `const { workerData } = require('node:worker_threads');
+import(workerData.tsx).then((api) => { api.register(); return import(workerData.entry); });`;
+
 interface Pending {
-  resolve: (entries: ManifestEntry[]) => void;
+  resolve: (chunk: YamlChunk) => void;
   reject: (e: unknown) => void;
   timer: NodeJS.Timeout;
 }
 
-export class ManifestParser {
+class ParseWorker {
   private worker: Worker | null = null;
   private pending = new Map<number, Pending>();
   private nextId = 1;
-  private readonly inlineLimit: number;
-  private readonly timeoutMs: number;
-  private readonly heapLimitMb: number;
 
-  constructor(opts: ParserOptions = {}) {
-    this.inlineLimit = opts.inlineLimitBytes ?? 256 * 1024;
-    this.timeoutMs = opts.timeoutMs ?? 60_000;
-    this.heapLimitMb = opts.heapLimitMb ?? 1024;
-  }
-
-  async parse(text: string, format: ManifestFormat): Promise<ManifestEntry[]> {
-    if (format === 'json' || text.length < this.inlineLimit) return parseManifest(text, format);
-    return this.inWorker(text);
-  }
+  constructor(private readonly timeoutMs: number, private readonly heapLimitMb: number) {}
 
   private start(): Worker {
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-    const w = new Worker(new URL('./yaml-worker.ts', import.meta.url), {
-      execArgv: ['--import', tsx],
+    const w = new Worker(BOOT, {
+      eval: true,
+      workerData: { tsx: TSX_API, entry: new URL('./yaml-worker.ts', import.meta.url).href },
       resourceLimits: { maxOldGenerationSizeMb: this.heapLimitMb },
     });
     w.unref();
-    w.on('message', (msg: { id: number; ok: boolean; entries?: ManifestEntry[]; status?: number; message?: string; issues?: [] }) => {
+    w.on('message', (msg: { id: number; chunk?: YamlChunk; error?: string }) => {
       const p = this.pending.get(msg.id);
       if (!p) return;
-      this.pending.delete(msg.id);
-      clearTimeout(p.timer);
-      if (msg.ok) p.resolve(msg.entries!);
-      else p.reject(new ApplyRejection((msg.status ?? 400) as 400, msg.message ?? 'the YAML could not be read', msg.issues ?? []));
+      this.settle(msg.id, p);
+      if (msg.chunk) p.resolve(msg.chunk);
+      else p.reject(new ApplyRejection(400, `the YAML could not be read: ${msg.error}`));
     });
     const fail = (err: unknown) => {
       if (this.worker === w) this.worker = null;
       const oom = (err as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY';
       for (const [id, p] of this.pending) {
-        clearTimeout(p.timer);
-        this.pending.delete(id);
+        this.settle(id, p);
         p.reject(oom
           ? new ApplyRejection(413, `the YAML body needs more than ${this.heapLimitMb} MB to parse; split it into smaller applies`)
           : new ApplyRejection(400, `the YAML could not be read: ${(err as Error)?.message ?? 'the parser stopped'}`));
@@ -71,23 +67,27 @@ export class ManifestParser {
     return w;
   }
 
-  private inWorker(text: string): Promise<ManifestEntry[]> {
+  private settle(id: number, p: Pending): void {
+    clearTimeout(p.timer);
+    this.pending.delete(id);
+    if (this.pending.size === 0) this.worker?.unref();
+  }
+
+  parse(text: string, lineOffset: number): Promise<YamlChunk> {
     this.worker ??= this.start();
     const w = this.worker;
     const id = this.nextId++;
-    return new Promise<ManifestEntry[]>((resolve, reject) => {
+    return new Promise<YamlChunk>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new ApplyRejection(413, `the YAML body took more than ${Math.round(this.timeoutMs / 1000)} s to parse; split it into smaller applies`));
-        // the worker may be stuck on this body: replace it (others waiting on it are failed by its exit)
+        // the worker may be stuck on this piece: replace it (others waiting on it fail with its exit)
         if (this.worker === w) this.worker = null;
         void w.terminate();
       }, this.timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
       w.ref();
-      w.postMessage({ id, text });
-    }).finally(() => {
-      if (this.pending.size === 0) w.unref();
+      w.postMessage({ id, text, lineOffset });
     });
   }
 
@@ -95,5 +95,27 @@ export class ManifestParser {
     const w = this.worker;
     this.worker = null;
     if (w) await w.terminate();
+  }
+}
+
+export class ManifestParser {
+  private readonly workers: ParseWorker[];
+  private readonly inlineLimit: number;
+
+  constructor(opts: ParserOptions = {}) {
+    this.inlineLimit = opts.inlineLimit ?? 256 * 1024;
+    const n = Math.max(1, opts.workers ?? Math.min(2, availableParallelism()));
+    this.workers = Array.from({ length: n }, () => new ParseWorker(opts.timeoutMs ?? 60_000, opts.heapLimitMb ?? 1024));
+  }
+
+  async parse(text: string, format: ManifestFormat): Promise<ManifestEntry[]> {
+    if (format === 'json' || text.length < this.inlineLimit) return parseManifest(text, format);
+    const pieces = splitYamlDocuments(text, this.workers.length);
+    const chunks = await Promise.all(pieces.map((p, i) => this.workers[i % this.workers.length].parse(p.text, p.lineOffset)));
+    return joinYamlChunks(chunks);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
   }
 }

@@ -54,7 +54,7 @@ export class ResourceService {
     const obj = body as K8sObject;
     if (obj.kind !== undefined && obj.kind !== info.kind)
       throw new HttpError(400, `the body's kind "${String(obj.kind)}" does not match the path, which serves ${info.kind}`);
-    if (obj.apiVersion !== undefined && !(String(obj.apiVersion) in info.versions))
+    if (obj.apiVersion !== undefined && !Object.hasOwn(info.versions, String(obj.apiVersion)))
       throw new HttpError(400, `apiVersion "${String(obj.apiVersion)}" is not served for ${info.kind}; use one of ${Object.keys(info.versions).join(', ')}`);
     const metadata = obj.metadata ?? {};
     if (typeof metadata !== 'object' || Array.isArray(metadata)) throw new HttpError(400, 'metadata must be an object');

@@ -8,6 +8,7 @@ import { bearerToken } from './auth';
 import { systemRouter } from './system-router';
 import { eventsRouter } from './events-router';
 import { resourcesRouter } from './resources-router';
+import { applyRouter } from './apply-router';
 
 export type RouterFactory = (ctx: AppContext) => express.Router;
 
@@ -44,6 +45,7 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
   app.use('/api', ctx.limits.rate);
   app.use(jsonBody(ctx.config.bodyLimitBytes));
   for (const make of extra) app.use(make(ctx));
+  app.use(applyRouter(ctx));
   app.use(eventsRouter(ctx));
   app.use(resourcesRouter(ctx));
 
@@ -59,7 +61,10 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
       for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
       return sendProblem(res, err.status, err.detail, err.errors);
     }
-    const e = err as { type?: string; status?: number; message?: string };
+    const e = err as { type?: string; status?: number; message?: string; code?: string; cause?: { code?: string } };
+    // a deadlock or serialization failure is a lost race with another writer: retry, as with any 409
+    if (/40P01|40001/.test(`${e?.code ?? ''} ${e?.cause?.code ?? ''} ${e?.message ?? ''}`))
+      return sendProblem(res, 409, 'a concurrent write conflicted with this one; nothing was written; retry');
     if (e?.type === 'entity.too.large') return sendProblem(res, 413, 'the request body is too large');
     if (e?.type === 'entity.parse.failed') return sendProblem(res, 400, `the request body is not valid JSON: ${e.message}`);
     ctx.logger.error({ err, method: req.method, path: req.path }, 'unhandled error');

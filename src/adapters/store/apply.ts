@@ -41,6 +41,18 @@ export async function readApplySet(db: Runner, name: string): Promise<CurrentRow
   return rows.map(toRow);
 }
 
+const APPLY_LOCK = 7_340_002;
+
+/**
+ * Inside the write transaction, first: applies commit one at a time. Without it, two applies that
+ * each read what the other writes would lock each other's rows in opposite orders and wait for
+ * PostgreSQL's deadlock detector (a second) before one of them fails; with it the later one finds
+ * the changed versions at once. The commit is short (the decisions are made before it).
+ */
+export async function lockApplies(tx: Runner): Promise<void> {
+  await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${APPLY_LOCK})::text`);
+}
+
 /**
  * Inside the write transaction: locks the rows an apply read but does not write (share locks, in
  * stream order) and returns those whose version is no longer the one read. Rows it writes need no

@@ -52,7 +52,7 @@ export function identify(manifest: ManifestEntry[], defaultNamespace: string | u
       fail('apiVersion', raw.apiVersion === undefined ? 'Required value' : 'must be a string', who);
       continue;
     }
-    if (!(raw.apiVersion in info.versions)) {
+    if (!Object.hasOwn(info.versions, raw.apiVersion)) {
       fail('apiVersion', `Unsupported value: "${raw.apiVersion}": ${kind} is served as ${Object.keys(info.versions).join(', ')}`, who);
       continue;
     }

@@ -62,30 +62,108 @@ export function parseJsonManifest(text: string): ManifestEntry[] {
   throw new ApplyRejection(400, 'a JSON apply body must be {"items": [...]}, a List, or one object with a kind');
 }
 
-export function parseYamlManifest(text: string): ManifestEntry[] {
+/** A problem of one document, numbered within the text that was parsed. */
+export interface DocumentProblem {
+  status: 400 | 422;
+  document: number;
+  reason: string;
+  issues: ApplyIssue[];
+}
+
+export interface YamlChunk {
+  entries: ManifestEntry[];
+  /** documents in the text, empty ones included */
+  documents: number;
+  problem?: DocumentProblem;
+}
+
+class Stop extends Error {
+  constructor(readonly problem: DocumentProblem) {
+    super(problem.reason);
+  }
+}
+
+/** The rejection of a problem, its documents renumbered by `offset`. */
+export function rejectionOf(p: DocumentProblem, offset = 0): ApplyRejection {
+  return new ApplyRejection(p.status, `document ${p.document + offset}: ${p.reason}`, p.issues.map((i) => ({ ...i, document: (i.document ?? p.document) + offset })));
+}
+
+/**
+ * Parses YAML documents; never throws. `lineOffset` is added to the line numbers in messages (for a
+ * chunk of a larger body, see splitYamlDocuments).
+ */
+export function parseYamlChunk(text: string, lineOffset = 0): YamlChunk {
   const lines = new LineCounter();
   const parser = new Parser(lines.addNewLine);
-  const composer = new Composer({ version: '1.2', schema: 'core', merge: false, uniqueKeys: true, strict: true, maxAliasCount: MAX_ALIAS_COUNT });
-  const out: ManifestEntry[] = [];
+  const composer = new Composer({ version: '1.2', schema: 'core', merge: false, uniqueKeys: true, strict: true });
+  const entries: ManifestEntry[] = [];
   let document = 0;
   const at = (offset: number | undefined) => {
     if (offset === undefined) return '';
     const { line, col } = lines.linePos(offset);
-    return ` at line ${line}, column ${col}`;
+    return ` at line ${line + lineOffset}, column ${col}`;
   };
   try {
     for (const doc of composer.compose(parser.parse(text), true, text.length)) {
       checkDocument(doc, document, at);
       const value = doc.contents === null ? null : toJs(doc, document);
-      if (value !== null && value !== undefined) expand(document, value, out);
+      if (value !== null && value !== undefined) expand(document, value, entries);
       document++;
     }
   } catch (e) {
-    if (e instanceof ApplyRejection) throw e;
-    if (e instanceof RangeError) throw new ApplyRejection(400, `document ${document}: the YAML is nested too deeply to read`, [{ document, path: '', message: 'nested too deeply' }]);
-    throw new ApplyRejection(400, `document ${document}: the YAML could not be read: ${(e as Error).message}`, [{ document, path: '', message: (e as Error).message }]);
+    const problem: DocumentProblem = e instanceof Stop ? e.problem
+      : e instanceof ApplyRejection ? { status: e.status as 400 | 422, document, reason: e.message.replace(/^document \d+: /, ''), issues: e.issues }
+      : e instanceof RangeError ? { status: 400, document, reason: 'the YAML is nested too deeply to read', issues: [{ document, path: '', message: 'nested too deeply' }] }
+      : { status: 400, document, reason: `the YAML could not be read: ${(e as Error).message}`, issues: [{ document, path: '', message: (e as Error).message }] };
+    return { entries, documents: document, problem };
   }
-  if (out.length === 0 && text.trim() === '') throw new ApplyRejection(400, 'the request body is empty; send one or more YAML documents');
+  return { entries, documents: document };
+}
+
+export function parseYamlManifest(text: string): ManifestEntry[] {
+  const r = parseYamlChunk(text);
+  if (r.problem) throw rejectionOf(r.problem);
+  if (r.entries.length === 0 && text.trim() === '') throw new ApplyRejection(400, 'the request body is empty; send one or more YAML documents');
+  return r.entries;
+}
+
+/**
+ * Cuts a YAML stream into about `parts` pieces at document start markers (a line beginning with
+ * "---"), so that they can be parsed in parallel. A marker at a line start always begins a new
+ * document (the YAML spec forbids such lines inside scalars), so the pieces parse to the same
+ * documents as the whole. A stream with directives (lines beginning with "%") is not cut.
+ */
+export function splitYamlDocuments(text: string, parts: number): { text: string; lineOffset: number }[] {
+  if (parts < 2 || /^%/m.test(text)) return [{ text, lineOffset: 0 }];
+  const marker = /^---(?=[ \t\r\n]|$)/gm;
+  const cuts: number[] = [];
+  for (let k = 1; k < parts; k++) {
+    marker.lastIndex = Math.max(Math.floor((k * text.length) / parts), (cuts[cuts.length - 1] ?? 0) + 1);
+    const m = marker.exec(text);
+    if (!m) break;
+    if (m.index > 0) cuts.push(m.index);
+  }
+  const out: { text: string; lineOffset: number }[] = [];
+  let from = 0;
+  let line = 0;
+  for (const cut of [...cuts, text.length]) {
+    const piece = text.slice(from, cut);
+    out.push({ text: piece, lineOffset: line });
+    for (let i = 0; i < piece.length; i++) if (piece.charCodeAt(i) === 10) line++;
+    from = cut;
+  }
+  return out;
+}
+
+/** Joins parsed pieces in order, renumbering documents; the first problem is the answer. */
+export function joinYamlChunks(chunks: YamlChunk[]): ManifestEntry[] {
+  const out: ManifestEntry[] = [];
+  let offset = 0;
+  for (const c of chunks) {
+    if (c.problem) throw rejectionOf(c.problem, offset);
+    for (const e of c.entries) out.push(e.item === undefined ? { document: e.document + offset, object: e.object } : { document: e.document + offset, item: e.item, object: e.object });
+    offset += c.documents;
+  }
   return out;
 }
 
@@ -93,7 +171,7 @@ function checkDocument(doc: Document.Parsed, document: number, at: (offset: numb
   const first = doc.errors[0];
   if (first) {
     const message = `${first.message.split('\n')[0]}${at(first.pos?.[0])}`;
-    throw new ApplyRejection(400, `document ${document}: the YAML is not well-formed: ${message}`, [{ document, path: '', message }]);
+    throw new Stop({ status: 400, document, reason: `the YAML is not well-formed: ${message}`, issues: [{ document, path: '', message }] });
   }
   const issues: ApplyIssue[] = [];
   for (const w of doc.warnings) {
@@ -110,7 +188,7 @@ function checkDocument(doc: Document.Parsed, document: number, at: (offset: numb
       }
     },
   });
-  if (issues.length) throw new ApplyRejection(400, `document ${document}: ${issues[0].message}`, issues);
+  if (issues.length) throw new Stop({ status: 400, document, reason: issues[0].message, issues });
 }
 
 function toJs(doc: Document.Parsed, document: number): unknown {
@@ -119,7 +197,7 @@ function toJs(doc: Document.Parsed, document: number): unknown {
   } catch (e) {
     const msg = (e as Error).message;
     if (/alias/i.test(msg))
-      throw new ApplyRejection(400, `document ${document}: YAML aliases expand beyond the allowed limit (${MAX_ALIAS_COUNT}); the document looks like an alias bomb`, [{ document, path: '', message: msg }]);
+      throw new Stop({ status: 400, document, reason: `YAML aliases expand beyond the allowed limit (${MAX_ALIAS_COUNT}); the document looks like an alias bomb`, issues: [{ document, path: '', message: msg }] });
     throw e;
   }
 }

@@ -29,7 +29,7 @@ function lookup(obj: any): { info: KindInfo; schema: string } | FieldError[] {
   if (errors.length) return errors;
   const info = kindInfo(kind);
   if (!info) return [{ path: 'kind', message: invalid(kind, 'unknown kind') }];
-  const schema = info.versions[apiVersion];
+  const schema = Object.hasOwn(info.versions, apiVersion) ? info.versions[apiVersion] : undefined;
   if (!schema) return [{ path: 'apiVersion', message: unsupported(apiVersion, Object.keys(info.versions)) }];
   return { info, schema };
 }
