@@ -88,7 +88,7 @@ export class ResourceService {
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', objName);
     // Without a precondition the write is "last one wins", as in Kubernetes: a lost race re-reads and retries.
     for (let attempt = 0; ; attempt++) {
-      const current = objName ? await getObject(this.db.prisma, stream) : null;
+      const current = objName ? await getObject(this.db.sql, stream) : null;
       const incoming = this.validated(info, object, current && !current.deleted ? current.object : undefined);
       try {
         return await this.commit(info, stream, incoming, mode, pre, actor, current);
@@ -101,10 +101,10 @@ export class ResourceService {
   async patch(info: KindInfo, namespace: string, name: string, patch: unknown, actor: Actor, ifMatch?: string): Promise<WriteResult> {
     if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw new HttpError(400, 'a merge patch must be a JSON object');
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
-    const current = await getObject(this.db.prisma, stream);
+    const current = await getObject(this.db.sql, stream);
     if (!current || current.deleted) throw new HttpError(404, `${info.kind} "${name}" not found`);
     let base = withoutStatus(current.object);
-    if (isSecret(base)) base = presentSecret(base, await getSecretData(this.db.prisma, stream));
+    if (isSecret(base)) base = presentSecret(base, await getSecretData(this.db.sql, stream));
     const merged = mergePatch(stripServerFields(base), stripServerFields(patch as K8sObject)) as K8sObject;
     const rv = (patch as K8sObject).metadata?.resourceVersion;
     const { object } = this.prepare(info, namespace, name, merged);
@@ -150,7 +150,7 @@ export class ResourceService {
 
   async remove(info: KindInfo, namespace: string, name: string, actor: Actor, ifMatch?: string): Promise<K8sObject> {
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
-    const current = await getObject(this.db.prisma, stream, { status: false });
+    const current = await getObject(this.db.sql, stream, { status: false });
     const decision = decideDelete({ current, kind: info.kind, name, precondition: parseIfMatch(ifMatch) });
     if (decision.outcome !== 'append') throw new HttpError((decision as { status: number }).status ?? 404, (decision as { message: string }).message);
     const event = toEvent(info, stream, decision, actor, this.now());
@@ -161,7 +161,7 @@ export class ResourceService {
 
   async append(events: AppendEvent[]): Promise<{ position: number }[]> {
     try {
-      const out = await appendEvents(this.db.prisma, events);
+      const out = await appendEvents(this.db.sql, events);
       this.notifyAppended(out.map((o) => o.position), events);
       return out;
     } catch (err) {
@@ -172,29 +172,29 @@ export class ResourceService {
 
   async get(info: KindInfo, namespace: string, name: string, actor: Actor): Promise<K8sObject> {
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
-    const row = await getObject(this.db.prisma, stream);
+    const row = await getObject(this.db.sql, stream);
     if (!row || row.deleted) throw new HttpError(404, `${info.kind} "${name}" not found${info.scope === 'Namespaced' ? ` in namespace "${namespace}"` : ''}`);
-    const data = isSecret(row.object) && actor.secretReader ? await getSecretData(this.db.prisma, stream) : undefined;
+    const data = isSecret(row.object) && actor.secretReader ? await getSecretData(this.db.sql, stream) : undefined;
     return this.present(row.object, data ?? undefined, actor);
   }
 
   async list(info: KindInfo, q: { namespace?: string; namespaces?: string[]; selector?: Requirement[]; limit?: number; after?: { namespace: string; name: string } }, actor: Actor) {
-    const res = await listObjects(this.db.prisma, { kind: info.kind, ...q });
+    const res = await listObjects(this.db.sql, { kind: info.kind, ...q });
     let items = res.items;
     if (info.kind === 'Secret' && actor.secretReader) {
-      items = await Promise.all(items.map(async (o) => this.present(o, await getSecretData(this.db.prisma, streamKey('Secret', o.metadata.namespace ?? '', o.metadata.name)) ?? undefined, actor)));
+      items = await Promise.all(items.map(async (o) => this.present(o, await getSecretData(this.db.sql, streamKey('Secret', o.metadata.namespace ?? '', o.metadata.name)) ?? undefined, actor)));
     } else if (info.kind === 'Secret') items = items.map((o) => this.present(o, undefined, actor));
     return { items, more: res.more };
   }
 
   async history(info: KindInfo, namespace: string, name: string) {
-    const events = await readStream(this.db.prisma, streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name));
+    const events = await readStream(this.db.sql, streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name));
     if (events.length === 0) throw new HttpError(404, `${info.kind} "${name}" has no history`);
     return events;
   }
 
   async at(info: KindInfo, namespace: string, name: string, version: number): Promise<K8sObject> {
-    const ev = await readStreamVersion(this.db.prisma, streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name), version);
+    const ev = await readStreamVersion(this.db.sql, streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name), version);
     if (!ev) throw new HttpError(404, `${info.kind} "${name}" has no version ${version}`);
     return ev.object;
   }

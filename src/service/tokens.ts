@@ -63,7 +63,7 @@ export class TokenStore implements Authenticator {
     const token = `sy_${randomBytes(32).toString('base64url')}`;
     const id = randomUUID();
     try {
-      await this.db.prisma.$executeRawUnsafe(
+      await this.db.sql.$executeRawUnsafe(
         `INSERT INTO tokens (id, name, role, namespaces, gateways, hash, created_at, expires_at) VALUES ($1, $2, $3, $4::text[], $5::text[], $6, $7::timestamptz, $8::timestamptz)`,
         id, t.name, t.role, t.namespaces, t.gateways, sha256(token).toString('hex'), now.toISOString(), t.expiresAt ?? null);
     } catch (e) {
@@ -74,12 +74,12 @@ export class TokenStore implements Authenticator {
   }
 
   async list(): Promise<TokenInfo[]> {
-    const rows = await this.db.prisma.$queryRawUnsafe<any[]>(`SELECT id, name, role, namespaces, gateways, created_at, expires_at, revoked_at FROM tokens ORDER BY name`);
+    const rows = await this.db.sql.$queryRawUnsafe<any[]>(`SELECT id, name, role, namespaces, gateways, created_at, expires_at, revoked_at FROM tokens ORDER BY name`);
     return rows.map(row);
   }
 
   async revoke(id: string): Promise<TokenInfo> {
-    const rows = await this.db.prisma.$queryRawUnsafe<any[]>(
+    const rows = await this.db.sql.$queryRawUnsafe<any[]>(
       `UPDATE tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id, name, role, namespaces, gateways, created_at, expires_at, revoked_at`, id);
     if (!rows[0]) throw new HttpError(404, `no token with id "${id}"`);
     return row(rows[0]);
@@ -87,7 +87,7 @@ export class TokenStore implements Authenticator {
 
   async authenticate(token: string): Promise<Principal | null> {
     // The lookup is by the token's hash: timing reveals nothing about any stored token.
-    const rows = await this.db.prisma.$queryRawUnsafe<any[]>(
+    const rows = await this.db.sql.$queryRawUnsafe<any[]>(
       `SELECT name, role, namespaces, gateways FROM tokens WHERE hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
       sha256(token).toString('hex'));
     const r = rows[0];

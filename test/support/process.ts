@@ -12,7 +12,17 @@ export interface ServiceProcess {
 }
 
 export async function startProcess(env: Record<string, string | undefined>, script = 'src/main.ts', args: string[] = []): Promise<ServiceProcess> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  // a random port may be taken by something else on the machine: try a few
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await startOnce(env, script, args, 20000 + Math.floor(Math.random() * 20000));
+    } catch (e) {
+      if (attempt >= 4 || !String((e as Error).message).includes('EADDRINUSE')) throw e;
+    }
+  }
+}
+
+async function startOnce(env: Record<string, string | undefined>, script: string, args: string[], port: number): Promise<ServiceProcess> {
   const clean = { ...process.env };
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;

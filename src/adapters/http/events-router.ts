@@ -26,7 +26,7 @@ async function page(ctx: AppContext, p: Principal, after: number, limit: number,
   let cursor = after;
   for (;;) {
     const batch = Math.min(MAX_LIMIT, Math.max(limit - items.length, 50));
-    const { items: read, horizon } = await readEvents(ctx.db.prisma, { after: cursor, limit: batch, ...f });
+    const { items: read, horizon } = await readEvents(ctx.db.sql, { after: cursor, limit: batch, ...f });
     for (const ev of read) {
       cursor = ev.position;
       if (canReadEvent(p, ev)) items.push(ev);
@@ -46,7 +46,7 @@ export function eventsRouter(ctx: AppContext): Router {
       const limit = Math.min(intParam(req.query.limit, 'limit', 100, 1), MAX_LIMIT);
       const f = filters(req);
       const { items, next: nextPos } = await page(ctx, res.locals.principal, after, limit, f);
-      const lastPosition = await lastVisiblePosition(ctx.db.prisma);
+      const lastPosition = await lastVisiblePosition(ctx.db.sql);
       res.json({ items: items.map((e) => presentEvent(res.locals.principal, e)), next: nextPos, lastPosition });
     } catch (e) {
       next(e);
@@ -59,7 +59,7 @@ export function eventsRouter(ctx: AppContext): Router {
     let f: Filters;
     try {
       const resume = lastEventId(req) ?? (req.query.after as string | undefined);
-      cursor = resume !== undefined ? intParam(resume, 'Last-Event-ID', 0, 0) : await lastVisiblePosition(ctx.db.prisma);
+      cursor = resume !== undefined ? intParam(resume, 'Last-Event-ID', 0, 0) : await lastVisiblePosition(ctx.db.sql);
       f = filters(req);
     } catch (e) {
       return next(e);

@@ -26,7 +26,7 @@ export interface DispatcherOptions {
 }
 
 export async function readCheckpoint(db: Database, name = DISPATCH_CHECKPOINT): Promise<number> {
-  const rows = await db.prisma.$queryRawUnsafe<{ position: bigint }[]>(`SELECT position FROM checkpoints WHERE name = $1`, name);
+  const rows = await db.sql.$queryRawUnsafe<{ position: bigint }[]>(`SELECT position FROM checkpoints WHERE name = $1`, name);
   return rows[0] ? Number(rows[0].position) : 0;
 }
 
@@ -37,7 +37,7 @@ export async function readCheckpoint(db: Database, name = DISPATCH_CHECKPOINT): 
  */
 export async function caughtUp(db: Database, position: number, scope?: string): Promise<boolean> {
   const prefix = scope === undefined ? '%' : `${scoped(scope, '')}%`;
-  const rows = await db.prisma.$queryRawUnsafe<{ ok: boolean }[]>(
+  const rows = await db.sql.$queryRawUnsafe<{ ok: boolean }[]>(
     `SELECT coalesce((SELECT min(position) FROM checkpoints WHERE name LIKE $1), 0) >= $2
         AND NOT EXISTS (
           SELECT 1 FROM reconcile_wants w LEFT JOIN recomputes r ON r.gateway = w.key
@@ -101,12 +101,12 @@ export class Dispatcher {
   async step(): Promise<boolean> {
     const from = await readCheckpoint(this.db, this.checkpoint);
     const limit = this.opts.batch ?? 1000;
-    const { items, horizon } = await readEvents(this.db.prisma, { after: from, limit });
+    const { items, horizon } = await readEvents(this.db.sql, { after: from, limit });
     if (items.length === 0) return false;
     const keys = await this.affected(items);
     const last = items[items.length - 1].position;
     await this.queue.request([...keys], last);
-    await this.db.prisma.$executeRawUnsafe(
+    await this.db.sql.$executeRawUnsafe(
       `WITH wants AS (
          INSERT INTO reconcile_wants (key, position) SELECT unnest($3::text[]), $2
          ON CONFLICT (key) DO UPDATE SET position = GREATEST(reconcile_wants.position, excluded.position)
@@ -151,13 +151,13 @@ export class Dispatcher {
       }
     }
     if (classes.size) {
-      const rows = await this.db.prisma.$queryRawUnsafe<{ namespace: string; name: string }[]>(
+      const rows = await this.db.sql.$queryRawUnsafe<{ namespace: string; name: string }[]>(
         `SELECT namespace, name FROM objects WHERE kind = 'Gateway' AND NOT deleted AND object->'spec'->>'gatewayClassName' = ANY($1::text[])`, [...classes]);
       for (const r of rows) keys.add(`Gateway/${r.namespace}/${r.name}`);
     }
     if (deps.size) {
       const prefix = scoped(this.opts.scope, '');
-      const rows = await this.db.prisma.$queryRawUnsafe<{ gateway: string }[]>(
+      const rows = await this.db.sql.$queryRawUnsafe<{ gateway: string }[]>(
         `SELECT DISTINCT gateway FROM gateway_deps WHERE dep = ANY($1::text[]) AND starts_with(gateway, $2)`, [...deps], prefix);
       for (const r of rows) keys.add(r.gateway.slice(prefix.length));
     }
@@ -167,7 +167,7 @@ export class Dispatcher {
   private async previousVersions(events: StoredEvent[]): Promise<Map<string, K8sObject>> {
     const out = new Map<string, K8sObject>();
     if (events.length === 0) return out;
-    const rows = await this.db.prisma.$queryRawUnsafe<{ stream: string; version: number; object: K8sObject }[]>(
+    const rows = await this.db.sql.$queryRawUnsafe<{ stream: string; version: number; object: K8sObject }[]>(
       `SELECT e.stream, e.version, e.object FROM events e JOIN unnest($1::text[], $2::int[]) AS k(stream, version)
          ON e.stream = k.stream AND e.version = k.version`,
       events.map((e) => `${e.kind}/${e.namespace}/${e.name}`), events.map((e) => e.version - 1));

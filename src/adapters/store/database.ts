@@ -9,8 +9,16 @@ import { PrismaClient } from '../../generated/prisma/client';
 
 export type Prisma = PrismaClient;
 
+/** The two raw calls the store's statements use, shared by Prisma and the driver underneath it. */
+export interface SqlRunner {
+  $queryRawUnsafe<T = unknown>(sql: string, ...params: unknown[]): Promise<T>;
+  $executeRawUnsafe(sql: string, ...params: unknown[]): Promise<number>;
+}
+
 export interface Database {
   prisma: PrismaClient;
+  /** single statements on the hot paths, sent on Prisma's own connection pool without its query engine */
+  sql: SqlRunner;
   embedded: boolean;
   /** run a script of several statements (migrations, rebuild) */
   exec(sql: string): Promise<void>;
@@ -31,8 +39,17 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   // listener its error would end the process.
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const sql: SqlRunner = {
+    async $queryRawUnsafe<T>(text: string, ...params: unknown[]) {
+      return (await pool.query(text, params as unknown[])).rows as T;
+    },
+    async $executeRawUnsafe(text: string, ...params: unknown[]) {
+      return (await pool.query(text, params as unknown[])).rowCount ?? 0;
+    },
+  };
   return {
     prisma,
+    sql,
     embedded: false,
     async exec(sql) {
       await pool.query(sql);
@@ -54,6 +71,7 @@ async function openEmbedded(dir: string): Promise<Database> {
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
   return {
     prisma,
+    sql: prisma as unknown as SqlRunner,
     embedded: true,
     async exec(sql) {
       await db.exec(sql);

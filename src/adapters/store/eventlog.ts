@@ -5,7 +5,7 @@
 // readers see only events of transactions older than the oldest one still running
 // (pg_snapshot_xmin). Every transaction that could still commit has an id >= that horizon, so its
 // events land above every position a reader has already been shown: no gap can open behind it.
-import type { Database } from './database';
+import type { SqlRunner } from './database';
 import type { K8sObject } from '../../core/model/objects';
 import type { EventType } from '../../core/objects/write';
 import type { components } from '../../generated/api';
@@ -39,7 +39,7 @@ export class VersionConflictError extends Error {
   }
 }
 
-type Runner = Pick<Database['prisma'], '$queryRawUnsafe' | '$executeRawUnsafe'>;
+type Runner = SqlRunner;
 
 const APPEND_SQL = `
 WITH input AS (

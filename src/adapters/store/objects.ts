@@ -1,12 +1,12 @@
 // Reads of the object projection, with status parts merged in.
-import type { Database } from './database';
+import type { SqlRunner } from './database';
 import type { K8sObject } from '../../core/model/objects';
 import type { CurrentState } from '../../core/objects/write';
 import type { Requirement } from '../../core/objects/label-selector';
 import { mergeStatusParts } from '../../core/objects/status-parts';
 import { inReadingOrder } from '../../core/objects/order';
 
-type Runner = Pick<Database['prisma'], '$queryRawUnsafe'>;
+type Runner = Pick<SqlRunner, '$queryRawUnsafe'>;
 
 const STATUS = `(SELECT jsonb_agg(jsonb_build_object('owner', sp.owner, 'status', sp.status)) FROM status_parts sp WHERE sp.stream = o.stream)`;
 
