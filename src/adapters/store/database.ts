@@ -20,6 +20,12 @@ export interface Database {
   /** single statements on the hot paths, sent on Prisma's own connection pool without its query engine */
   sql: SqlRunner;
   embedded: boolean;
+  /**
+   * A transaction of raw statements on one connection. On PostgreSQL it runs on the pool directly
+   * (Prisma's interactive transactions add a round of engine work to every statement); embedded, it
+   * is Prisma's transaction over PGlite.
+   */
+  transaction<T>(fn: (tx: SqlRunner) => Promise<T>, opts?: { isolation?: 'RepeatableRead' | 'Serializable'; readOnly?: boolean }): Promise<T>;
   /** run a script of several statements (migrations, rebuild) */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -47,10 +53,35 @@ async function openPostgres(url: string, max: number): Promise<Database> {
       return (await pool.query(text, params as unknown[])).rowCount ?? 0;
     },
   };
+  const isolationSql = { RepeatableRead: 'REPEATABLE READ', Serializable: 'SERIALIZABLE' } as const;
   return {
     prisma,
     sql,
     embedded: false,
+    async transaction(fn, opts = {}) {
+      const client = await pool.connect();
+      const tx: SqlRunner = {
+        async $queryRawUnsafe<T>(text: string, ...params: unknown[]) {
+          return (await client.query(text, params as unknown[])).rows as T;
+        },
+        async $executeRawUnsafe(text: string, ...params: unknown[]) {
+          return (await client.query(text, params as unknown[])).rowCount ?? 0;
+        },
+      };
+      let broken = false;
+      try {
+        const mode = [opts.isolation ? `ISOLATION LEVEL ${isolationSql[opts.isolation]}` : '', opts.readOnly ? 'READ ONLY' : ''].filter(Boolean).join(' ');
+        await client.query(`BEGIN ${mode}`);
+        const out = await fn(tx);
+        await client.query('COMMIT');
+        return out;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => { broken = true; });
+        throw e;
+      } finally {
+        client.release(broken);
+      }
+    },
     async exec(sql) {
       await pool.query(sql);
     },
@@ -73,6 +104,9 @@ async function openEmbedded(dir: string): Promise<Database> {
     prisma,
     sql: prisma as unknown as SqlRunner,
     embedded: true,
+    transaction(fn) {
+      return prisma.$transaction((tx) => fn(tx as unknown as SqlRunner), { timeout: 600_000, maxWait: 60_000 });
+    },
     async exec(sql) {
       await db.exec(sql);
     },
