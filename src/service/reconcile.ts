@@ -63,9 +63,16 @@ export class Reconciler {
     const secretDigests = loaded.world.secrets
       .map((sec) => ({ namespace: sec.metadata.namespace, name: sec.metadata.name, digest: createHash('sha256').update(canonicalJson(sec.data ?? {})).digest('hex') }))
       .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
-    const hash = table ? createHash('sha256').update(canonicalJson({ table, secrets: secretDigests })).digest('hex') : undefined;
+    // compile's output is byte-for-byte deterministic, so its JSON is serialized once, natively, and
+    // serves both the hash and the stored body (a sorted-key copy of a large table cost more than
+    // the compile itself)
+    const tableJson = table ? JSON.stringify(table) : undefined;
+    const hash = tableJson !== undefined
+      ? createHash('sha256').update('{"table":').update(tableJson).update(`,"secrets":${canonicalJson(secretDigests)}}`).digest('hex')
+      : undefined;
 
-    return this.db.prisma.$transaction(async (tx: Tx) => {
+    // on the pool's own connection: Prisma's interactive transaction costs engine work per statement
+    return this.db.transaction(async (tx) => {
       // The gate: one row per Gateway, locked for this transaction, moved only forwards.
       const gate = await tx.$queryRawUnsafe<{ gateway: string }[]>(
         `INSERT INTO recomputes (gateway, source_position, at) VALUES ($1, $2, $3::timestamptz)
@@ -81,41 +88,41 @@ export class Reconciler {
           parts.push({ stream: `${r.kind}/${r.namespace}/${r.name}`, owner: routeOwner, status: { parents: r.parents } });
         }
       }
-      await tx.$executeRawUnsafe(
-        `DELETE FROM status_parts WHERE owner = $1 AND NOT (stream = ANY($2::text[]))`,
-        routeOwner, parts.filter((p) => p.owner === routeOwner).map((p) => p.stream));
-      if (!translation) await tx.$executeRawUnsafe(`DELETE FROM status_parts WHERE stream = $1 AND owner = $2`, owner, scope);
-      if (parts.length) {
-        await tx.$executeRawUnsafe(
-          `INSERT INTO status_parts (stream, owner, position, status)
+      // One statement, after the gate: the status parts and the dependency list, of which only rows
+      // that change are written (a change to one route leaves its Gateway's other parts as they
+      // were), and what is known of the snapshot. It runs after the gate's lock is held, so it reads
+      // what the recompute before this one committed.
+      const [known] = await tx.$queryRawUnsafe<{ issued_hash: string | null; issued_version: bigint | null; stored_hash: string | null }[]>(
+        `WITH gone AS (DELETE FROM status_parts WHERE owner = $3 AND NOT (stream = ANY($4::text[]))),
+         parts AS (
+           INSERT INTO status_parts (stream, owner, position, status)
            SELECT stream, owner, $2, status FROM jsonb_to_recordset($1::jsonb) AS x(stream text, owner text, status jsonb)
-           ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status`,
-          JSON.stringify(parts), loaded.sourcePosition);
-      }
-
-      await tx.$executeRawUnsafe(`DELETE FROM gateway_deps WHERE gateway = $1`, gateKey);
-      if (loaded.deps.length) {
-        await tx.$executeRawUnsafe(
-          `INSERT INTO gateway_deps (dep, gateway) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, loaded.deps, gateKey);
-      }
+           ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status
+             WHERE status_parts.status IS DISTINCT FROM excluded.status),
+         gone_deps AS (DELETE FROM gateway_deps WHERE gateway = $6 AND NOT (dep = ANY($5::text[]))),
+         deps AS (INSERT INTO gateway_deps (dep, gateway) SELECT unnest($5::text[]), $6 ON CONFLICT DO NOTHING)
+         SELECT v.hash AS issued_hash, v.version AS issued_version, (SELECT hash FROM snapshots WHERE gateway = $7) AS stored_hash
+         FROM (SELECT 1) AS one LEFT JOIN snapshot_versions v ON v.gateway = $7`,
+        JSON.stringify(parts), loaded.sourcePosition, routeOwner, parts.filter((p) => p.owner === routeOwner).map((p) => p.stream),
+        loaded.deps, gateKey, owner);
+      if (!translation) await tx.$executeRawUnsafe(`DELETE FROM status_parts WHERE stream = $1 AND owner = $2`, owner, scope);
 
       let snapshotVersion: number | undefined;
       let snapshotChanged = false;
-      if (table && hash) {
+      if (tableJson !== undefined && hash) {
         // snapshot_versions outlives rebuilds: the same content keeps its version, new content gets the next one
-        const issued = await tx.$queryRawUnsafe<{ hash: string | null; version: bigint }[]>(`SELECT hash, version FROM snapshot_versions WHERE gateway = $1`, owner);
-        const stored = await tx.$queryRawUnsafe<{ hash: string }[]>(`SELECT hash FROM snapshots WHERE gateway = $1`, owner);
-        if (issued[0]?.hash === hash) {
-          snapshotVersion = Number(issued[0].version);
+        if (known.issued_version !== null && known.issued_hash === hash) {
+          snapshotVersion = Number(known.issued_version);
         } else {
           const [v] = await tx.$queryRawUnsafe<{ version: bigint }[]>(
             `INSERT INTO snapshot_versions (gateway, version, hash) VALUES ($1, 1, $2)
              ON CONFLICT (gateway) DO UPDATE SET version = snapshot_versions.version + 1, hash = excluded.hash RETURNING version`, owner, hash);
           snapshotVersion = Number(v.version);
         }
-        if (stored[0]?.hash !== hash) {
+        if (known.stored_hash !== hash) {
           snapshotChanged = true;
-          const body = JSON.stringify({ gateway: { namespace: ns, name }, version: snapshotVersion, hash, table });
+          // = JSON.stringify({ gateway, version, hash, table }), reusing the table's JSON
+          const body = `${JSON.stringify({ gateway: { namespace: ns, name }, version: snapshotVersion, hash }).slice(0, -1)},"table":${tableJson}}`;
           await tx.$executeRawUnsafe(
             `INSERT INTO snapshots (gateway, version, hash, body, source_position, updated_at, unattached, controller) VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7, $8)
              ON CONFLICT (gateway) DO UPDATE SET version = excluded.version, hash = excluded.hash, body = excluded.body,
@@ -131,7 +138,7 @@ export class Reconciler {
       }
       await tx.$executeRawUnsafe(`UPDATE recomputes SET duration_ms = $2 WHERE gateway = $1`, gateKey, performance.now() - started);
       return { key: owner, written: true, snapshotVersion, snapshotChanged, sourcePosition: loaded.sourcePosition };
-    }, { timeout: 60_000, maxWait: 30_000 });
+    });
   }
 
   async recomputeGatewayClass(name: string): Promise<boolean> {

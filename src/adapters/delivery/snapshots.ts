@@ -14,13 +14,13 @@ export interface CachedSnapshot {
   body: string;
   /** Secrets its listeners reference (namespace/name) */
   secretRefs: { namespace: string; name: string }[];
-  /** the compiled table, parsed once on first use */
+  /** the compiled table, parsed on first use and kept while memory allows (resolve only) */
   table(): CompiledTable;
 }
 
 /** Routes that name the Gateway but are not attached, for resolve's explanations (read on demand). */
 export async function unattachedOf(db: Database, key: string): Promise<CompiledTable['unattached']> {
-  const rows = await db.prisma.$queryRawUnsafe<{ unattached: string }[]>(`SELECT unattached FROM snapshots WHERE gateway = $1`, `Gateway/${key}`);
+  const rows = await db.sql.$queryRawUnsafe<{ unattached: string }[]>(`SELECT unattached FROM snapshots WHERE gateway = $1`, `Gateway/${key}`);
   return rows[0] ? JSON.parse(rows[0].unattached) : [];
 }
 
@@ -38,6 +38,8 @@ export class SnapshotHub {
       if (!msg) return void this.refreshWatched();
       try {
         const { gateway, version } = JSON.parse(msg) as { gateway: string; version: number | null };
+        // a Gateway this process has not served is loaded when first asked for, not on every change
+        if (!this.cache.has(gateway) && !this.listeners.has(gateway)) return;
         const cur = this.cache.get(gateway);
         if (cur && version !== null && cur.version >= version) return;
         void this.reload(gateway);
@@ -61,6 +63,9 @@ export class SnapshotHub {
   }
 
   async get(key: string): Promise<CachedSnapshot | null> {
+    // a load under way was started by a notice of a newer version: answer with what it brings
+    const pending = this.loading.get(key);
+    if (pending) return pending;
     if (this.cache.has(key)) return this.cache.get(key)!;
     return this.reload(key);
   }
@@ -69,7 +74,7 @@ export class SnapshotHub {
     const pending = this.loading.get(key);
     if (pending) return pending;
     const p = (async () => {
-      const rows = await this.db.prisma.$queryRawUnsafe<{ version: bigint; body: string }[]>(
+      const rows = await this.db.sql.$queryRawUnsafe<{ version: bigint; body: string }[]>(
         `SELECT version, body FROM snapshots WHERE gateway = $1`, `Gateway/${key}`);
       const snap = rows[0] ? parse(key, Number(rows[0].version), rows[0].body) : null;
       const prev = this.cache.get(key);
@@ -120,7 +125,7 @@ export class SnapshotHub {
     const keys = [...this.listeners.keys()];
     if (keys.length === 0) return;
     try {
-      const rows = await this.db.prisma.$queryRawUnsafe<{ gateway: string; version: bigint }[]>(
+      const rows = await this.db.sql.$queryRawUnsafe<{ gateway: string; version: bigint }[]>(
         `SELECT gateway, version FROM snapshots WHERE gateway = ANY($1::text[])`, keys.map((k) => `Gateway/${k}`));
       const versions = new Map(rows.map((r) => [r.gateway.slice('Gateway/'.length), Number(r.version)]));
       for (const k of keys) {
@@ -134,21 +139,35 @@ export class SnapshotHub {
 }
 
 function parse(key: string, version: number, body: string): CachedSnapshot {
-  const snap = JSON.parse(body) as { table?: { listeners?: { tls?: { certificateRefs?: { namespace?: string; name: string }[] } }[] } };
+  // Only TLS listeners reference Secrets; any other body is not parsed here at all, and a parsed
+  // table is not kept for every cached snapshot (it takes several times the memory of its text).
+  const secretRefs = body.includes('"certificateRefs"') ? secretRefsOf(key, JSON.parse(body)) : [];
+  let parsed: WeakRef<CompiledTable> | undefined;
+  return {
+    key, version, body, secretRefs,
+    table() {
+      let table = parsed?.deref();
+      if (!table) parsed = new WeakRef((table = (JSON.parse(body) as { table: CompiledTable }).table));
+      return table;
+    },
+  };
+}
+
+function secretRefsOf(key: string, snap: { table?: { listeners?: { tls?: { certificateRefs?: { namespace?: string; name: string }[] } }[] } }) {
   const [ns] = key.split('/');
   const refs = new Map<string, { namespace: string; name: string }>();
   for (const l of snap.table?.listeners ?? []) for (const r of l.tls?.certificateRefs ?? []) {
     const namespace = r.namespace ?? ns;
     refs.set(`${namespace}/${r.name}`, { namespace, name: r.name });
   }
-  const table = snap.table as unknown as CompiledTable;
-  return { key, version, body, secretRefs: [...refs.values()], table: () => table };
+  return [...refs.values()];
 }
 
 /** The body with the Secret data its listeners use, for the Gateway's proxies and admins. */
 export async function withSecrets(db: Database, snap: CachedSnapshot): Promise<string> {
-  if (snap.secretRefs.length === 0) return snap.body.replace(/}$/, ',"secrets":[]}');
-  const rows = await db.prisma.$queryRawUnsafe<{ namespace: string; name: string; type: string | null; data: Record<string, string> | null }[]>(
+  // a slice and a concatenation: V8 copies nothing until the string is written out
+  if (snap.secretRefs.length === 0) return `${snap.body.slice(0, -1)},"secrets":[]}`;
+  const rows = await db.sql.$queryRawUnsafe<{ namespace: string; name: string; type: string | null; data: Record<string, string> | null }[]>(
     `SELECT o.namespace, o.name, o.object->>'type' AS type, d.data FROM objects o LEFT JOIN secret_data d ON d.stream = o.stream
      WHERE o.stream = ANY($1::text[]) AND NOT o.deleted ORDER BY o.namespace, o.name`,
     snap.secretRefs.map((r) => `Secret/${r.namespace}/${r.name}`));

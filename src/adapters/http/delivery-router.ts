@@ -3,7 +3,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from './context';
 import { HttpError } from './problem';
-import { openSse, lastEventId } from './sse';
+import { openSse, lastEventId, sseFrame } from './sse';
 import { unattachedOf, withSecrets, type CachedSnapshot } from '../delivery/snapshots';
 import { canRead, canReadSnapshot } from '../../service/access';
 import type { Principal } from './auth';
@@ -20,6 +20,25 @@ function etagVersion(header: string | undefined): number | undefined {
 
 async function body(ctx: AppContext, snap: CachedSnapshot, access: 'with-secrets' | 'without-secrets'): Promise<string> {
   return access === 'with-secrets' ? withSecrets(ctx.db, snap) : snap.body;
+}
+
+// The SSE event of a snapshot, framed once per version and access and shared by the subscribers a
+// change is sent to (a Gateway's proxies all get the same frame, not a copy each), unless it
+// carries Secret data, which is read per send. Kept for a few seconds only: a cached snapshot needs
+// no second copy of its body.
+const frames = new WeakMap<CachedSnapshot, Partial<Record<'with-secrets' | 'without-secrets', Promise<string>>>>();
+const FRAME_KEEP_MS = 5_000;
+
+function frameOf(ctx: AppContext, snap: CachedSnapshot, a: 'with-secrets' | 'without-secrets'): Promise<string> {
+  const build = async () => sseFrame({ id: snap.version, event: 'snapshot', data: await body(ctx, snap, a) });
+  if (a === 'with-secrets' && snap.secretRefs.length > 0) return build();
+  let byAccess = frames.get(snap);
+  if (!byAccess) {
+    frames.set(snap, (byAccess = {}));
+    const ref = new WeakRef(snap);
+    setTimeout(() => { const s = ref.deref(); if (s) frames.delete(s); }, FRAME_KEEP_MS).unref();
+  }
+  return (byAccess[a] ??= build());
 }
 
 function access(p: Principal, ns: string, name: string) {
@@ -80,7 +99,7 @@ export function deliveryRouter(ctx: AppContext): Router {
       sending = sending.then(async () => {
         if (!snap || snap.version <= sent || stream.closed) return;
         sent = snap.version;
-        await stream.send({ id: snap.version, event: 'snapshot', data: await body(ctx, snap, a) });
+        await stream.sendFrame(await frameOf(ctx, snap, a));
       }).catch(() => stream.end());
     };
     const stop = hub.watch(key, send);

@@ -3,6 +3,8 @@ import type { Request, Response } from 'express';
 
 export interface SseStream {
   send(event: { id?: string | number; event?: string; data: string }): Promise<void>;
+  /** one event already framed (see sseFrame): the same frame can go to many streams */
+  sendFrame(frame: string): Promise<void>;
   comment(text: string): void;
   closed: boolean;
   onClose(fn: () => void): void;
@@ -24,13 +26,11 @@ export function openSse(req: Request, res: Response, tracker?: Set<Response>): S
   const closers: (() => void)[] = [];
   const stream: SseStream = {
     closed: false,
-    async send({ id, event, data }) {
+    async send(ev) {
+      await stream.sendFrame(sseFrame(ev));
+    },
+    async sendFrame(chunk) {
       if (stream.closed) return;
-      let chunk = '';
-      if (id !== undefined) chunk += `id: ${id}\n`;
-      if (event) chunk += `event: ${event}\n`;
-      for (const line of data.split('\n')) chunk += `data: ${line}\n`;
-      chunk += '\n';
       if (!res.write(chunk)) await new Promise<void>((resolve) => {
         const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
         res.on('drain', done);
@@ -55,6 +55,14 @@ export function openSse(req: Request, res: Response, tracker?: Set<Response>): S
     for (const fn of closers) fn();
   });
   return stream;
+}
+
+/** An event in SSE framing. */
+export function sseFrame({ id, event, data }: { id?: string | number; event?: string; data: string }): string {
+  let head = '';
+  if (id !== undefined) head += `id: ${id}\n`;
+  if (event) head += `event: ${event}\n`;
+  return `${head}data: ${data.split('\n').join('\ndata: ')}\n\n`;
 }
 
 export function lastEventId(req: Request): string | undefined {

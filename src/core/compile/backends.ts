@@ -25,7 +25,17 @@ export function compileBackend(res: BackendResolution, filters?: CompiledFilter[
   return out;
 }
 
+// Backends of the same Service port share one resolved endpoint list (refs/endpoints.ts), so its
+// sorted form is made once per list; the table may then hold one array in several places.
+const sorted = new WeakMap<object, CompiledEndpoint[]>();
+
 function sortEndpoints(endpoints: readonly { address: string; port: number }[]): CompiledEndpoint[] {
+  let out = sorted.get(endpoints);
+  if (!out) sorted.set(endpoints, (out = Object.freeze(sortEndpointsOnce(endpoints).map((e) => Object.freeze(e))) as CompiledEndpoint[]));
+  return out;
+}
+
+function sortEndpointsOnce(endpoints: readonly { address: string; port: number }[]): CompiledEndpoint[] {
   const seen = new Set<string>();
   const out: CompiledEndpoint[] = [];
   for (const e of endpoints) {

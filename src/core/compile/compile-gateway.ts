@@ -6,7 +6,7 @@ import type { AttachedRoute, GatewayAttachment, ListenerAttachment, RejectedRout
 import { unsupportedRules } from '../attach/rules';
 import { effectiveHostnames } from '../match/hostname';
 import { resolveBackendRef } from '../refs';
-import { compareGRPC, compareHTTP, compareSNI, compareStream } from '../precedence/ladder';
+import { orderGRPC, orderHTTP, orderSNI, orderStream } from '../precedence/ladder';
 import { grpcRank, httpRank, sniRank, streamRank } from '../precedence/ranks';
 import { compileBackend, type BackendResolver } from './backends';
 import { durationMillis } from './duration';
@@ -83,25 +83,22 @@ export function compileGateway(attachment: GatewayAttachment, world: World, opts
   const ruleList = [...rules.entries()].sort(([, a], [, b]) =>
     (routeIndex.get(a.routeKey)! - routeIndex.get(b.routeKey)!) || a.index - b.index);
   const ruleIndex = new Map(ruleList.map(([key], i) => [key, i]));
-  const bind = <E>(entries: Pending<E>[] | undefined): E[] | undefined =>
-    entries?.map(({ ruleKey, ...rest }) => ({ ...(rest as object), rule: ruleIndex.get(ruleKey)! }) as unknown as E);
-  const reorder = <E extends { rule: number }>(e: E): E => {
-    // rule first after hostname keeps the JSON readable: {hostname, rule, matchIndex, match}
-    const { rule, ...rest } = e as E & Record<string, unknown>;
+  // rule first after hostname keeps the JSON readable: {hostname, rule, matchIndex, match}
+  const bind = <E>(entries: Pending<E>[]): E[] => entries.map((e) => {
     const out: Record<string, unknown> = {};
-    if ('hostname' in rest) out.hostname = rest.hostname;
-    out.rule = rule;
-    for (const [k, v] of Object.entries(rest)) if (k !== 'hostname') out[k] = v;
+    if ('hostname' in e) out.hostname = (e as { hostname: unknown }).hostname;
+    out.rule = ruleIndex.get(e.ruleKey)!;
+    for (const k in e) if (k !== 'hostname' && k !== 'ruleKey') out[k] = (e as Record<string, unknown>)[k];
     return out as E;
-  };
+  });
 
   const listeners: CompiledListener[] = pendingListeners.map((p) => {
     const l: CompiledListener = { ...p.head };
-    if (p.http) l.httpRoutes = bind<CompiledHTTPEntry>(p.http)!.map(reorder);
-    if (p.grpc) l.grpcRoutes = bind<CompiledGRPCEntry>(p.grpc)!.map(reorder);
-    if (p.tls) l.tlsRoutes = bind<CompiledSNIEntry>(p.tls)!.map(reorder);
-    if (p.tcp) l.tcpRoutes = bind<CompiledStreamEntry>(p.tcp)!;
-    if (p.udp) l.udpRoutes = bind<CompiledStreamEntry>(p.udp)!;
+    if (p.http) l.httpRoutes = bind<CompiledHTTPEntry>(p.http);
+    if (p.grpc) l.grpcRoutes = bind<CompiledGRPCEntry>(p.grpc);
+    if (p.tls) l.tlsRoutes = bind<CompiledSNIEntry>(p.tls);
+    if (p.tcp) l.tcpRoutes = bind<CompiledStreamEntry>(p.tcp);
+    if (p.udp) l.udpRoutes = bind<CompiledStreamEntry>(p.udp);
     return l;
   });
 
@@ -212,11 +209,11 @@ function compileListener(la: ListenerAttachment, gw: any, gwNs: string, ruleOf: 
     }
   }
 
-  if (out.http) out.http = httpRanked.sort((a, b) => compareHTTP(a.rank, b.rank).order || tieByHostname(a.entry, b.entry)).map((x) => x.entry);
-  if (out.grpc) out.grpc = grpcRanked.sort((a, b) => compareGRPC(a.rank, b.rank).order || tieByHostname(a.entry, b.entry)).map((x) => x.entry);
-  if (out.tls) out.tls = sniRanked.sort((a, b) => compareSNI(a.rank, b.rank).order || tieByHostname(a.entry, b.entry)).map((x) => x.entry);
-  if (out.tcp) out.tcp = tcpRanked.sort((a, b) => compareStream(a.rank, b.rank).order).map((x) => x.entry);
-  if (out.udp) out.udp = udpRanked.sort((a, b) => compareStream(a.rank, b.rank).order).map((x) => x.entry);
+  if (out.http) out.http = httpRanked.sort((a, b) => orderHTTP(a.rank, b.rank) || tieByHostname(a.entry, b.entry)).map((x) => x.entry);
+  if (out.grpc) out.grpc = grpcRanked.sort((a, b) => orderGRPC(a.rank, b.rank) || tieByHostname(a.entry, b.entry)).map((x) => x.entry);
+  if (out.tls) out.tls = sniRanked.sort((a, b) => orderSNI(a.rank, b.rank) || tieByHostname(a.entry, b.entry)).map((x) => x.entry);
+  if (out.tcp) out.tcp = tcpRanked.sort((a, b) => orderStream(a.rank, b.rank)).map((x) => x.entry);
+  if (out.udp) out.udp = udpRanked.sort((a, b) => orderStream(a.rank, b.rank)).map((x) => x.entry);
   return out;
 }
 

@@ -23,14 +23,13 @@ export function resolveBackendRef(world: World, route: Route, backendRef: Backen
   const weight: number = typeof backendRef?.weight === 'number' ? backendRef.weight : 1;
   const base = { group, kind, namespace, name, weight, ref: backendRef as BackendRef, endpoints: [] as BackendResolution['endpoints'] };
   if (port !== undefined) (base as BackendResolution).port = port;
-  const what = `${kind} "${refName(namespace, name)}"${group ? ` (group ${group})` : ''}`;
   const invalid = (reason: string, message: string): BackendResolution => ({ ...base, valid: false, reason, message });
 
-  if (!referenceAllowed(world, { group: GATEWAY_GROUP, kind: route.kind, namespace: routeNs }, { group, kind, namespace, name }))
+  if (namespace !== routeNs && !referenceAllowed(world, { group: GATEWAY_GROUP, kind: route.kind, namespace: routeNs }, { group, kind, namespace, name }))
     return invalid(RouteReason.RefNotPermitted,
-      `${what} is in another namespace and no ReferenceGrant in "${namespace}" allows references from ${route.kind}s in "${routeNs}"`);
+      `${what(group, kind, namespace, name)} is in another namespace and no ReferenceGrant in "${namespace}" allows references from ${route.kind}s in "${routeNs}"`);
   if (group !== '' || kind !== 'Service')
-    return invalid(RouteReason.InvalidKind, `${what} is not supported: backends must be core Services`);
+    return invalid(RouteReason.InvalidKind, `${what(group, kind, namespace, name)} is not supported: backends must be core Services`);
   const service = indexWorld(world).services.get(key(namespace, name));
   if (!service) return invalid(RouteReason.BackendNotFound, `Service "${refName(namespace, name)}" does not exist`);
   if (service.spec?.type === 'ExternalName')
@@ -41,13 +40,19 @@ export function resolveBackendRef(world: World, route: Route, backendRef: Backen
   if (!servicePort) return invalid(RouteReason.BackendNotFound, `Service "${refName(namespace, name)}" has no port ${port}`);
 
   const endpoints = endpointsFor(world, service, servicePort);
-  const out: BackendResolution = { ...base, valid: endpoints.length > 0, endpoints };
+  const out = base as BackendResolution;
+  out.valid = endpoints.length > 0;
+  out.endpoints = endpoints;
   if (servicePort.appProtocol) out.appProtocol = servicePort.appProtocol;
   if (endpoints.length === 0) {
     out.reason = BackendReason.NoEndpoints;
     out.message = `Service "${refName(namespace, name)}" port ${port} has no ready endpoints`;
   }
   return out;
+}
+
+function what(group: string, kind: string, namespace: string, name: string): string {
+  return `${kind} "${refName(namespace, name)}"${group ? ` (group ${group})` : ''}`;
 }
 
 /** Reasons that make a route's ResolvedRefs False (NoEndpoints does not: the reference resolves). */

@@ -11,8 +11,24 @@ export function servicePortFor(service: Service, port: number | undefined): any 
   return (service.spec?.ports ?? []).find((p: any) => p?.port === port);
 }
 
+// Every backendRef to the same Service port resolves to the same endpoints: computed once per
+// world index (a new world gets a new index), shared, and never modified by callers.
+const memo = new WeakMap<object, WeakMap<Service, WeakMap<object, ResolvedEndpoint[]>>>();
+
 export function endpointsFor(world: World, service: Service, servicePort: any): ResolvedEndpoint[] {
-  const slices = indexWorld(world).slicesByService.get(key(service.metadata.namespace, service.metadata.name)) ?? [];
+  const index = indexWorld(world);
+  if (!servicePort || typeof servicePort !== 'object') return computeEndpoints(index, service, servicePort);
+  let byService = memo.get(index);
+  if (!byService) memo.set(index, (byService = new WeakMap()));
+  let byPort = byService.get(service);
+  if (!byPort) byService.set(service, (byPort = new WeakMap()));
+  let out = byPort.get(servicePort);
+  if (!out) byPort.set(servicePort, (out = computeEndpoints(index, service, servicePort)));
+  return out;
+}
+
+function computeEndpoints(index: ReturnType<typeof indexWorld>, service: Service, servicePort: any): ResolvedEndpoint[] {
+  const slices = index.slicesByService.get(key(service.metadata.namespace, service.metadata.name)) ?? [];
   const out: ResolvedEndpoint[] = [];
   const seen = new Set<string>();
   const portName: string = servicePort?.name ?? '';

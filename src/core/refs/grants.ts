@@ -24,8 +24,7 @@ export function referenceAllowed(world: World, from: ReferenceFrom, to: Referenc
 
 /** The name of the first ReferenceGrant (by name) that admits the reference, if any. */
 export function grantFor(world: World, from: ReferenceFrom, to: ReferenceTo): string | undefined {
-  const grants = [...(indexWorld(world).grantsByNamespace.get(to.namespace) ?? [])]
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+  const grants = indexWorld(world).grantsByNamespace.get(to.namespace) ?? []; // in name order
   for (const g of grants) {
     const fromOk = (g.spec?.from ?? []).some(
       (f: any) => (f?.group ?? '') === from.group && f?.kind === from.kind && f?.namespace === from.namespace,

@@ -33,12 +33,22 @@ interface CacheEntry { arrays: unknown[]; lengths: number[]; index: WorldIndex }
 const cache = new WeakMap<World, CacheEntry>();
 
 export function indexWorld(world: World): WorldIndex {
-  const arrays = ARRAYS.map((k) => world[k] ?? []);
   const hit = cache.get(world);
-  if (hit && hit.arrays.every((a, i) => a === arrays[i] && (a as unknown[]).length === hit.lengths[i])) return hit.index;
+  if (hit && unchanged(world, hit)) return hit.index;
+  const arrays = ARRAYS.map((k) => world[k] ?? []);
   const index = build(world);
   cache.set(world, { arrays, lengths: arrays.map((a) => a.length), index });
   return index;
+}
+
+/** Called for every lookup, so it allocates nothing. */
+function unchanged(world: World, hit: CacheEntry): boolean {
+  for (let i = 0; i < ARRAYS.length; i++) {
+    const a = world[ARRAYS[i]];
+    const was = hit.arrays[i] as unknown[];
+    if (a === undefined ? was.length !== 0 || hit.lengths[i] !== 0 : a !== was || a.length !== hit.lengths[i]) return false;
+  }
+  return true;
 }
 
 function byKey<T extends { metadata: { name: string; namespace?: string } }>(items: readonly T[] | undefined, cluster = false): Map<string, T> {
@@ -53,6 +63,8 @@ function build(world: World): WorldIndex {
     const ns = g.metadata.namespace ?? '';
     (grantsByNamespace.get(ns) ?? grantsByNamespace.set(ns, []).get(ns)!).push(g);
   }
+  // in name order: the first grant (by name) that admits a reference is the one reported
+  for (const list of grantsByNamespace.values()) list.sort((a, b) => cmp(a.metadata.name, b.metadata.name));
   const slicesByService = new Map<string, EndpointSlice[]>();
   for (const s of world.endpointSlices ?? []) {
     const svc = s.metadata.labels?.[SERVICE_NAME_LABEL];
