@@ -8,7 +8,7 @@ import type { ReconcileQueue } from './adapters/queue/types';
 import { InProcessQueue } from './adapters/queue/in-process';
 import { BullReconcileQueue } from './adapters/queue/bullmq';
 import { Dispatcher } from './adapters/queue/dispatcher';
-import { Reconciler } from './service/reconcile';
+import { Reconciler, missedChanges } from './service/reconcile';
 import { EVENTS_CHANNEL } from './adapters/http/events-router';
 
 import { SNAPSHOT_CHANNEL } from './adapters/delivery/snapshots';
@@ -55,7 +55,12 @@ export function startWorker(o: WorkerOptions): RunningWorker {
       o.bus.publish(RECONCILED_CHANNEL, key);
       return;
     }
-    const out = await reconciler.recomputeGateway(ns, name);
+    let out = await reconciler.recomputeGateway(ns, name);
+    for (let again = 0; again < 5 && out.written && (await missedChanges(o.db, out.sourcePosition, out.deps ?? [])); again++) {
+      const next = await reconciler.recomputeGateway(ns, name);
+      out = { ...next, snapshotChanged: out.snapshotChanged || next.snapshotChanged, snapshotVersion: next.snapshotVersion ?? out.snapshotVersion };
+      if (!next.written) break;
+    }
     if (out.snapshotChanged) o.bus.publish(SNAPSHOT_CHANNEL, JSON.stringify({ gateway: `${ns}/${name}`, version: out.snapshotVersion ?? null }));
     o.bus.publish(RECONCILED_CHANNEL, key);
   });

@@ -22,6 +22,27 @@ export interface GatewayOutcome {
   snapshotVersion?: number;
   snapshotChanged: boolean;
   sourcePosition: number;
+  /** what this recompute read or looked for (see missedChanges) */
+  deps?: string[];
+}
+
+/**
+ * The dispatcher learns what a Gateway depends on from that Gateway's last recompute. A change to a
+ * new dependency that lands while the recompute runs may be dispatched before the dependency is
+ * recorded, and so reach nobody. After writing, a recompute therefore looks for changes to its
+ * dependencies after the position it read from; if there are any it must run again.
+ */
+export async function missedChanges(db: Database, sourcePosition: number, deps: string[]): Promise<boolean> {
+  if (deps.length === 0) return false;
+  const rows = await db.sql.$queryRawUnsafe<unknown[]>(
+    `SELECT 1 FROM events e WHERE e.position > $1 AND (
+       (e.kind IN ('Service', 'Secret', 'ConfigMap') AND e.kind || '/' || e.namespace || '/' || e.name = ANY($2::text[]))
+       OR (e.kind = 'ReferenceGrant' AND 'ReferenceGrant/' || e.namespace = ANY($2::text[]))
+       OR (e.kind = 'Namespace' AND 'Namespace/*' = ANY($2::text[]))
+       OR (e.kind = 'EndpointSlice' AND 'EndpointSlice/' || e.namespace || '/' || coalesce(e.object->'metadata'->'labels'->>'kubernetes.io/service-name', '') = ANY($2::text[]))
+     ) LIMIT 1`,
+    sourcePosition, deps);
+  return rows.length > 0;
 }
 
 type Tx = Pick<Database['prisma'], '$queryRawUnsafe' | '$executeRawUnsafe'>;
@@ -137,7 +158,7 @@ export class Reconciler {
         snapshotChanged = Number(del) > 0;
       }
       await tx.$executeRawUnsafe(`UPDATE recomputes SET duration_ms = $2 WHERE gateway = $1`, gateKey, performance.now() - started);
-      return { key: owner, written: true, snapshotVersion, snapshotChanged, sourcePosition: loaded.sourcePosition };
+      return { key: owner, written: true, snapshotVersion, snapshotChanged, sourcePosition: loaded.sourcePosition, deps: loaded.deps };
     });
   }
 

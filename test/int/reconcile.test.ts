@@ -186,3 +186,18 @@ describe('controllers sharing one store', () => {
     }
   });
 });
+
+describe('a dependency that changes while its Gateway recomputes', () => {
+  it('is noticed after the write, so the Gateway runs again', async () => {
+    const { missedChanges } = await import('../../src/service/reconcile');
+    const db = s.running.ctx.db;
+    const [{ p }] = await db.sql.$queryRawUnsafe<{ p: number }[]>('SELECT max(position) AS p FROM events');
+    const before = Number(p);
+    // nothing that this Gateway depends on changed after `before`
+    expect(await missedChanges(db, before, ['ReferenceGrant/certs', 'Service/team-a/api'])).toBe(false);
+    const grant = { apiVersion: GW, kind: 'ReferenceGrant', spec: { from: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'infra' }], to: [{ group: '', kind: 'Secret' }] } };
+    expect((await s.api('PUT', '/api/v1/namespaces/certs/referencegrants/let-infra', grant)).status).toBe(201);
+    expect(await missedChanges(db, before, ['ReferenceGrant/certs'])).toBe(true);
+    expect(await missedChanges(db, before, ['ReferenceGrant/other', 'Secret/certs/tls'])).toBe(false);
+  });
+});
