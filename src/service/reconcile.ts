@@ -2,7 +2,7 @@
 // compiled snapshot and the dependency list in one transaction, unless a recompute from a newer
 // log position has already written.
 import { createHash } from 'node:crypto';
-import type { Database } from '../adapters/store/database';
+import type { Database, SqlRunner } from '../adapters/store/database';
 import { loadGatewayWorld, gatewayStream } from '../adapters/store/world-loader';
 import { translateGateway, gatewayClassStatus } from '../core/translate';
 import { compileGateway, compileUnattached } from '../core/compile';
@@ -45,7 +45,7 @@ export async function missedChanges(db: Database, sourcePosition: number, deps: 
   return rows.length > 0;
 }
 
-type Tx = Pick<Database['prisma'], '$queryRawUnsafe' | '$executeRawUnsafe'>;
+type Tx = SqlRunner;
 
 export function gatewayOwner(ns: string, name: string): string {
   return gatewayStream(ns, name);
@@ -166,7 +166,7 @@ export class Reconciler {
     const stream = `GatewayClass//${name}`;
     const scope = this.opts.controllerName;
     const now = this.clock().toISOString();
-    return this.db.prisma.$transaction(async (tx: Tx) => {
+    return this.db.transaction(async (tx: Tx) => {
       const [{ xmin }] = await tx.$queryRawUnsafe<{ xmin: bigint }[]>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin`);
       const rowsFound = await tx.$queryRawUnsafe<any[]>(
         `SELECT o.object, (SELECT sp.status FROM status_parts sp WHERE sp.stream = o.stream AND sp.owner = $2) AS status
@@ -187,6 +187,6 @@ export class Reconciler {
            WHERE status_parts.position <= excluded.position`,
         stream, Number(xmin) * TX_SHIFT - 1, JSON.stringify(status), scope);
       return true;
-    }, { timeout: 60_000, maxWait: 30_000 });
+    });
   }
 }
