@@ -18,6 +18,7 @@ import {
   recordIdempotency, updateIdempotencyResponse,
 } from '../adapters/store/apply';
 import { caughtUp } from '../adapters/queue/dispatcher';
+import type { components } from '../generated/api';
 import { kindInfo } from '../core/model/kinds';
 import type { ManifestFormat } from '../core/apply/manifest';
 import { identify } from '../core/apply/identify';
@@ -40,28 +41,9 @@ export interface ApplyOptions {
   idempotencyKey?: string;
 }
 
-export interface ApplyCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  observedGeneration?: number;
-  lastTransitionTime?: string;
-  listener?: string;
-  parent?: string;
-}
-
-export interface ApplyResult {
-  kind: string;
-  namespace?: string;
-  name: string;
-  action: ApplyAction;
-  resourceVersion: string;
-  document?: number;
-  item?: number;
-  diff?: string;
-  conditions?: ApplyCondition[];
-}
+/** The answer's shapes are the spec's (openapi/schemas/apply.yaml). */
+export type ApplyCondition = components['schemas']['ApplyCondition'];
+export type ApplyResult = components['schemas']['ApplyResult'];
 
 export interface ApplyAnswer {
   status: 200 | 504;
