@@ -55,13 +55,18 @@ export function startWorker(o: WorkerOptions): RunningWorker {
       o.bus.publish(RECONCILED_CHANNEL, key);
       return;
     }
+    // A changed snapshot is announced as soon as it is committed, before the check for missed
+    // changes (a notice is a hint: a recompute that follows announces its own version too).
+    const announce = (version: number | undefined) =>
+      o.bus.publish(SNAPSHOT_CHANNEL, JSON.stringify({ gateway: `${ns}/${name}`, version: version ?? null }));
     let out = await reconciler.recomputeGateway(ns, name);
+    if (out.snapshotChanged) announce(out.snapshotVersion);
     for (let again = 0; again < 5 && out.written && (await missedChanges(o.db, out.sourcePosition, out.deps ?? [])); again++) {
       const next = await reconciler.recomputeGateway(ns, name);
-      out = { ...next, snapshotChanged: out.snapshotChanged || next.snapshotChanged, snapshotVersion: next.snapshotVersion ?? out.snapshotVersion };
+      if (next.snapshotChanged) announce(next.snapshotVersion);
+      out = next;
       if (!next.written) break;
     }
-    if (out.snapshotChanged) o.bus.publish(SNAPSHOT_CHANNEL, JSON.stringify({ gateway: `${ns}/${name}`, version: out.snapshotVersion ?? null }));
     o.bus.publish(RECONCILED_CHANNEL, key);
   });
 

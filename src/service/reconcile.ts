@@ -132,7 +132,27 @@ export class Reconciler {
       let snapshotChanged = false;
       if (tableJson !== undefined && hash) {
         // snapshot_versions outlives rebuilds: the same content keeps its version, new content gets the next one
-        if (known.issued_version !== null && known.issued_hash === hash) {
+        const reuse = known.issued_version !== null && known.issued_hash === hash;
+        if (known.stored_hash !== hash) {
+          // the version and the snapshot in one statement; the body is
+          // JSON.stringify({ gateway, version, hash, table }), reusing the table's JSON
+          snapshotChanged = true;
+          const head = `${JSON.stringify({ gateway: { namespace: ns, name } }).slice(0, -1)},"version":`;
+          const tail = `,"hash":${JSON.stringify(hash)},"table":${tableJson}}`;
+          const [v] = await tx.$queryRawUnsafe<{ version: bigint }[]>(
+            `WITH v AS (${reuse
+              ? 'SELECT $9::bigint AS version'
+              : `INSERT INTO snapshot_versions (gateway, version, hash) VALUES ($1, 1, $2)
+                 ON CONFLICT (gateway) DO UPDATE SET version = snapshot_versions.version + 1, hash = excluded.hash RETURNING version`})
+             INSERT INTO snapshots (gateway, version, hash, body, source_position, updated_at, unattached, controller)
+             SELECT $1::text, v.version, $2::text, $3::text || v.version::text || $4::text, $5::bigint, $6::timestamptz, $7::text, $8::text FROM v
+             ON CONFLICT (gateway) DO UPDATE SET version = excluded.version, hash = excluded.hash, body = excluded.body,
+               source_position = excluded.source_position, updated_at = excluded.updated_at, unattached = excluded.unattached,
+               controller = excluded.controller
+             RETURNING version`,
+            owner, hash, head, tail, loaded.sourcePosition, now, unattached, scope, ...(reuse ? [known.issued_version] : []));
+          snapshotVersion = Number(v.version);
+        } else if (reuse) {
           snapshotVersion = Number(known.issued_version);
         } else {
           const [v] = await tx.$queryRawUnsafe<{ version: bigint }[]>(
@@ -140,17 +160,7 @@ export class Reconciler {
              ON CONFLICT (gateway) DO UPDATE SET version = snapshot_versions.version + 1, hash = excluded.hash RETURNING version`, owner, hash);
           snapshotVersion = Number(v.version);
         }
-        if (known.stored_hash !== hash) {
-          snapshotChanged = true;
-          // = JSON.stringify({ gateway, version, hash, table }), reusing the table's JSON
-          const body = `${JSON.stringify({ gateway: { namespace: ns, name }, version: snapshotVersion, hash }).slice(0, -1)},"table":${tableJson}}`;
-          await tx.$executeRawUnsafe(
-            `INSERT INTO snapshots (gateway, version, hash, body, source_position, updated_at, unattached, controller) VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $7, $8)
-             ON CONFLICT (gateway) DO UPDATE SET version = excluded.version, hash = excluded.hash, body = excluded.body,
-               source_position = excluded.source_position, updated_at = excluded.updated_at, unattached = excluded.unattached,
-               controller = excluded.controller`,
-            owner, snapshotVersion, hash, body, loaded.sourcePosition, now, unattached, scope);
-        } else {
+        if (!snapshotChanged) {
           await tx.$executeRawUnsafe(`UPDATE snapshots SET unattached = $2 WHERE gateway = $1 AND unattached <> $2`, owner, unattached);
         }
       } else {

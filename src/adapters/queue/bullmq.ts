@@ -60,8 +60,13 @@ export class BullReconcileQueue implements ReconcileQueue {
     const timeout = this.opts.requestTimeoutMs ?? 2000;
     const pipe = this.client.pipeline();
     for (const k of keys) (pipe as any).hsetmax(this.wantKey, k, position);
-    await withTimeout(pipe.exec(), timeout, 'recording reconcile requests');
-    await withTimeout(this.queue.addBulk(keys.map((k) => ({ name: 'recompute', data: { key: k }, opts: this.jobOpts(k) }))), timeout, 'enqueueing reconcile jobs');
+    // Both at once, one round trip: a job that starts before its wanted position is recorded reads
+    // an older one, so it is marked done at that one and runs again (see 'completed'); if either
+    // fails the dispatcher asks again from the same checkpoint.
+    await Promise.all([
+      withTimeout(pipe.exec(), timeout, 'recording reconcile requests'),
+      withTimeout(this.queue.addBulk(keys.map((k) => ({ name: 'recompute', data: { key: k }, opts: this.jobOpts(k) }))), timeout, 'enqueueing reconcile jobs'),
+    ]);
   }
 
   start(processor: Processor): void {

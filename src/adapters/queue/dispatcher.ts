@@ -2,9 +2,10 @@
 // each event can affect. The checkpoint moves only after the queue took the requests, so when Redis
 // is away nothing is lost: the dispatcher retries from the same place until it is back.
 import type { Database } from '../store/database';
-import { readEvents, type StoredEvent } from '../store/eventlog';
+import { TX_SHIFT, type StoredEvent } from '../store/eventlog';
 import type { ReconcileQueue } from './types';
-import { isRouteKind } from '../../core/model/kinds';
+import { ROUTE_KINDS, isRouteKind } from '../../core/model/kinds';
+import { inReadingOrder } from '../../core/objects/order';
 import type { K8sObject } from '../../core/model/objects';
 
 const GROUP = 'gateway.networking.k8s.io';
@@ -46,6 +47,23 @@ export async function caughtUp(db: Database, position: number, scope?: string): 
     `${DISPATCH_CHECKPOINT}|${scope ?? '%'}`, position, prefix);
   return Boolean(rows[0]?.ok);
 }
+
+// One round trip per batch: the checkpoint, the events after it that no future commit can precede
+// (see readEvents), and the version before each route or EndpointSlice event (a change can move a
+// route off a Gateway, or a slice off a Service: both sides are affected).
+const BATCH_SQL = `
+WITH c AS (SELECT coalesce((SELECT position FROM checkpoints WHERE name = $1), 0) AS p),
+     h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin)
+SELECT e.position, e.kind, e.namespace, e.name, e.version, e.object, prev.object AS previous
+FROM c CROSS JOIN h CROSS JOIN LATERAL (
+  SELECT * FROM events WHERE position > c.p AND position < h.xmin * ${TX_SHIFT} ORDER BY position LIMIT $2
+) e
+LEFT JOIN events prev ON e.version > 1 AND e.kind = ANY($3::text[])
+  AND prev.stream = e.kind || '/' || e.namespace || '/' || e.name AND prev.version = e.version - 1
+ORDER BY e.position`;
+
+/** An event of a batch, with what the dispatcher needs of it. */
+type BatchEvent = Pick<StoredEvent, 'position' | 'kind' | 'namespace' | 'name' | 'version' | 'object'>;
 
 export class Dispatcher {
   private stopped = false;
@@ -99,11 +117,18 @@ export class Dispatcher {
 
   /** One batch: returns true when more may be waiting. */
   async step(): Promise<boolean> {
-    const from = await readCheckpoint(this.db, this.checkpoint);
     const limit = this.opts.batch ?? 1000;
-    const { items, horizon } = await readEvents(this.db.sql, { after: from, limit });
-    if (items.length === 0) return false;
-    const keys = await this.affected(items);
+    const rows = await this.db.sql.$queryRawUnsafe<{ position: number; kind: string; namespace: string; name: string; version: number; object: K8sObject; previous: K8sObject | null }[]>(
+      BATCH_SQL, this.checkpoint, limit, [...ROUTE_KINDS, 'EndpointSlice']);
+    if (rows.length === 0) return false;
+    const items: BatchEvent[] = [];
+    const previous = new Map<string, K8sObject>();
+    for (const r of rows) {
+      const ev = { position: Number(r.position), kind: r.kind, namespace: r.namespace, name: r.name, version: Number(r.version), object: inReadingOrder(r.object) };
+      items.push(ev);
+      if (r.previous) previous.set(`${ev.kind}/${ev.namespace}/${ev.name}@${ev.version - 1}`, r.previous);
+    }
+    const keys = await this.affected(items, previous);
     const last = items[items.length - 1].position;
     await this.queue.request([...keys], last);
     await this.db.sql.$executeRawUnsafe(
@@ -116,16 +141,15 @@ export class Dispatcher {
        ON CONFLICT (name) DO UPDATE SET position = excluded.position WHERE checkpoints.position < excluded.position`,
       this.checkpoint, last, [...keys].map((k) => scoped(this.opts.scope, k)));
     this.opts.onDispatched?.(last, [...keys]);
-    void horizon;
     return items.length === limit;
   }
 
   /** The recompute keys a batch of events can affect. */
-  async affected(events: StoredEvent[]): Promise<Set<string>> {
+  async affected(events: BatchEvent[], known?: Map<string, K8sObject>): Promise<Set<string>> {
     const keys = new Set<string>();
     const deps = new Set<string>();
     const classes = new Set<string>();
-    const previous = await this.previousVersions(events.filter((e) => e.version > 1 && (isRouteKind(e.kind) || e.kind === 'EndpointSlice')));
+    const previous = known ?? await this.previousVersions(events.filter((e) => e.version > 1 && (isRouteKind(e.kind) || e.kind === 'EndpointSlice')));
     for (const ev of events) {
       const before = previous.get(`${ev.kind}/${ev.namespace}/${ev.name}@${ev.version - 1}`);
       const versions = [before, ev.object].filter(Boolean) as K8sObject[];
@@ -164,7 +188,7 @@ export class Dispatcher {
     return keys;
   }
 
-  private async previousVersions(events: StoredEvent[]): Promise<Map<string, K8sObject>> {
+  private async previousVersions(events: BatchEvent[]): Promise<Map<string, K8sObject>> {
     const out = new Map<string, K8sObject>();
     if (events.length === 0) return out;
     const rows = await this.db.sql.$queryRawUnsafe<{ stream: string; version: number; object: K8sObject }[]>(

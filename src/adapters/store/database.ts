@@ -19,6 +19,11 @@ export interface Database {
   prisma: PrismaClient;
   /** single statements on the hot paths, sent on Prisma's own connection pool without its query engine */
   sql: SqlRunner;
+  /**
+   * A statement run often with the same text, prepared once per connection under `name` (parsed
+   * once, not on every call). Where there is no such thing (embedded) it is a plain query.
+   */
+  prepared<T = unknown>(name: string, text: string, ...params: unknown[]): Promise<T>;
   embedded: boolean;
   /**
    * A transaction of raw statements on one connection. On PostgreSQL it runs on the pool directly
@@ -57,6 +62,9 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   return {
     prisma,
     sql,
+    async prepared<T>(name: string, text: string, ...params: unknown[]) {
+      return (await pool.query({ name, text, values: params as unknown[] })).rows as T;
+    },
     embedded: false,
     async transaction(fn, opts = {}) {
       const client = await pool.connect();
@@ -103,6 +111,9 @@ async function openEmbedded(dir: string): Promise<Database> {
   return {
     prisma,
     sql: prisma as unknown as SqlRunner,
+    prepared<T>(_name: string, text: string, ...params: unknown[]) {
+      return prisma.$queryRawUnsafe<T>(text, ...params);
+    },
     embedded: true,
     transaction(fn) {
       return prisma.$transaction((tx) => fn(tx as unknown as SqlRunner), { timeout: 600_000, maxWait: 60_000 });
