@@ -3,6 +3,7 @@
 // Service's `conformance/endpoints` annotation turned into an EndpointSlice of that many ready
 // addresses), the case's steps applied in order, and every request of `expect.requests` checked
 // against resolve() on the Gateway's compiled table.
+import { worldOf } from '../../src/core/model/world';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { attachGateway } from '../../src/core/attach';
@@ -21,7 +22,6 @@ export function conformanceDir(): string {
 }
 
 const CLUSTER_KINDS = new Set(['GatewayClass', 'Namespace']);
-const ROUTE_KINDS = new Set(['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute']);
 
 function substitute<T>(value: T): T {
   const json = JSON.stringify(value)
@@ -57,18 +57,7 @@ export class ConformanceStore {
 
   world(): World {
     const all = [...this.objects.values()];
-    const of = (kind: string) => all.filter((o) => o.kind === kind);
-    return {
-      gatewayClasses: of('GatewayClass'),
-      gateways: of('Gateway'),
-      routes: all.filter((o) => ROUTE_KINDS.has(o.kind)),
-      referenceGrants: of('ReferenceGrant'),
-      namespaces: of('Namespace'),
-      services: of('Service'),
-      endpointSlices: [...of('EndpointSlice'), ...of('Service').flatMap(endpointSliceFor)],
-      secrets: of('Secret'),
-      configMaps: of('ConfigMap'),
-    };
+    return worldOf([...all, ...all.filter((o) => o.kind === 'Service').flatMap(endpointSliceFor)]);
   }
 }
 

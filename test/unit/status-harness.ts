@@ -3,6 +3,7 @@
 // the spec changes; creationTimestamp set on create), a World built from it, and a reconcile that
 // runs the pure core over every GatewayClass and Gateway and writes the statuses back onto the
 // objects, so that the next reconcile sees them as `previous`.
+import { worldOf } from '../../src/core/model/world';
 import type { K8sObject } from '../../src/core/model/objects';
 import type { World, TranslateOptions } from '../../src/core/model/world';
 import { translateGateway, gatewayClassStatus, type GatewayTranslation } from '../../src/core/translate';
@@ -18,7 +19,6 @@ type Defaulter = (obj: any) => any;
 /** Objects are stored defaulted, as the API stores them (src/core/validate's applyDefaults). */
 export const defaults: Defaulter = (o) => applyDefaults(o);
 
-const ROUTE_KINDS = new Set(['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute']);
 const CLUSTER_KINDS = new Set(['GatewayClass', 'Namespace']);
 
 export function objectKey(kind: string, namespace: string | undefined, name: string): string {
@@ -79,18 +79,7 @@ export class Store {
   /** The World of the stored objects; a Service annotated conformance/endpoints=N gets a slice of N ready endpoints. */
   world(): World {
     const all = this.list();
-    const of = (kind: string) => all.filter((o) => o.kind === kind) as any[];
-    return {
-      gatewayClasses: of('GatewayClass'),
-      gateways: of('Gateway'),
-      routes: all.filter((o) => ROUTE_KINDS.has(o.kind)) as any[],
-      referenceGrants: of('ReferenceGrant'),
-      namespaces: of('Namespace'),
-      services: of('Service'),
-      endpointSlices: [...of('EndpointSlice'), ...of('Service').flatMap(syntheticSlices)],
-      secrets: of('Secret'),
-      configMaps: of('ConfigMap'),
-    };
+    return worldOf([...all, ...all.filter((o) => o.kind === 'Service').flatMap(syntheticSlices)]);
   }
 }
 

@@ -5,7 +5,7 @@ import type {
   BackendRef, ConfigMap, EndpointSlice, Gateway, GatewayClass, Listener, Namespace, ReferenceGrant,
   Route, Secret, Service,
 } from './objects';
-import type { RouteKind } from './kinds';
+import { ROUTE_KINDS, type RouteKind } from './kinds';
 import type { components } from '../../generated/api';
 
 /** Every object the translator may look at. The worker loads only what one Gateway can depend on. */
@@ -72,3 +72,21 @@ export type ResolvedEndpoint = components['schemas']['CompiledEndpoint'];
  * The compiled table's backend, plus the reference it came from.
  */
 export type BackendResolution = components['schemas']['CompiledBackend'] & { ref: BackendRef };
+
+/** Sorts a flat list of objects into a World by kind (objects of kinds the World does not hold are left out). */
+export function worldOf(objects: readonly { kind: string }[]): World {
+  const of = <T>(kind: string) => objects.filter((o) => o.kind === kind) as T[];
+  return {
+    gatewayClasses: of('GatewayClass'),
+    gateways: of('Gateway'),
+    routes: objects.filter((o) => ROUTE_KIND_SET.has(o.kind)) as Route[],
+    referenceGrants: of('ReferenceGrant'),
+    namespaces: of('Namespace'),
+    services: of('Service'),
+    endpointSlices: of('EndpointSlice'),
+    secrets: of('Secret'),
+    configMaps: of('ConfigMap'),
+  };
+}
+
+const ROUTE_KIND_SET: ReadonlySet<string> = new Set(ROUTE_KINDS);

@@ -3,6 +3,7 @@
 // test/endpoints: "N" gets an EndpointSlice of N ready addresses) and optionally the requests to
 // resolve against the table; the output holds the compiled table of each Gateway and the resolve
 // answers, explanations included. UPDATE_GOLDEN=1 rewrites the outputs.
+import { worldOf as sortIntoWorld } from '../../../src/core/model/world';
 import { attachGateway } from '../../../src/core/attach';
 import { compileGateway, type CompiledTable } from '../../../src/core/compile';
 import type { World } from '../../../src/core/model/world';
@@ -11,7 +12,6 @@ import { applyDefaults } from '../../../src/core/validate';
 
 export const CONTROLLER = 'switchyard.dev/gateway-controller';
 const CLUSTER_KINDS = new Set(['GatewayClass', 'Namespace']);
-const ROUTE_KINDS = new Set(['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute']);
 
 export interface GoldenInput {
   description?: string;
@@ -35,18 +35,7 @@ export function worldOf(objects: any[]): World {
   if (!all.some((o) => o.kind === 'GatewayClass')) {
     all.push({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'switchyard', generation: 1 }, spec: { controllerName: CONTROLLER } });
   }
-  const of = (kind: string) => all.filter((o) => o.kind === kind);
-  return {
-    gatewayClasses: of('GatewayClass'),
-    gateways: of('Gateway'),
-    routes: all.filter((o) => ROUTE_KINDS.has(o.kind)),
-    referenceGrants: of('ReferenceGrant'),
-    namespaces: of('Namespace'),
-    services: of('Service'),
-    endpointSlices: [...of('EndpointSlice'), ...of('Service').flatMap(sliceFor)],
-    secrets: of('Secret'),
-    configMaps: of('ConfigMap'),
-  };
+  return sortIntoWorld([...all, ...all.filter((o) => o.kind === 'Service').flatMap(sliceFor)]);
 }
 
 function sliceFor(svc: any): any[] {
