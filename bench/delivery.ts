@@ -269,7 +269,7 @@ async function startWorker(env: Record<string, string | undefined>): Promise<{ c
   const clean = { ...process.env };
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'workers/reconcile.ts')], {
+  const child = spawn(process.execPath, [...(process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(ROOT, 'workers/reconcile.ts')], {
     cwd: ROOT, env: { ...clean, ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -461,7 +461,11 @@ async function main(): Promise<void> {
     report('idle_cpu_api', (cpuMs(apiPid) - idle0.api) / 2000 * 100, '%', 'informational');
     if (process.env.BENCH_NODE_OPTIONS?.includes('--import')) for (const pid of [apiPid, workerPid]) process.kill(pid, 'SIGUSR2'); // a profiler preload may start here
     reportPropagation('1000_routes', await propagation(base, client, { api: apiPid, worker: workerPid }, 10, CHANGES, 1), { p50: '<= 20 ms', p99: '<= 50 ms' });
-    if (STOP_AFTER === '1000') return;
+    if (STOP_AFTER === '1000') {
+      if (process.env.BENCH_NODE_OPTIONS?.includes('--import')) for (const pid of [apiPid, workerPid]) process.kill(pid, 'SIGUSR2');
+      await new Promise((r) => setTimeout(r, 1000));
+      return;
+    }
 
     // 10,000 routes on 100 Gateways
     s = Date.now();

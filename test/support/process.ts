@@ -26,7 +26,9 @@ async function startOnce(env: Record<string, string | undefined>, script: string
   const clean = { ...process.env };
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], {
+  // SERVICE_NODE_FLAGS (for example --cpu-prof) reach the service's node, which NODE_OPTIONS may not
+  const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', join(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...clean, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

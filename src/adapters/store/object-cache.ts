@@ -1,0 +1,184 @@
+// The worker's copy of the object projection, kept current by tailing the event log (what a
+// Kubernetes controller's informer cache is). A recompute reads its Gateway's world from here
+// instead of asking PostgreSQL to gather it: one recompute used to cost PostgreSQL more CPU than
+// the translation itself. Objects are frozen, in reading order, and shared by every recompute; an
+// unchanged object stays the same value from one recompute to the next.
+import type { Database } from './database';
+import { TX_SHIFT } from './eventlog';
+import { inReadingOrder } from '../../core/objects/order';
+import { isRouteKind } from '../../core/model/kinds';
+import type { K8sObject } from '../../core/model/objects';
+
+const GROUP = 'gateway.networking.k8s.io';
+const SVC_LABEL = 'kubernetes.io/service-name';
+const TAIL_BATCH = 5000;
+
+interface Row { position: number; stream: string; kind: string; namespace: string; deleted: boolean; object: K8sObject }
+
+/** `ns/name` of every Gateway a route names in its parentRefs. */
+export function parentGateways(route: K8sObject): string[] {
+  const out = new Set<string>();
+  for (const p of route.spec?.parentRefs ?? []) {
+    if (!p || typeof p !== 'object' || !p.name) continue;
+    if ((p.group ?? GROUP) !== GROUP || (p.kind ?? 'Gateway') !== 'Gateway') continue;
+    out.add(`${p.namespace ?? route.metadata?.namespace ?? ''}/${p.name}`);
+  }
+  return [...out];
+}
+
+function addTo(index: Map<string, Set<string>>, key: string, stream: string): void {
+  let s = index.get(key);
+  if (!s) index.set(key, (s = new Set()));
+  s.add(stream);
+}
+
+function removeFrom(index: Map<string, Set<string>>, key: string, stream: string): void {
+  const s = index.get(key);
+  if (!s) return;
+  s.delete(stream);
+  if (s.size === 0) index.delete(key);
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+export class ObjectCache {
+  /** every event at or below this position is reflected */
+  position = -1;
+  private readonly objects = new Map<string, K8sObject>();
+  /** the position of each stream's newest event seen, deleted ones included */
+  private readonly positions = new Map<string, number>();
+  private readonly routesByGateway = new Map<string, Set<string>>();
+  private readonly slicesByService = new Map<string, Set<string>>();
+  private readonly byKindNamespace = new Map<string, Set<string>>();
+  private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+
+  constructor(private readonly db: Database) {}
+
+  get(stream: string): K8sObject | undefined {
+    return this.objects.get(stream);
+  }
+
+  /** the routes (any kind) whose parentRefs name Gateway `ns/name` */
+  routesNaming(ns: string, name: string): K8sObject[] {
+    return this.pick(this.routesByGateway.get(`${ns}/${name}`));
+  }
+
+  /** the EndpointSlices labelled for Service `ns/name` */
+  slicesOf(ns: string, service: string): K8sObject[] {
+    return this.pick(this.slicesByService.get(`${ns}/${service}`));
+  }
+
+  /** every object of a kind in a namespace ('' for cluster-scoped kinds) */
+  ofKind(kind: string, ns?: string): K8sObject[] {
+    if (ns !== undefined) return this.pick(this.byKindNamespace.get(`${kind}/${ns}`));
+    const out: K8sObject[] = [];
+    for (const [key, streams] of this.byKindNamespace) if (key.startsWith(`${kind}/`)) out.push(...this.pick(streams));
+    return out;
+  }
+
+  private pick(streams: Set<string> | undefined): K8sObject[] {
+    if (!streams) return [];
+    // in stream order, so that the world does not depend on the order things were written
+    return [...streams].sort().map((s) => this.objects.get(s)!).filter(Boolean);
+  }
+
+  /**
+   * Brings the cache up to the log's horizon as of this call: a sync already running may have
+   * started before the caller's writes committed, so the caller waits for the one after it.
+   */
+  sync(): Promise<void> {
+    if (!this.running) {
+      this.running = this.pull().finally(() => { this.running = null; });
+      return this.running;
+    }
+    if (!this.queued) {
+      this.queued = this.running.catch(() => undefined).then(() => {
+        this.queued = null;
+        return this.sync();
+      });
+    }
+    return this.queued;
+  }
+
+  private async pull(): Promise<void> {
+    if (this.position < 0) return this.load();
+    for (;;) {
+      const rows = await this.db.prepared<{ xmin: number; position: number | null; stream: string; kind: string; namespace: string; type: string; object: K8sObject }[]>(
+        'switchyard_cache_tail',
+        `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin)
+         SELECT h.xmin, e.position, e.stream, e.kind, e.namespace, e.type, e.object
+         FROM h LEFT JOIN LATERAL (
+           SELECT * FROM events WHERE position > $1 AND position < h.xmin * ${TX_SHIFT} ORDER BY position LIMIT ${TAIL_BATCH}
+         ) e ON true ORDER BY e.position`, this.position);
+      const events = rows.filter((r) => r.position !== null);
+      for (const e of events) this.apply({ position: Number(e.position), stream: e.stream, kind: e.kind, namespace: e.namespace, deleted: e.type === 'Deleted', object: e.object });
+      if (events.length < TAIL_BATCH) {
+        this.position = Math.max(this.position, Number(rows[0].xmin) * TX_SHIFT - 1);
+        return;
+      }
+      this.position = Number(events[events.length - 1].position);
+    }
+  }
+
+  /** The first fill: the projection as of one snapshot, tombstones included (see apply). */
+  private async load(): Promise<void> {
+    const rows = await this.db.transaction(async (tx) => {
+      const [h] = await tx.$queryRawUnsafe<{ xmin: number }[]>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin`);
+      const objects = await tx.$queryRawUnsafe<Row[]>(`SELECT position, stream, kind, namespace, deleted, object FROM objects`);
+      return { xmin: Number(h.xmin), objects };
+    }, { isolation: 'RepeatableRead', readOnly: true });
+    for (const r of rows.objects) this.apply({ ...r, position: Number(r.position) });
+    this.position = rows.xmin * TX_SHIFT - 1;
+  }
+
+  /**
+   * The snapshot of the first fill may hold commits above the horizon that the tail then reads
+   * again; an event no newer than what the cache holds for its stream is skipped, so an older
+   * version never replaces a newer one and a deleted object never comes back.
+   */
+  private apply(r: Row): void {
+    const seen = this.positions.get(r.stream);
+    if (seen !== undefined && seen >= r.position) return;
+    this.positions.set(r.stream, r.position);
+    const old = this.objects.get(r.stream);
+    if (old) this.unindex(r.stream, old);
+    if (r.deleted) {
+      this.objects.delete(r.stream);
+      return;
+    }
+    const obj = deepFreeze(inReadingOrder(r.object));
+    this.objects.set(r.stream, obj);
+    this.index(r.stream, obj);
+  }
+
+  private keysOf(obj: K8sObject): { gateways: string[]; service?: string; kindNs: string } {
+    const ns = obj.metadata?.namespace ?? '';
+    const svc = obj.kind === 'EndpointSlice' ? obj.metadata?.labels?.[SVC_LABEL] : undefined;
+    return {
+      gateways: isRouteKind(obj.kind) ? parentGateways(obj) : [],
+      service: svc ? `${ns}/${svc}` : undefined,
+      kindNs: `${obj.kind}/${ns}`,
+    };
+  }
+
+  private index(stream: string, obj: K8sObject): void {
+    const k = this.keysOf(obj);
+    for (const g of k.gateways) addTo(this.routesByGateway, g, stream);
+    if (k.service) addTo(this.slicesByService, k.service, stream);
+    addTo(this.byKindNamespace, k.kindNs, stream);
+  }
+
+  private unindex(stream: string, obj: K8sObject): void {
+    const k = this.keysOf(obj);
+    for (const g of k.gateways) removeFrom(this.routesByGateway, g, stream);
+    if (k.service) removeFrom(this.slicesByService, k.service, stream);
+    removeFrom(this.byKindNamespace, k.kindNs, stream);
+  }
+}
