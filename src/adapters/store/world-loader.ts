@@ -23,8 +23,17 @@ export const gatewayStream = (ns: string, name: string) => `Gateway/${ns}/${name
 
 interface Ref { group?: string; kind?: string; namespace?: string; name?: string }
 
+// Cached objects are frozen and shared, so what is read off one is kept for as long as it lives.
+const refsOfRoute = new WeakMap<K8sObject, Ref[]>();
+
 /** Every backendRef in a route (rules, and filters such as requestMirror) in the route's namespace terms. */
 function backendRefsOf(route: K8sObject): Ref[] {
+  let refs = refsOfRoute.get(route);
+  if (!refs) refsOfRoute.set(route, (refs = collectBackendRefs(route)));
+  return refs;
+}
+
+function collectBackendRefs(route: K8sObject): Ref[] {
   const out: Ref[] = [];
   const walk = (v: unknown, key?: string) => {
     if (Array.isArray(v)) {
@@ -70,6 +79,32 @@ async function dataOf(db: Database, cache: ObjectCache, secrets: K8sObject[]): P
     for (const r of rows) kept.set(r.stream, { digest: String(r.digest ?? ''), data: r.data ?? {} });
   }
   return new Map(secrets.map((s) => [streamOf(s), kept!.get(streamOf(s))?.data ?? {}]));
+}
+
+// The arrays of a Gateway's last world: an array whose objects are all the same as last time is
+// passed again as the same array, so that the core's tables and memos built on it carry over
+// (a change to one route leaves the Services, slices and grants the translation reads as they were).
+const MAX_WORLDS = 1024;
+const lastWorlds = new WeakMap<ObjectCache, Map<string, World>>();
+
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function stabilized(cache: ObjectCache, key: string, world: World): World {
+  let worlds = lastWorlds.get(cache);
+  if (!worlds) lastWorlds.set(cache, (worlds = new Map()));
+  const last = worlds.get(key);
+  if (last) for (const k of Object.keys(world) as (keyof World)[]) if (sameItems(world[k], last[k])) (world as any)[k] = last[k];
+  worlds.delete(key);
+  worlds.set(key, world);
+  for (const k of worlds.keys()) {
+    if (worlds.size <= MAX_WORLDS) break;
+    worlds.delete(k);
+  }
+  return world;
 }
 
 /**
@@ -132,5 +167,5 @@ export async function loadGatewayWorld(db: Database, cache: ObjectCache, ns: str
     deps.add(`ReferenceGrant/${g}`);
     world.referenceGrants.push(...(cache.ofKind('ReferenceGrant', g) as never[]));
   }
-  return { world, gateway, sourcePosition, deps: [...deps] };
+  return { world: stabilized(cache, gatewayStream(ns, name), world), gateway, sourcePosition, deps: [...deps] };
 }

@@ -10,8 +10,17 @@ const GRPC_FILTERS = new Set(['RequestHeaderModifier', 'ResponseHeaderModifier',
 const PATH_TYPES = new Set(['Exact', 'PathPrefix', 'RegularExpression']);
 const VALUE_MATCH_TYPES = new Set(['Exact', 'RegularExpression']);
 
+// asked for by attachment, status and compile alike; a route is not changed once written
+const memo = new WeakMap<Route, Map<number, string>>();
+
 /** ruleIndex -> why the rule is dropped, for the rules of the route that use unsupported values. */
 export function unsupportedRules(route: Route): Map<number, string> {
+  let out = memo.get(route);
+  if (!out) memo.set(route, (out = findUnsupported(route)));
+  return out;
+}
+
+function findUnsupported(route: Route): Map<number, string> {
   const out = new Map<number, string>();
   if (route.kind !== 'HTTPRoute' && route.kind !== 'GRPCRoute') return out;
   const filterSet = route.kind === 'HTTPRoute' ? HTTP_FILTERS : GRPC_FILTERS;

@@ -7,13 +7,25 @@ import type { World, BackendResolution } from '../model/world';
 import type { BackendRef, Route } from '../model/objects';
 import { referenceAllowed } from './grants';
 import { endpointsFor, servicePortFor } from './endpoints';
-import { GATEWAY_GROUP, indexWorld, key, refName } from './lookup';
+import { GATEWAY_GROUP, backendMemo, indexWorld, key, refName } from './lookup';
 import { BackendReason, RouteReason } from '../status/reasons';
 
 /** A backendRef as written (defaults may be missing: group "", kind Service, weight 1 apply). */
 export type BackendRefInput = Partial<BackendRef> & { name: string };
 
 export function resolveBackendRef(world: World, route: Route, backendRef: BackendRefInput): BackendResolution {
+  if (!backendRef || typeof backendRef !== 'object') return resolve(world, route, backendRef);
+  // a backendRef belongs to one route: the same ref of the same route against the same grants,
+  // Services and slices resolves the same way (the status and the table both ask)
+  const memo = backendMemo<{ route: Route; out: BackendResolution }>(world, 'backendRef');
+  const hit = memo.get(backendRef);
+  if (hit && hit.route === route) return hit.out;
+  const out = resolve(world, route, backendRef);
+  memo.set(backendRef, { route, out });
+  return out;
+}
+
+function resolve(world: World, route: Route, backendRef: BackendRefInput): BackendResolution {
   const group: string = backendRef?.group ?? '';
   const kind: string = backendRef?.kind ?? 'Service';
   const routeNs = route.metadata.namespace ?? '';

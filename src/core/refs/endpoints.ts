@@ -12,14 +12,14 @@ export function servicePortFor(service: Service, port: number | undefined): any 
 }
 
 // Every backendRef to the same Service port resolves to the same endpoints: computed once per
-// world index (a new world gets a new index), shared, and never modified by callers.
+// table of slices (a world with other slices gets another table), shared, never modified by callers.
 const memo = new WeakMap<object, WeakMap<Service, WeakMap<object, ResolvedEndpoint[]>>>();
 
 export function endpointsFor(world: World, service: Service, servicePort: any): ResolvedEndpoint[] {
   const index = indexWorld(world);
   if (!servicePort || typeof servicePort !== 'object') return computeEndpoints(index, service, servicePort);
-  let byService = memo.get(index);
-  if (!byService) memo.set(index, (byService = new WeakMap()));
+  let byService = memo.get(index.slicesByService);
+  if (!byService) memo.set(index.slicesByService, (byService = new WeakMap()));
   let byPort = byService.get(service);
   if (!byPort) byService.set(service, (byPort = new WeakMap()));
   let out = byPort.get(servicePort);

@@ -51,30 +51,55 @@ function unchanged(world: World, hit: CacheEntry): boolean {
   return true;
 }
 
+// Each table is built from one of the world's arrays and kept for as long as that array is: a
+// caller that passes the same arrays again (the worker does, for whatever did not change) gets the
+// same tables, and what is memoized on them (endpoints, backend resolutions) carries over.
+const EMPTY: readonly never[] = Object.freeze([]);
+const parts = new Map<string, WeakMap<readonly unknown[], { length: number; table: unknown }>>();
+
+function part<T, A>(name: string, items: readonly A[] | undefined, make: (items: readonly A[]) => T): T {
+  const arr = items && items.length ? items : (EMPTY as readonly A[]);
+  let memo = parts.get(name);
+  if (!memo) parts.set(name, (memo = new WeakMap()));
+  const hit = memo.get(arr);
+  if (hit && hit.length === arr.length) return hit.table as T;
+  const table = make(arr);
+  memo.set(arr, { length: arr.length, table });
+  return table;
+}
+
 function byKey<T extends { metadata: { name: string; namespace?: string } }>(items: readonly T[] | undefined, cluster = false): Map<string, T> {
   const m = new Map<string, T>();
   for (const o of items ?? []) if (o?.metadata?.name) m.set(cluster ? o.metadata.name : key(o.metadata.namespace, o.metadata.name), o);
   return m;
 }
 
-function build(world: World): WorldIndex {
+function grantsTable(grants: readonly ReferenceGrant[]): Map<string, ReferenceGrant[]> {
   const grantsByNamespace = new Map<string, ReferenceGrant[]>();
-  for (const g of world.referenceGrants ?? []) {
+  for (const g of grants) {
     const ns = g.metadata.namespace ?? '';
     (grantsByNamespace.get(ns) ?? grantsByNamespace.set(ns, []).get(ns)!).push(g);
   }
   // in name order: the first grant (by name) that admits a reference is the one reported
   for (const list of grantsByNamespace.values()) list.sort((a, b) => cmp(a.metadata.name, b.metadata.name));
+  return grantsByNamespace;
+}
+
+function slicesTable(slices: readonly EndpointSlice[]): Map<string, EndpointSlice[]> {
   const slicesByService = new Map<string, EndpointSlice[]>();
-  for (const s of world.endpointSlices ?? []) {
+  for (const s of slices) {
     const svc = s.metadata.labels?.[SERVICE_NAME_LABEL];
     if (!svc) continue;
     const k = key(s.metadata.namespace, svc);
     (slicesByService.get(k) ?? slicesByService.set(k, []).get(k)!).push(s);
   }
   for (const list of slicesByService.values()) list.sort((a, b) => cmp(a.metadata.name, b.metadata.name));
+  return slicesByService;
+}
+
+function routesTable(routes: readonly Route[]): Map<string, Route[]> {
   const routesByGateway = new Map<string, Route[]>();
-  for (const r of world.routes ?? []) {
+  for (const r of routes) {
     const seen = new Set<string>();
     for (const p of r.spec?.parentRefs ?? []) {
       if (!p || (p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') continue;
@@ -84,17 +109,40 @@ function build(world: World): WorldIndex {
       (routesByGateway.get(k) ?? routesByGateway.set(k, []).get(k)!).push(r);
     }
   }
+  return routesByGateway;
+}
+
+function build(world: World): WorldIndex {
   return {
-    gatewayClasses: byKey(world.gatewayClasses, true),
-    gateways: byKey(world.gateways),
-    services: byKey(world.services),
-    secrets: byKey(world.secrets),
-    configMaps: byKey(world.configMaps),
-    namespaces: byKey(world.namespaces, true),
-    grantsByNamespace,
-    slicesByService,
-    routesByGateway,
+    gatewayClasses: part('gatewayClasses', world.gatewayClasses, (a) => byKey(a, true)),
+    gateways: part('gateways', world.gateways, (a) => byKey(a)),
+    services: part('services', world.services, (a) => byKey(a)),
+    secrets: part('secrets', world.secrets, (a) => byKey(a)),
+    configMaps: part('configMaps', world.configMaps, (a) => byKey(a)),
+    namespaces: part('namespaces', world.namespaces, (a) => byKey(a, true)),
+    grantsByNamespace: part('grants', world.referenceGrants, grantsTable),
+    slicesByService: part('slices', world.endpointSlices, slicesTable),
+    routesByGateway: part('routes', world.routes, routesTable),
   };
+}
+
+/**
+ * A memo that lives as long as the tables a backend resolution reads (grants, Services, slices):
+ * the same three tables give the same answers, whatever else in the world changed.
+ */
+type Slots = Record<string, WeakMap<object, unknown>>;
+const backendMemos = new WeakMap<object, WeakMap<object, WeakMap<object, Slots>>>();
+export function backendMemo<V>(world: World, slot: string): WeakMap<object, V> {
+  const idx = indexWorld(world);
+  const level = <K extends object, T>(m: WeakMap<K, T>, k: K, make: () => T): T => {
+    let v = m.get(k);
+    if (!v) m.set(k, (v = make()));
+    return v;
+  };
+  const byServices = level(backendMemos, idx.grantsByNamespace, () => new WeakMap());
+  const bySlices = level(byServices, idx.services, () => new WeakMap());
+  const slots = level(bySlices, idx.slicesByService, () => ({}) as Slots);
+  return (slots[slot] ??= new WeakMap()) as WeakMap<object, V>;
 }
 
 export function cmp(a: string, b: string): number {

@@ -6,7 +6,7 @@ import type { World, BackendResolution } from '../model/world';
 import type { Route } from '../model/objects';
 import { resolveBackendRef, isRefFailure } from './backends';
 import { RouteReason } from '../status/reasons';
-import { indexWorld } from './lookup';
+import { backendMemo } from './lookup';
 
 export interface RefProblem {
   path: string;
@@ -31,13 +31,9 @@ export interface RouteRefs {
   message: string;
 }
 
-// keyed by the world's index, which is rebuilt whenever the world's arrays change
-const cache = new WeakMap<object, WeakMap<Route, RouteRefs>>();
-
 export function routeRefs(world: World, route: Route): RouteRefs {
-  const index = indexWorld(world);
-  let perWorld = cache.get(index);
-  if (!perWorld) cache.set(index, (perWorld = new WeakMap()));
+  // what a route's references resolve to depends on the grants, Services and slices alone
+  const perWorld = backendMemo<RouteRefs>(world, 'routeRefs');
   const hit = perWorld.get(route);
   if (hit) return hit;
   const result = compute(world, route);
