@@ -431,7 +431,9 @@ async function main(): Promise<void> {
   redis.on('message', (_channel: string, message: string) => {
     const at = now();
     try {
-      const { gateway, version } = JSON.parse(message) as { gateway: string; version: number };
+      // the notice's first line (a body may follow it)
+      const nl = message.indexOf('\n');
+      const { gateway, version } = JSON.parse(nl < 0 ? message : message.slice(0, nl)) as { gateway: string; version: number };
       notices.set(`${gateway}@${version}`, at);
     } catch { /* not ours */ }
   });

@@ -8,10 +8,10 @@ import type { ReconcileQueue } from './adapters/queue/types';
 import { InProcessQueue } from './adapters/queue/in-process';
 import { BullReconcileQueue } from './adapters/queue/bullmq';
 import { Dispatcher } from './adapters/queue/dispatcher';
-import { Reconciler, missedChanges } from './service/reconcile';
+import { Reconciler, missedChanges, type GatewayOutcome } from './service/reconcile';
 import { EVENTS_CHANNEL } from './adapters/http/events-router';
 
-import { SNAPSHOT_CHANNEL } from './adapters/delivery/snapshots';
+import { SNAPSHOT_CHANNEL, snapshotNotice } from './adapters/delivery/snapshots';
 export const RECONCILED_CHANNEL = 'reconciled';
 
 /** One queue per controller sharing a Redis. */
@@ -47,7 +47,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     : new InProcessQueue(o.concurrency ?? 2, onError);
   const reconciler = new Reconciler(o.db, { controllerName: o.controllerName });
 
-  queue.start(async (key) => {
+  queue.start(async (key, atLeast) => {
     const [kind, ns, ...rest] = key.split('/');
     const name = rest.join('/');
     if (kind === 'GatewayClass') {
@@ -57,13 +57,12 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     }
     // A changed snapshot is announced as soon as it is committed, before the check for missed
     // changes (a notice is a hint: a recompute that follows announces its own version too).
-    const announce = (version: number | undefined) =>
-      o.bus.publish(SNAPSHOT_CHANNEL, JSON.stringify({ gateway: `${ns}/${name}`, version: version ?? null }));
-    let out = await reconciler.recomputeGateway(ns, name);
-    if (out.snapshotChanged) announce(out.snapshotVersion);
+    const announce = (out: GatewayOutcome) => o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${ns}/${name}`, out.snapshotVersion ?? null, out.body));
+    let out = await reconciler.recomputeGateway(ns, name, atLeast);
+    if (out.snapshotChanged) announce(out);
     for (let again = 0; again < 5 && out.written && (await missedChanges(o.db, out.sourcePosition, out.deps ?? [])); again++) {
       const next = await reconciler.recomputeGateway(ns, name);
-      if (next.snapshotChanged) announce(next.snapshotVersion);
+      if (next.snapshotChanged) announce(next);
       out = next;
       if (!next.written) break;
     }
@@ -76,6 +75,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     dispatcher = new Dispatcher(o.db, queue, {
       scope: o.controllerName,
       onError: (err) => log.warn({ err }, 'dispatch failed; retrying from the checkpoint'),
+      onBatch: (from, events, upTo) => reconciler.cache.feed(from, events, upTo),
     });
     unsubscribe = o.bus.subscribe(EVENTS_CHANNEL, dispatcher.poke);
     dispatcher.start();

@@ -7,7 +7,7 @@ import { loadGatewayWorld, gatewayStream } from '../adapters/store/world-loader'
 import { ObjectCache } from '../adapters/store/object-cache';
 import { translateGateway, gatewayClassStatus } from '../core/translate';
 import { compileGateway, compileUnattached } from '../core/compile';
-import { canonicalJson } from '../core/objects/canonical';
+import { canonicalJson, deepEqual } from '../core/objects/canonical';
 import { TX_SHIFT } from '../adapters/store/eventlog';
 import { inReadingOrder } from '../core/objects/order';
 import type { K8sObject } from '../core/model/objects';
@@ -25,6 +25,8 @@ export interface GatewayOutcome {
   sourcePosition: number;
   /** what this recompute read or looked for (see missedChanges) */
   deps?: string[];
+  /** the new snapshot's body, when it changed */
+  body?: string;
 }
 
 /**
@@ -54,15 +56,18 @@ export function gatewayOwner(ns: string, name: string): string {
 
 /**
  * What one Gateway's last recompute wrote, as this process knows it: `gate` is the source position
- * it wrote at. It is the base for lastTransitionTime and for writing only the parts that changed,
- * and is trusted only while the Gateway's gate row still shows that position (another process, or
- * a rebuild, may have written since).
+ * it wrote at. It is the base for lastTransitionTime and for sending only what changed, and is
+ * trusted only while the Gateway's gate row still shows that position (another process, or a
+ * rebuild, may have written since).
  */
 interface Written {
   gate: number | null;
   gatewayStatus?: Record<string, unknown>;
-  parts: Map<string, { status: { parents?: unknown[] }; json: string }>;
+  parts: Map<string, { parents?: unknown[] }>;
   deps: string;
+  /** the snapshot's hash and unattached list as stored; undefined when not known */
+  hash?: string | null;
+  unattached?: string;
 }
 
 const MAX_WRITTEN = 1024;
@@ -87,17 +92,22 @@ export class Reconciler {
       this.written.set(gateKey, hit);
       return hit;
     }
-    const [row] = await this.db.sql.$queryRawUnsafe<{ gate: number | null; gw: Record<string, unknown> | null; parts: [string, { parents?: unknown[] }][] | null; deps: string[] | null }[]>(
+    const [row] = await this.db.prepared<{ gate: number | null; gw: Record<string, unknown> | null; parts: [string, { parents?: unknown[] }][] | null; deps: string[] | null; hash: string | null; unattached: string | null }[]>(
+      'switchyard_written_for',
       `SELECT (SELECT source_position FROM recomputes WHERE gateway = $1) AS gate,
          (SELECT status FROM status_parts WHERE stream = $2 AND owner = $3) AS gw,
          (SELECT json_agg(json_build_array(stream, status)) FROM status_parts WHERE owner = $1) AS parts,
-         (SELECT array_agg(dep ORDER BY dep) FROM gateway_deps WHERE gateway = $1) AS deps`,
+         (SELECT array_agg(dep ORDER BY dep) FROM gateway_deps WHERE gateway = $1) AS deps,
+         (SELECT hash FROM snapshots WHERE gateway = $2) AS hash,
+         (SELECT unattached FROM snapshots WHERE gateway = $2) AS unattached`,
       gateKey, owner, this.opts.controllerName);
     return {
       gate: row.gate === null ? null : Number(row.gate),
       gatewayStatus: row.gw ?? undefined,
-      parts: new Map((row.parts ?? []).map(([stream, status]) => [stream, { status, json: JSON.stringify(status) }])),
+      parts: new Map(row.parts ?? []),
       deps: JSON.stringify(row.deps ?? []),
+      hash: row.hash,
+      unattached: row.unattached ?? undefined,
     };
   }
 
@@ -111,17 +121,22 @@ export class Reconciler {
     }
   }
 
-  async recomputeGateway(ns: string, name: string): Promise<GatewayOutcome> {
+  /**
+   * `atLeast`: the log position the request for this recompute was made at. When the cache has
+   * already reached it (the dispatcher feeds it what it reads) no round trip is needed to catch up;
+   * without it the cache catches up with the store first.
+   */
+  async recomputeGateway(ns: string, name: string, atLeast?: number): Promise<GatewayOutcome> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.recomputeOnce(ns, name);
+        return await this.recomputeOnce(ns, name, attempt === 0 ? atLeast : undefined);
       } catch (e) {
         if (!(e instanceof StaleBase) || attempt >= 3) throw e;
       }
     }
   }
 
-  private async recomputeOnce(ns: string, name: string): Promise<GatewayOutcome> {
+  private async recomputeOnce(ns: string, name: string, atLeast: number | undefined): Promise<GatewayOutcome> {
     const started = performance.now();
     // `owner` is the Gateway's stream (its snapshot key); everything else this controller writes is
     // keyed by its name too, so controllers sharing one store never touch each other's output.
@@ -129,7 +144,7 @@ export class Reconciler {
     const scope = this.opts.controllerName;
     const routeOwner = `${scope}|${owner}`;
     const gateKey = routeOwner;
-    await this.cache.sync();
+    if (atLeast === undefined || this.cache.position < atLeast) await this.cache.sync();
     const before = await this.writtenFor(gateKey, owner);
     const loaded = await loadGatewayWorld(this.db, this.cache, ns, name, before.gatewayStatus);
     const now = this.clock().toISOString();
@@ -138,7 +153,7 @@ export class Reconciler {
           gatewayStatus: before.gatewayStatus as never,
           routeParents: [...before.parts].map(([stream, part]) => {
             const [kind, rns, ...rest] = stream.split('/');
-            return { kind, namespace: rns, name: rest.join('/'), parents: (part.status.parents ?? []) as never[] };
+            return { kind, namespace: rns, name: rest.join('/'), parents: (part.parents ?? []) as never[] };
           }) as never,
         })
       : undefined;
@@ -159,118 +174,121 @@ export class Reconciler {
       : undefined;
 
     // What changed against what was last written: only that is sent.
-    const after: Written = { gate: loaded.sourcePosition, gatewayStatus: translation?.gatewayStatus as never, parts: new Map(), deps: JSON.stringify([...loaded.deps].sort()) };
+    const after: Written = {
+      gate: loaded.sourcePosition, gatewayStatus: translation?.gatewayStatus as never, parts: new Map(),
+      deps: JSON.stringify([...loaded.deps].sort()), hash: hash ?? null, unattached: hash ? unattached : undefined,
+    };
     const changed: { stream: string; owner: string; status: unknown }[] = [];
     if (translation) {
-      const gwJson = JSON.stringify(translation.gatewayStatus);
-      if (JSON.stringify(before.gatewayStatus ?? null) !== gwJson) changed.push({ stream: owner, owner: scope, status: translation.gatewayStatus });
+      if (!deepEqual(before.gatewayStatus ?? null, translation.gatewayStatus)) changed.push({ stream: owner, owner: scope, status: translation.gatewayStatus });
       for (const r of translation.routeParents) {
         const stream = `${r.kind}/${r.namespace}/${r.name}`;
         const status = { parents: r.parents };
-        const json = JSON.stringify(status);
-        after.parts.set(stream, { status, json });
-        if (before.parts.get(stream)?.json !== json) changed.push({ stream, owner: routeOwner, status });
+        after.parts.set(stream, status);
+        const was = before.parts.get(stream);
+        if (!was || !deepEqual(was, status)) changed.push({ stream, owner: routeOwner, status });
       }
     }
     const gone = [...before.parts.keys()].filter((s) => !after.parts.has(s));
-    const depsChanged = before.deps !== after.deps;
 
-    // on the pool's own connection: Prisma's interactive transaction costs engine work per statement
-    let outcome: GatewayOutcome;
+    // One statement, so one round trip and one commit. The gate row (one per Gateway, moved only
+    // forwards) is locked first; everything else is written only if it moved, and only if it still
+    // showed what this process last wrote: otherwise `before` is not what the store holds.
+    const params: unknown[] = [gateKey, loaded.sourcePosition, now, before.gate, performance.now() - started];
+    const p = (v: unknown) => { params.push(v); return `$${params.length}`; };
+    const ctes: string[] = [
+      `old AS (SELECT source_position FROM recomputes WHERE gateway = $1 FOR UPDATE)`,
+      `up AS (
+        INSERT INTO recomputes (gateway, source_position, at, duration_ms)
+        SELECT $1, $2::bigint, $3::timestamptz, $5::float8 WHERE (SELECT source_position FROM old) IS NOT DISTINCT FROM $4::bigint
+        ON CONFLICT (gateway) DO UPDATE SET source_position = excluded.source_position, at = excluded.at, duration_ms = excluded.duration_ms
+          WHERE recomputes.source_position < excluded.source_position
+        RETURNING 1)`,
+    ];
+    const go = 'EXISTS (SELECT 1 FROM up)';
+    if (changed.length) {
+      ctes.push(`parts AS (
+        INSERT INTO status_parts (stream, owner, position, status)
+        SELECT stream, owner, $2::bigint, status FROM jsonb_to_recordset(${p(JSON.stringify(changed))}::jsonb) AS x(stream text, owner text, status jsonb) WHERE ${go}
+        ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status RETURNING 1)`);
+    }
+    if (before.gate === null) {
+      // a first write: whatever a concurrent first write left that this one does not hold goes
+      ctes.push(`gone AS (DELETE FROM status_parts WHERE owner = $1 AND NOT (stream = ANY(${p([...after.parts.keys()])}::text[])) AND ${go} RETURNING 1)`);
+    } else if (gone.length) {
+      ctes.push(`gone AS (DELETE FROM status_parts WHERE owner = $1 AND stream = ANY(${p(gone)}::text[]) AND ${go} RETURNING 1)`);
+    }
+    if (!translation && before.gatewayStatus !== undefined) {
+      ctes.push(`gone_self AS (DELETE FROM status_parts WHERE stream = ${p(owner)} AND owner = ${p(scope)} AND ${go} RETURNING 1)`);
+    }
+    if (before.deps !== after.deps) {
+      const deps = p(loaded.deps);
+      ctes.push(`gone_deps AS (DELETE FROM gateway_deps WHERE gateway = $1 AND NOT (dep = ANY(${deps}::text[])) AND ${go} RETURNING 1)`,
+        `deps AS (INSERT INTO gateway_deps (dep, gateway) SELECT unnest(${deps}::text[]), $1 WHERE ${go} ON CONFLICT DO NOTHING RETURNING 1)`);
+    }
+    let version = 'NULL::bigint';
+    let body: ((v: number) => string) | undefined;
+    let snapshotWritten = 'false';
+    if (tableJson !== undefined && hash) {
+      // snapshot_versions outlives rebuilds: the same content keeps its version, new content gets the next one
+      const o = p(owner);
+      const h = p(hash);
+      ctes.push(`sv AS (
+        INSERT INTO snapshot_versions (gateway, version, hash) SELECT ${o}, 1, ${h} WHERE ${go}
+        ON CONFLICT (gateway) DO UPDATE SET version = snapshot_versions.version + 1, hash = excluded.hash
+          WHERE snapshot_versions.hash IS DISTINCT FROM excluded.hash
+        RETURNING version)`,
+      `ver AS (SELECT coalesce((SELECT version FROM sv), (SELECT version FROM snapshot_versions WHERE gateway = ${o})) AS version)`);
+      version = '(SELECT version FROM ver)';
+      if (before.hash !== hash) {
+        // the body is JSON.stringify({ gateway, version, hash, table }), reusing the table's JSON
+        const head = `${JSON.stringify({ gateway: { namespace: ns, name } }).slice(0, -1)},"version":`;
+        const tail = `,"hash":${JSON.stringify(hash)},"table":${tableJson}}`;
+        body = (v) => `${head}${v}${tail}`;
+        ctes.push(`snap AS (
+          INSERT INTO snapshots (gateway, version, hash, body, source_position, updated_at, unattached, controller)
+          SELECT ${o}, ver.version, ${h}, ${p(head)}::text || ver.version::text || ${p(tail)}::text,
+            $2::bigint, $3::timestamptz, ${p(unattached)}::text, ${p(scope)}::text FROM ver WHERE ${go}
+          ON CONFLICT (gateway) DO UPDATE SET version = excluded.version, hash = excluded.hash, body = excluded.body,
+            source_position = excluded.source_position, updated_at = excluded.updated_at, unattached = excluded.unattached,
+            controller = excluded.controller
+            WHERE snapshots.hash IS DISTINCT FROM excluded.hash OR snapshots.unattached IS DISTINCT FROM excluded.unattached
+          RETURNING 1)`);
+        // the plain subselect reads the row as it was before this statement
+        snapshotWritten = `(SELECT count(*) FROM snap) > 0 AND (SELECT hash FROM snapshots WHERE gateway = ${o}) IS DISTINCT FROM ${h}`;
+      } else if (before.unattached !== unattached) {
+        ctes.push(`unatt AS (UPDATE snapshots SET unattached = ${p(unattached)} WHERE gateway = ${o} AND ${go} RETURNING 1)`);
+      }
+    } else if (before.hash !== null) {
+      ctes.push(`del AS (DELETE FROM snapshots WHERE gateway = ${p(owner)} AND controller = ${p(scope)} AND ${go} RETURNING 1)`);
+      snapshotWritten = '(SELECT count(*) FROM del) > 0';
+    }
+
+    let row: { old: number | null; ok: boolean; version: number | null; snapshot_written: boolean };
     try {
-      outcome = await this.db.transaction(async (tx) => {
-        // The gate: one row per Gateway, locked for this transaction, moved only forwards. It also
-        // tells whether what this process last wrote is still what the store holds, and what is
-        // known of the snapshot.
-        const [gate] = await tx.$queryRawUnsafe<{ old: number | null; ok: boolean; issued_hash: string | null; issued_version: number | null; stored_hash: string | null }[]>(
-          `WITH old AS (SELECT source_position FROM recomputes WHERE gateway = $1 FOR UPDATE),
-           up AS (
-             INSERT INTO recomputes (gateway, source_position, at) VALUES ($1, $2, $3::timestamptz)
-             ON CONFLICT (gateway) DO UPDATE SET source_position = excluded.source_position, at = excluded.at
-               WHERE recomputes.source_position < excluded.source_position
-             RETURNING 1)
-           SELECT (SELECT source_position FROM old) AS old, EXISTS (SELECT 1 FROM up) AS ok,
-             (SELECT hash FROM snapshot_versions WHERE gateway = $4) AS issued_hash,
-             (SELECT version FROM snapshot_versions WHERE gateway = $4) AS issued_version,
-             (SELECT hash FROM snapshots WHERE gateway = $4) AS stored_hash`,
-          gateKey, loaded.sourcePosition, now, owner);
-        if (!gate.ok) return { key: owner, written: false, snapshotChanged: false, sourcePosition: loaded.sourcePosition };
-        const old = gate.old === null ? null : Number(gate.old);
-        if (old !== before.gate) throw new StaleBase();
-
-        // One statement: the parts that changed, the dependency list if it changed, the snapshot if
-        // its content changed, and the recompute's duration.
-        const params: unknown[] = [gateKey];
-        const p = (v: unknown) => { params.push(v); return `$${params.length}`; };
-        const ctes: string[] = [];
-        if (changed.length) {
-          ctes.push(`parts AS (
-            INSERT INTO status_parts (stream, owner, position, status)
-            SELECT stream, owner, ${p(loaded.sourcePosition)}::bigint, status FROM jsonb_to_recordset(${p(JSON.stringify(changed))}::jsonb) AS x(stream text, owner text, status jsonb)
-            ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status RETURNING 1)`);
-        }
-        if (gone.length) ctes.push(`gone AS (DELETE FROM status_parts WHERE owner = $1 AND stream = ANY(${p(gone)}::text[]) RETURNING 1)`);
-        if (!translation) ctes.push(`gone_self AS (DELETE FROM status_parts WHERE stream = ${p(owner)} AND owner = ${p(scope)} RETURNING 1)`);
-        if (depsChanged) {
-          const deps = p(loaded.deps);
-          ctes.push(`gone_deps AS (DELETE FROM gateway_deps WHERE gateway = $1 AND NOT (dep = ANY(${deps}::text[])) RETURNING 1)`,
-            `deps AS (INSERT INTO gateway_deps (dep, gateway) SELECT unnest(${deps}::text[]), $1 ON CONFLICT DO NOTHING RETURNING 1)`);
-        }
-
-        let snapshotVersion: number | undefined;
-        let snapshotChanged = false;
-        let versionSql = '';
-        if (tableJson !== undefined && hash) {
-          // snapshot_versions outlives rebuilds: the same content keeps its version, new content gets the next one
-          const reuse = gate.issued_version !== null && gate.issued_hash === hash;
-          const nextVersion = () => `INSERT INTO snapshot_versions (gateway, version, hash) VALUES (${p(owner)}, 1, ${p(hash)})
-                 ON CONFLICT (gateway) DO UPDATE SET version = snapshot_versions.version + 1, hash = excluded.hash RETURNING version`;
-          if (gate.stored_hash !== hash) {
-            // the body is JSON.stringify({ gateway, version, hash, table }), reusing the table's JSON
-            snapshotChanged = true;
-            const head = `${JSON.stringify({ gateway: { namespace: ns, name } }).slice(0, -1)},"version":`;
-            const tail = `,"hash":${JSON.stringify(hash)},"table":${tableJson}}`;
-            ctes.push(`v AS (${reuse ? `SELECT ${p(gate.issued_version)}::bigint AS version` : nextVersion()})`,
-              `snap AS (
-                INSERT INTO snapshots (gateway, version, hash, body, source_position, updated_at, unattached, controller)
-                SELECT ${p(owner)}::text, v.version, ${p(hash)}::text, ${p(head)}::text || v.version::text || ${p(tail)}::text,
-                  ${p(loaded.sourcePosition)}::bigint, ${p(now)}::timestamptz, ${p(unattached)}::text, ${p(scope)}::text FROM v
-                ON CONFLICT (gateway) DO UPDATE SET version = excluded.version, hash = excluded.hash, body = excluded.body,
-                  source_position = excluded.source_position, updated_at = excluded.updated_at, unattached = excluded.unattached,
-                  controller = excluded.controller
-                RETURNING version)`);
-            versionSql = '(SELECT version FROM snap)';
-          } else if (reuse) {
-            snapshotVersion = Number(gate.issued_version);
-          } else {
-            ctes.push(`v AS (${nextVersion()})`);
-            versionSql = '(SELECT version FROM v)';
-          }
-          if (!snapshotChanged) {
-            ctes.push(`unatt AS (UPDATE snapshots SET unattached = ${p(unattached)} WHERE gateway = ${p(owner)} AND unattached <> ${p(unattached)} RETURNING 1)`);
-          }
-        } else {
-          ctes.push(`del AS (DELETE FROM snapshots WHERE gateway = ${p(owner)} AND controller = ${p(scope)} RETURNING 1)`);
-          versionSql = '-(SELECT count(*) FROM del)';
-        }
-        ctes.push(`dur AS (UPDATE recomputes SET duration_ms = ${p(performance.now() - started)} WHERE gateway = $1 RETURNING 1)`);
-        // every data-modifying CTE runs whether or not the final SELECT reads it
-        const [row] = await tx.$queryRawUnsafe<{ version: number | null }[]>(
-          `WITH ${ctes.join(',\n')} SELECT ${versionSql || 'NULL'} AS version`, ...params);
-        if (tableJson !== undefined && hash) {
-          if (versionSql) snapshotVersion = Number(row.version);
-        } else {
-          snapshotChanged = Number(row.version) < 0;
-        }
-        return { key: owner, written: true, snapshotVersion, snapshotChanged, sourcePosition: loaded.sourcePosition, deps: loaded.deps };
-      });
+      // every data-modifying CTE runs whether or not the final SELECT reads it
+      [row] = await this.db.sql.$queryRawUnsafe<typeof row[]>(
+        `WITH ${ctes.join(',\n')}
+         SELECT (SELECT source_position FROM old) AS old, ${go} AS ok, ${version} AS version, ${snapshotWritten} AS snapshot_written`, ...params);
     } catch (e) {
       this.remember(gateKey, undefined);
       throw e;
     }
-    // a recompute from a newer position wrote instead: what this process knew is no longer current
-    this.remember(gateKey, outcome.written ? after : undefined);
-    return outcome;
+    const old = row.old === null ? null : Number(row.old);
+    if (!row.ok) {
+      // what this process knew is no longer current: a newer recompute wrote, or another process or a rebuild did
+      this.remember(gateKey, undefined);
+      if (old !== before.gate && (old === null || old < loaded.sourcePosition)) throw new StaleBase();
+      return { key: owner, written: false, snapshotChanged: false, sourcePosition: loaded.sourcePosition };
+    }
+    this.remember(gateKey, after);
+    // a recompute that found the same hash stored keeps its version
+    const snapshotChanged = Boolean(row.snapshot_written);
+    const snapshotVersion = row.version === null ? undefined : Number(row.version);
+    return {
+      key: owner, written: true, snapshotChanged, sourcePosition: loaded.sourcePosition, deps: loaded.deps, snapshotVersion,
+      ...(snapshotChanged && body && snapshotVersion !== undefined ? { body: body(snapshotVersion) } : {}),
+    };
   }
 
   async recomputeGatewayClass(name: string): Promise<boolean> {

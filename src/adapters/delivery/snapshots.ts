@@ -7,6 +7,21 @@ import type { CompiledTable } from '../../core/compile';
 
 export const SNAPSHOT_CHANNEL = 'snapshots';
 
+// A notice of a new snapshot carries its body when that is small enough for pub/sub, so that an
+// API process delivering it need not read it back from PostgreSQL: a line of JSON, then the body.
+const NOTICE_BODY_LIMIT = 1 << 20;
+
+export function snapshotNotice(gateway: string, version: number | null, body?: string): string {
+  const head = JSON.stringify({ gateway, version });
+  return body !== undefined && version !== null && body.length <= NOTICE_BODY_LIMIT ? `${head}\n${body}` : head;
+}
+
+function readNotice(msg: string): { gateway: string; version: number | null; body?: string } {
+  const nl = msg.indexOf('\n');
+  const head = JSON.parse(nl < 0 ? msg : msg.slice(0, nl)) as { gateway: string; version: number | null };
+  return nl < 0 ? head : { ...head, body: msg.slice(nl + 1) };
+}
+
 export interface CachedSnapshot {
   key: string; // "ns/name"
   version: number;
@@ -37,12 +52,14 @@ export class SnapshotHub {
     this.unsubscribe = bus.subscribe(SNAPSHOT_CHANNEL, (msg) => {
       if (!msg) return void this.refreshWatched();
       try {
-        const { gateway, version } = JSON.parse(msg) as { gateway: string; version: number | null };
+        const { gateway, version, body } = readNotice(msg);
         // a Gateway this process has not served is loaded when first asked for, not on every change
         if (!this.cache.has(gateway) && !this.listeners.has(gateway)) return;
         const cur = this.cache.get(gateway);
         if (cur && version !== null && cur.version >= version) return;
-        void this.reload(gateway);
+        // a load under way may bring an older version: it is not waited for (it never replaces a newer one)
+        if (body !== undefined && version !== null) this.accept(gateway, parse(gateway, version, body));
+        else void this.reload(gateway);
       } catch {
         /* a malformed notice is ignored; the poll covers it */
       }
@@ -76,16 +93,19 @@ export class SnapshotHub {
     const p = (async () => {
       const rows = await this.db.sql.$queryRawUnsafe<{ version: bigint; body: string }[]>(
         `SELECT version, body FROM snapshots WHERE gateway = $1`, `Gateway/${key}`);
-      const snap = rows[0] ? parse(key, Number(rows[0].version), rows[0].body) : null;
-      const prev = this.cache.get(key);
-      // never go backwards, whatever order the loads finish in
-      if (prev && snap && prev.version > snap.version) return prev;
-      this.cache.set(key, snap);
-      if ((prev?.version ?? null) !== (snap?.version ?? null)) for (const fn of this.listeners.get(key) ?? []) fn(snap);
-      return snap;
+      return this.accept(key, rows[0] ? parse(key, Number(rows[0].version), rows[0].body) : null);
     })().finally(() => this.loading.delete(key));
     this.loading.set(key, p);
     return p;
+  }
+
+  /** Keeps a snapshot unless a newer one is held, whatever order loads and notices arrive in. */
+  private accept(key: string, snap: CachedSnapshot | null): CachedSnapshot | null {
+    const prev = this.cache.get(key);
+    if (prev && snap && prev.version > snap.version) return prev;
+    this.cache.set(key, snap);
+    if ((prev?.version ?? null) !== (snap?.version ?? null)) for (const fn of this.listeners.get(key) ?? []) fn(snap);
+    return snap;
   }
 
   /** Calls fn with every newer snapshot of `key` until the returned function is called. */

@@ -99,7 +99,8 @@ export function deliveryRouter(ctx: AppContext): Router {
       sending = sending.then(async () => {
         if (!snap || snap.version <= sent || stream.closed) return;
         sent = snap.version;
-        await stream.sendFrame(await frameOf(ctx, snap, a));
+        const f = await frameOf(ctx, snap, a);
+        await stream.sendFrame(f);
       }).catch(() => stream.end());
     };
     const stop = hub.watch(key, send);

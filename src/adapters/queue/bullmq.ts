@@ -74,7 +74,7 @@ export class BullReconcileQueue implements ReconcileQueue {
     this.worker = new Worker(this.name, async (job: Job<{ key: string }>) => {
       const key = job.data.key;
       const covered = await this.client.hget(this.wantKey, key);
-      await processor(key);
+      await processor(key, covered ? Number(covered) : undefined);
       if (covered) await (this.client as any).hsetmax(this.doneKey, key, covered);
     }, { connection, prefix: this.prefix, concurrency: this.opts.concurrency ?? 4 });
     this.worker.on('error', () => undefined);

@@ -24,6 +24,11 @@ export interface DispatcherOptions {
   pollMs?: number;
   onError?: (err: unknown) => void;
   onDispatched?: (position: number, keys: string[]) => void;
+  /**
+   * Every batch read: the events after `from` up to `upTo`, all of them (the worker's object cache
+   * takes them instead of reading them again).
+   */
+  onBatch?: (from: number, events: BatchEvent[], upTo: number) => void;
 }
 
 export async function readCheckpoint(db: Database, name = DISPATCH_CHECKPOINT): Promise<number> {
@@ -54,7 +59,7 @@ export async function caughtUp(db: Database, position: number, scope?: string): 
 const BATCH_SQL = `
 WITH c AS (SELECT coalesce((SELECT position FROM checkpoints WHERE name = $1), 0) AS p),
      h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin)
-SELECT e.position, e.kind, e.namespace, e.name, e.version, e.object, prev.object AS previous
+SELECT c.p AS checkpoint, h.xmin, e.position, e.stream, e.type, e.kind, e.namespace, e.name, e.version, e.object, prev.object AS previous
 FROM c CROSS JOIN h CROSS JOIN LATERAL (
   SELECT * FROM events WHERE position > c.p AND position < h.xmin * ${TX_SHIFT} ORDER BY position LIMIT $2
 ) e
@@ -63,7 +68,7 @@ LEFT JOIN events prev ON e.version > 1 AND e.kind = ANY($3::text[])
 ORDER BY e.position`;
 
 /** An event of a batch, with what the dispatcher needs of it. */
-type BatchEvent = Pick<StoredEvent, 'position' | 'kind' | 'namespace' | 'name' | 'version' | 'object'>;
+export type BatchEvent = Pick<StoredEvent, 'position' | 'kind' | 'namespace' | 'name' | 'version' | 'object'> & { stream?: string; type?: string };
 
 export class Dispatcher {
   private stopped = false;
@@ -118,18 +123,19 @@ export class Dispatcher {
   /** One batch: returns true when more may be waiting. */
   async step(): Promise<boolean> {
     const limit = this.opts.batch ?? 1000;
-    const rows = await this.db.sql.$queryRawUnsafe<{ position: number; kind: string; namespace: string; name: string; version: number; object: K8sObject; previous: K8sObject | null }[]>(
-      BATCH_SQL, this.checkpoint, limit, [...ROUTE_KINDS, 'EndpointSlice']);
+    const rows = await this.db.prepared<{ checkpoint: number; xmin: number; position: number; stream: string; type: string; kind: string; namespace: string; name: string; version: number; object: K8sObject; previous: K8sObject | null }[]>(
+      'switchyard_dispatch_batch', BATCH_SQL, this.checkpoint, limit, [...ROUTE_KINDS, 'EndpointSlice']);
     if (rows.length === 0) return false;
     const items: BatchEvent[] = [];
     const previous = new Map<string, K8sObject>();
     for (const r of rows) {
-      const ev = { position: Number(r.position), kind: r.kind, namespace: r.namespace, name: r.name, version: Number(r.version), object: inReadingOrder(r.object) };
+      const ev = { position: Number(r.position), stream: r.stream, type: r.type, kind: r.kind, namespace: r.namespace, name: r.name, version: Number(r.version), object: inReadingOrder(r.object) };
       items.push(ev);
       if (r.previous) previous.set(`${ev.kind}/${ev.namespace}/${ev.name}@${ev.version - 1}`, r.previous);
     }
-    const keys = await this.affected(items, previous);
     const last = items[items.length - 1].position;
+    this.opts.onBatch?.(Number(rows[0].checkpoint), items, rows.length < limit ? Number(rows[0].xmin) * TX_SHIFT - 1 : last);
+    const keys = await this.affected(items, previous);
     await this.queue.request([...keys], last);
     await this.db.sql.$executeRawUnsafe(
       `WITH wants AS (

@@ -5,6 +5,7 @@ export class InProcessQueue implements ReconcileQueue {
   private pending = new Set<string>();
   private running = new Set<string>();
   private again = new Set<string>();
+  private wanted = new Map<string, number>();
   private processor: Processor | null = null;
   private active = 0;
   private closed = false;
@@ -12,8 +13,9 @@ export class InProcessQueue implements ReconcileQueue {
 
   constructor(private readonly concurrency = 2, private readonly onError: (key: string, err: unknown) => void = () => undefined) {}
 
-  async request(keys: string[]): Promise<void> {
+  async request(keys: string[], position: number): Promise<void> {
     for (const k of keys) {
+      this.wanted.set(k, Math.max(this.wanted.get(k) ?? -1, position));
       if (this.running.has(k)) this.again.add(k);
       else this.pending.add(k);
     }
@@ -40,7 +42,7 @@ export class InProcessQueue implements ReconcileQueue {
   private async run(key: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.processor!(key);
+        await this.processor!(key, this.wanted.get(key));
         break;
       } catch (err) {
         this.onError(key, err);

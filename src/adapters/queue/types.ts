@@ -1,7 +1,8 @@
 // A reconcile job names what to recompute: "Gateway/<ns>/<name>" or "GatewayClass//<name>".
 // Contract: jobs are idempotent (a recompute reads the latest state), coalesced per key, and a
 // request made while that key's job runs is never lost (the key runs again afterwards).
-export type Processor = (key: string) => Promise<void>;
+// `atLeast`: the log position the key was last asked for at, where the queue knows it.
+export type Processor = (key: string, atLeast?: number) => Promise<void>;
 
 export interface ReconcileQueue {
   /** ask for keys to be recomputed on account of the log up to `position` */

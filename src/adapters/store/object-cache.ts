@@ -107,6 +107,20 @@ export class ObjectCache {
     return this.queued;
   }
 
+  /**
+   * Events someone else read from the log: every event after `from` up to `upTo`. They are taken
+   * only when they continue what the cache holds without a gap (another process's dispatcher may
+   * have moved the shared checkpoint past events this cache has not seen; sync reads those).
+   */
+  feed(from: number, events: { position: number; stream?: string; type?: string; kind: string; namespace: string; object: K8sObject }[], upTo: number): void {
+    if (this.position < 0 || this.position < from) return;
+    for (const e of events) {
+      if (e.position <= this.position || !e.stream || !e.type) continue;
+      this.apply({ position: e.position, stream: e.stream, kind: e.kind, namespace: e.namespace, deleted: e.type === 'Deleted', object: e.object });
+    }
+    this.position = Math.max(this.position, upTo);
+  }
+
   private async pull(): Promise<void> {
     if (this.position < 0) return this.load();
     for (;;) {
@@ -123,7 +137,7 @@ export class ObjectCache {
         this.position = Math.max(this.position, Number(rows[0].xmin) * TX_SHIFT - 1);
         return;
       }
-      this.position = Number(events[events.length - 1].position);
+      this.position = Math.max(this.position, Number(events[events.length - 1].position));
     }
   }
 

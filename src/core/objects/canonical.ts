@@ -17,6 +17,32 @@ function sortDeep(value: unknown): unknown {
   return value;
 }
 
+/** Whether two values have the same canonical JSON, found by walking them (nothing is serialized). */
 export function deepEqual(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
+    // a scalar is unequal unless JSON writes both alike (NaN, the infinities and null are all null)
+    return (typeof a === 'number' || typeof b === 'number') && JSON.stringify(a) === JSON.stringify(b);
+  }
+  if (typeof (a as { toJSON?: unknown }).toJSON === 'function' || typeof (b as { toJSON?: unknown }).toJSON === 'function') {
+    return canonicalJson(a) === canonicalJson(b);
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const y = b as unknown[];
+    if (a.length !== y.length) return false;
+    // inside arrays JSON writes undefined as null
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i] ?? null, y[i] ?? null)) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (!Object.prototype.hasOwnProperty.call(x, k) || x[k] === undefined) continue;
+    n++;
+    if (!Object.prototype.hasOwnProperty.call(y, k) || !deepEqual(x[k], y[k])) return false;
+  }
+  for (const k in y) if (Object.prototype.hasOwnProperty.call(y, k) && y[k] !== undefined) n--;
+  return n === 0;
 }

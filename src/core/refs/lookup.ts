@@ -112,14 +112,23 @@ function routesTable(routes: readonly Route[]): Map<string, Route[]> {
   return routesByGateway;
 }
 
+// (module-level functions: a closure made per call costs more than the lookup it serves)
+function clusterTable<T extends { metadata: { name: string; namespace?: string } }>(items: readonly T[]): Map<string, T> {
+  return byKey(items, true);
+}
+
+function namespacedTable<T extends { metadata: { name: string; namespace?: string } }>(items: readonly T[]): Map<string, T> {
+  return byKey(items);
+}
+
 function build(world: World): WorldIndex {
   return {
-    gatewayClasses: part('gatewayClasses', world.gatewayClasses, (a) => byKey(a, true)),
-    gateways: part('gateways', world.gateways, (a) => byKey(a)),
-    services: part('services', world.services, (a) => byKey(a)),
-    secrets: part('secrets', world.secrets, (a) => byKey(a)),
-    configMaps: part('configMaps', world.configMaps, (a) => byKey(a)),
-    namespaces: part('namespaces', world.namespaces, (a) => byKey(a, true)),
+    gatewayClasses: part('gatewayClasses', world.gatewayClasses, clusterTable),
+    gateways: part('gateways', world.gateways, namespacedTable),
+    services: part('services', world.services, namespacedTable),
+    secrets: part('secrets', world.secrets, namespacedTable),
+    configMaps: part('configMaps', world.configMaps, namespacedTable),
+    namespaces: part('namespaces', world.namespaces, clusterTable),
     grantsByNamespace: part('grants', world.referenceGrants, grantsTable),
     slicesByService: part('slices', world.endpointSlices, slicesTable),
     routesByGateway: part('routes', world.routes, routesTable),
@@ -134,14 +143,12 @@ type Slots = Record<string, WeakMap<object, unknown>>;
 const backendMemos = new WeakMap<object, WeakMap<object, WeakMap<object, Slots>>>();
 export function backendMemo<V>(world: World, slot: string): WeakMap<object, V> {
   const idx = indexWorld(world);
-  const level = <K extends object, T>(m: WeakMap<K, T>, k: K, make: () => T): T => {
-    let v = m.get(k);
-    if (!v) m.set(k, (v = make()));
-    return v;
-  };
-  const byServices = level(backendMemos, idx.grantsByNamespace, () => new WeakMap());
-  const bySlices = level(byServices, idx.services, () => new WeakMap());
-  const slots = level(bySlices, idx.slicesByService, () => ({}) as Slots);
+  let byServices = backendMemos.get(idx.grantsByNamespace);
+  if (!byServices) backendMemos.set(idx.grantsByNamespace, (byServices = new WeakMap()));
+  let bySlices = byServices.get(idx.services);
+  if (!bySlices) byServices.set(idx.services, (bySlices = new WeakMap()));
+  let slots = bySlices.get(idx.slicesByService);
+  if (!slots) bySlices.set(idx.slicesByService, (slots = {}));
   return (slots[slot] ??= new WeakMap()) as WeakMap<object, V>;
 }
 
