@@ -6,7 +6,7 @@ import type { Database, SqlRunner } from '../adapters/store/database';
 import { loadGatewayWorld, gatewayStream } from '../adapters/store/world-loader';
 import { ObjectCache } from '../adapters/store/object-cache';
 import { translateGateway, gatewayClassStatus } from '../core/translate';
-import { compileGateway, compileUnattached } from '../core/compile';
+import { compileGateway, compileUnattached, tableJson } from '../core/compile';
 import { canonicalJson, deepEqual } from '../core/objects/canonical';
 import { TX_SHIFT } from '../adapters/store/eventlog';
 import { inReadingOrder } from '../core/objects/order';
@@ -168,9 +168,9 @@ export class Reconciler {
     // compile's output is byte-for-byte deterministic, so its JSON is serialized once, natively, and
     // serves both the hash and the stored body (a sorted-key copy of a large table cost more than
     // the compile itself)
-    const tableJson = table ? JSON.stringify(table) : undefined;
-    const hash = tableJson !== undefined
-      ? createHash('sha256').update('{"table":').update(tableJson).update(`,"secrets":${canonicalJson(secretDigests)}}`).digest('hex')
+    const tableText = table ? tableJson(table) : undefined;
+    const hash = tableText !== undefined
+      ? createHash('sha256').update('{"table":').update(tableText).update(`,"secrets":${canonicalJson(secretDigests)}}`).digest('hex')
       : undefined;
 
     // What changed against what was last written: only that is sent.
@@ -229,7 +229,7 @@ export class Reconciler {
     let version = 'NULL::bigint';
     let body: ((v: number) => string) | undefined;
     let snapshotWritten = 'false';
-    if (tableJson !== undefined && hash) {
+    if (tableText !== undefined && hash) {
       // snapshot_versions outlives rebuilds: the same content keeps its version, new content gets the next one
       const o = p(owner);
       const h = p(hash);
@@ -243,7 +243,7 @@ export class Reconciler {
       if (before.hash !== hash) {
         // the body is JSON.stringify({ gateway, version, hash, table }), reusing the table's JSON
         const head = `${JSON.stringify({ gateway: { namespace: ns, name } }).slice(0, -1)},"version":`;
-        const tail = `,"hash":${JSON.stringify(hash)},"table":${tableJson}}`;
+        const tail = `,"hash":${JSON.stringify(hash)},"table":${tableText}}`;
         body = (v) => `${head}${v}${tail}`;
         ctes.push(`snap AS (
           INSERT INTO snapshots (gateway, version, hash, body, source_position, updated_at, unattached, controller)

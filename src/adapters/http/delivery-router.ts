@@ -99,8 +99,7 @@ export function deliveryRouter(ctx: AppContext): Router {
       sending = sending.then(async () => {
         if (!snap || snap.version <= sent || stream.closed) return;
         sent = snap.version;
-        const f = await frameOf(ctx, snap, a);
-        await stream.sendFrame(f);
+        await stream.sendFrame(await frameOf(ctx, snap, a));
       }).catch(() => stream.end());
     };
     const stop = hub.watch(key, send);

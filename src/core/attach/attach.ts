@@ -86,16 +86,46 @@ export function analyzeGateway(world: World, gatewayRef: Pick<ObjectRef, 'namesp
     .filter((r) => isRouteKind(r.kind) && features.has(r.kind))
     .sort((a, b) => cmp(a.kind, b.kind) || cmp(a.metadata.namespace ?? '', b.metadata.namespace ?? '') || cmp(a.metadata.name, b.metadata.name));
   const outcomes: ParentOutcome[] = [];
+  const memo = outcomeMemo(world, gateway, listeners);
   for (const route of routes) {
     const dropped = unsupportedRules(route);
     let n = 0;
+    let byIndex = memo.get(route);
+    if (!byIndex) memo.set(route, (byIndex = new Map()));
     (route.spec?.parentRefs ?? []).forEach((p: any, i: number) => {
       if (!namesGateway(route, p, gateway) || n >= MAX_PARENTS_PER_ROUTE) return;
       n++;
-      outcomes.push(matchParentRef(world, gateway, listeners, route, p, i, dropped));
+      let outcome = byIndex!.get(i);
+      if (!outcome) byIndex!.set(i, (outcome = matchParentRef(world, gateway, listeners, route, p, i, dropped)));
+      outcomes.push(outcome);
     });
   }
   return { gateway, gatewayClass: gatewayClassOf(world, gateway)!, verdict, listeners, routes, outcomes };
+}
+
+// Whether a parentRef attaches depends on the route, on what matchParentRef reads of the listeners
+// (the signature below) and, through label selectors, on the Namespaces. Outcomes are kept per
+// signature and table of Namespaces, so a change to one route re-matches that route alone.
+const MAX_SIGNATURES = 1024;
+const outcomes = new Map<string, WeakMap<object, WeakMap<Route, Map<number, ParentOutcome>>>>();
+
+function outcomeMemo(world: World, gateway: Gateway, listeners: ListenerAnalysis[]): WeakMap<Route, Map<number, ParentOutcome>> {
+  const signature = JSON.stringify([gateway.metadata.namespace ?? '', gateway.metadata.name, listeners.map((l) => [
+    l.index, l.name, l.port, l.protocol, l.hostname ?? null, l.supportedKinds, l.accepted.status, l.accepted.reason ?? null,
+    l.listener?.allowedRoutes?.namespaces ?? null,
+  ])]);
+  let byNamespaces = outcomes.get(signature);
+  if (byNamespaces) outcomes.delete(signature); // most recently used last
+  else byNamespaces = new WeakMap();
+  outcomes.set(signature, byNamespaces);
+  for (const k of outcomes.keys()) {
+    if (outcomes.size <= MAX_SIGNATURES) break;
+    outcomes.delete(k);
+  }
+  const table = indexWorld(world).namespaces;
+  let byRoute = byNamespaces.get(table);
+  if (!byRoute) byNamespaces.set(table, (byRoute = new WeakMap()));
+  return byRoute;
 }
 
 function matchParentRef(

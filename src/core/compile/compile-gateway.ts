@@ -6,6 +6,7 @@ import type { AttachedRoute, GatewayAttachment, ListenerAttachment, RejectedRout
 import { unsupportedRules } from '../attach/rules';
 import { effectiveHostnames } from '../match/hostname';
 import { resolveBackendRef } from '../refs';
+import { backendMemo } from '../refs/lookup';
 import { orderGRPC, orderHTTP, orderSNI, orderStream } from '../precedence/ladder';
 import { grpcRank, httpRank, sniRank, streamRank } from '../precedence/ranks';
 import { compileBackend, type BackendResolver } from './backends';
@@ -64,12 +65,22 @@ export function compileGateway(attachment: GatewayAttachment, world: World, opts
   const routes = new Map<string, RouteInfo>();
   const rules = new Map<string, { routeKey: string; index: number; rule: Omit<CompiledRule, 'route'> }>();
 
-  const ruleOf = (kind: RouteKindName, route: Route, index: number): string => {
-    const meta = routeMeta(kind, route);
-    const rk = routeKey(kind, meta.namespace, meta.name);
-    if (!routes.has(rk)) routes.set(rk, { key: rk, meta });
-    const key = `${rk}#${index}`;
-    if (!rules.has(key)) rules.set(key, { routeKey: rk, index, rule: compileRule(kind, route, index, { world, route, resolve }) });
+  // The default resolver's answers depend on the grants, Services and slices alone, so a rule
+  // compiled against the same ones is the same: it is kept (a change to one route recompiles that
+  // route's rules, not its Gateway's).
+  const memo = resolve === resolveBackendRef ? backendMemo<Map<number, Omit<CompiledRule, 'route'>>>(world, 'compiledRules') : undefined;
+  const compiled = (kind: RouteKindName, route: Route, index: number): Omit<CompiledRule, 'route'> => {
+    if (!memo) return compileRule(kind, route, index, { world, route, resolve });
+    let byIndex = memo.get(route);
+    if (!byIndex) memo.set(route, (byIndex = new Map()));
+    let rule = byIndex.get(index);
+    if (!rule) byIndex.set(index, (rule = compileRule(kind, route, index, { world, route, resolve })));
+    return rule;
+  };
+  const ruleOf: RuleOf = (kind, route, index, plan) => {
+    if (!routes.has(plan.rk)) routes.set(plan.rk, { key: plan.rk, meta: plan.meta });
+    const key = plan.ruleKeys[index];
+    if (!rules.has(key)) rules.set(key, { routeKey: plan.rk, index, rule: compiled(kind, route, index) });
     return key;
   };
 
@@ -107,9 +118,43 @@ export function compileGateway(attachment: GatewayAttachment, world: World, opts
     gateway: { namespace: gwNs, name: gw.metadata.name },
     listeners,
     routes: routeList.map((r) => r.meta),
-    rules: ruleList.map(([, r]) => ({ route: routeIndex.get(r.routeKey)!, ...r.rule })),
+    rules: ruleList.map(([, r]) => withRoute(routeIndex.get(r.routeKey)!, r.rule)),
     unattached: opts.includeUnattached === false ? [] : compileUnattached(attachment.rejected ?? []),
   };
+}
+
+/** A rule of the table: `{ route, ...rule }`, remembering which compiled rule it carries (see tableJson). */
+function withRoute(route: number, rule: Omit<CompiledRule, 'route'>): CompiledRule {
+  const out = { route, ...rule } as CompiledRule;
+  ruleBodies.set(out, rule);
+  return out;
+}
+
+const ruleBodies = new WeakMap<CompiledRule, Omit<CompiledRule, 'route'>>();
+const ruleJson = new WeakMap<object, string>();
+
+/**
+ * JSON.stringify(table), byte for byte, faster: most of a table is its rules, and a rule compiled
+ * before (the same object, see compiled()) is serialized once and its text reused.
+ */
+export function tableJson(table: CompiledTable): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(table)) {
+    if (v === undefined) continue;
+    if (k !== 'rules') {
+      parts.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
+      continue;
+    }
+    const rules = (v as CompiledRule[]).map((r) => {
+      const body = ruleBodies.get(r);
+      if (!body || r.route === undefined) return JSON.stringify(r);
+      let text = ruleJson.get(body);
+      if (text === undefined) ruleJson.set(body, (text = JSON.stringify(body)));
+      return text === '{}' ? `{"route":${JSON.stringify(r.route)}}` : `{"route":${JSON.stringify(r.route)},${text.slice(1)}`;
+    });
+    parts.push(`"rules":[${rules.join(',')}]`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -124,7 +169,69 @@ interface PendingListener {
   udp?: Pending<CompiledStreamEntry>[];
 }
 
-type RuleOf = (kind: RouteKindName, route: Route, index: number) => string;
+type RuleOf = (kind: RouteKindName, route: Route, index: number, plan: RoutePlan) => string;
+
+/**
+ * What one route contributes to a listener with given hostnames, before rule indices are known:
+ * its entries with their ranks. It depends on the route and the hostnames alone, so it is kept
+ * for as long as the route object lives.
+ */
+interface RoutePlan {
+  rk: string;
+  meta: CompiledRoute;
+  /** the rules map key of each rule index */
+  ruleKeys: string[];
+  http: { rank: ReturnType<typeof httpRank>; hostname: string; ri: number; mi: number; match: CompiledHTTPEntry['match'] }[];
+  grpc: { rank: ReturnType<typeof grpcRank>; hostname: string; ri: number; mi: number; match: CompiledGRPCEntry['match'] }[];
+  sni: { rank: ReturnType<typeof sniRank>; hostname: string; ri: number }[];
+  stream: { rank: ReturnType<typeof streamRank>; ri: number }[];
+}
+
+const plans = new WeakMap<Route, Map<string, RoutePlan>>();
+
+function planOf(kind: RouteKindName, route: Route, hostnames: string[]): RoutePlan {
+  const key = `${kind}|${hostnames.join(',')}`;
+  let byHostnames = plans.get(route);
+  if (!byHostnames) plans.set(route, (byHostnames = new Map()));
+  let plan = byHostnames.get(key);
+  if (!plan) byHostnames.set(key, (plan = makePlan(kind, route, hostnames)));
+  return plan;
+}
+
+function makePlan(kind: RouteKindName, route: Route, hostnames: string[]): RoutePlan {
+  const meta = routeMeta(kind, route);
+  const rk = routeKey(kind, meta.namespace, meta.name);
+  const dropped = unsupportedRules(route);
+  // a rule that uses a value we do not support is dropped (the route reports PartiallyInvalid)
+  const rules: any[] = (Array.isArray((route.spec as any)?.rules) ? (route.spec as any).rules : [])
+    .map((r: any, i: number) => (dropped.has(i) ? undefined : r));
+  const plan: RoutePlan = { rk, meta, ruleKeys: rules.map((_, i) => `${rk}#${i}`), http: [], grpc: [], sni: [], stream: [] };
+  const seen = new Set<string>();
+  const once = (key: string) => (seen.has(key) ? false : (seen.add(key), true));
+  rules.forEach((rule, ri) => {
+    if (!rule) return;
+    if (kind === 'HTTPRoute') {
+      httpMatchesOf(rule).forEach((m, mi) => {
+        const match = compileHTTPMatch(m);
+        for (const hostname of hostnames) {
+          if (once(`${hostname}|${ri}|${mi}`)) plan.http.push({ rank: httpRank(hostname, match, meta, ri, mi), hostname, ri, mi, match });
+        }
+      });
+    } else if (kind === 'GRPCRoute') {
+      grpcMatchesOf(rule).forEach((m, mi) => {
+        const match = compileGRPCMatch(m);
+        for (const hostname of hostnames) {
+          if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push({ rank: grpcRank(hostname, match, meta, ri, mi), hostname, ri, mi, match });
+        }
+      });
+    } else if (kind === 'TLSRoute') {
+      for (const hostname of hostnames) if (once(`${hostname}|${ri}`)) plan.sni.push({ rank: sniRank(hostname, meta, ri), hostname, ri });
+    } else {
+      plan.stream.push({ rank: streamRank(meta, ri), ri });
+    }
+  });
+  return plan;
+}
 
 function compileListener(la: ListenerAttachment, gw: any, gwNs: string, ruleOf: RuleOf): PendingListener {
   const l = la.listener ?? {};
@@ -154,59 +261,23 @@ function compileListener(la: ListenerAttachment, gw: any, gwNs: string, ruleOf: 
   const sniRanked: { rank: ReturnType<typeof sniRank>; entry: Pending<CompiledSNIEntry> }[] = [];
   const tcpRanked: { rank: ReturnType<typeof streamRank>; entry: Pending<CompiledStreamEntry> }[] = [];
   const udpRanked: { rank: ReturnType<typeof streamRank>; entry: Pending<CompiledStreamEntry> }[] = [];
-  const seen = new Set<string>();
 
   for (const ar of la.routes ?? []) {
     const kind = ar.kind as RouteKindName;
     const route = ar.route;
-    const meta = routeMeta(kind, route);
-    const dropped = unsupportedRules(route);
-    // a rule that uses a value we do not support is dropped (the route reports PartiallyInvalid)
-    const rules: any[] = (Array.isArray((route.spec as any)?.rules) ? (route.spec as any).rules : [])
-      .map((r: any, i: number) => (dropped.has(i) ? undefined : r));
-    const hostnames = hostnamesOf(ar, head.hostname);
-    const once = (key: string) => (seen.has(key) ? false : (seen.add(key), true));
-    const rk = routeKey(kind, meta.namespace, meta.name);
-
-    if (kind === 'HTTPRoute' && out.http) {
-      rules.forEach((rule, ri) => {
-        if (!rule) return;
-        httpMatchesOf(rule).forEach((m, mi) => {
-          const match = compileHTTPMatch(m);
-          for (const hostname of hostnames) {
-            if (!once(`${rk}|${hostname}|${ri}|${mi}`)) continue;
-            const entry = { hostname, ruleKey: ruleOf(kind, route, ri), matchIndex: mi, match };
-            httpRanked.push({ rank: httpRank(hostname, match, meta, ri, mi), entry });
-          }
-        });
-      });
-    } else if (kind === 'GRPCRoute' && out.grpc) {
-      rules.forEach((rule, ri) => {
-        if (!rule) return;
-        grpcMatchesOf(rule).forEach((m, mi) => {
-          const match = compileGRPCMatch(m);
-          for (const hostname of hostnames) {
-            if (!once(`${rk}|${hostname}|${ri}|${mi}`)) continue;
-            const entry = { hostname, ruleKey: ruleOf(kind, route, ri), matchIndex: mi, match };
-            grpcRanked.push({ rank: grpcRank(hostname, match, meta, ri, mi), entry });
-          }
-        });
-      });
-    } else if (kind === 'TLSRoute' && out.tls) {
-      rules.forEach((rule, ri) => {
-        if (!rule) return;
-        for (const hostname of hostnames) {
-          if (!once(`${rk}|${hostname}|${ri}`)) continue;
-          sniRanked.push({ rank: sniRank(hostname, meta, ri), entry: { hostname, ruleKey: ruleOf(kind, route, ri) } });
-        }
-      });
-    } else if ((kind === 'TCPRoute' && out.tcp) || (kind === 'UDPRoute' && out.udp)) {
-      const list = kind === 'TCPRoute' ? tcpRanked : udpRanked;
-      rules.forEach((rule, ri) => {
-        if (!rule || !once(`${rk}|${ri}`)) return;
-        list.push({ rank: streamRank(meta, ri), entry: { ruleKey: ruleOf(kind, route, ri) } });
-      });
+    const fits = (kind === 'HTTPRoute' && out.http) || (kind === 'GRPCRoute' && out.grpc) || (kind === 'TLSRoute' && out.tls)
+      || (kind === 'TCPRoute' && out.tcp) || (kind === 'UDPRoute' && out.udp);
+    if (!fits) continue;
+    const plan = planOf(kind, route, hostnamesOf(ar, head.hostname));
+    for (const e of plan.http) {
+      httpRanked.push({ rank: e.rank, entry: { hostname: e.hostname, ruleKey: ruleOf(kind, route, e.ri, plan), matchIndex: e.mi, match: e.match } });
     }
+    for (const e of plan.grpc) {
+      grpcRanked.push({ rank: e.rank, entry: { hostname: e.hostname, ruleKey: ruleOf(kind, route, e.ri, plan), matchIndex: e.mi, match: e.match } });
+    }
+    for (const e of plan.sni) sniRanked.push({ rank: e.rank, entry: { hostname: e.hostname, ruleKey: ruleOf(kind, route, e.ri, plan) } });
+    const list = kind === 'TCPRoute' ? tcpRanked : udpRanked;
+    for (const e of plan.stream) list.push({ rank: e.rank, entry: { ruleKey: ruleOf(kind, route, e.ri, plan) } });
   }
 
   if (out.http) out.http = httpRanked.sort((a, b) => orderHTTP(a.rank, b.rank) || tieByHostname(a.entry, b.entry)).map((x) => x.entry);

@@ -1,0 +1,84 @@
+// The core memoizes per route, per rule and per backend reference on object identity (the worker
+// passes the same objects again for whatever did not change). Whatever is memoized, a translation
+// of a world that shares objects with earlier ones must equal the translation of a fresh copy.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { worldOf, CONTROLLER } from '../golden/compile/golden-harness';
+import { translateGateway } from '../../src/core/translate';
+import { compileGateway, tableJson } from '../../src/core/compile';
+import type { World } from '../../src/core/model/world';
+
+const dirs = ['compile', 'status'].map((d) => join(import.meta.dirname, '../golden', d));
+const cases = dirs.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.in.yaml')).map((f) => join(d, f))).sort();
+const now = '2026-03-02T00:00:00.000Z';
+
+function outputs(world: World): string {
+  return JSON.stringify(world.gateways.map((gw) => {
+    const ref = { namespace: gw.metadata.namespace!, name: gw.metadata.name };
+    const t = translateGateway(world, ref, { controllerName: CONTROLLER, now });
+    if (!t) return null;
+    const table = compileGateway(t.attachment, world);
+    expect(tableJson(table)).toBe(JSON.stringify(table));
+    return { status: t.gatewayStatus, parents: t.routeParents, table: JSON.parse(tableJson(table)) };
+  }));
+}
+
+/** A copy that shares no object with anything memoized. */
+const fresh = (w: World): World => structuredClone(w);
+
+/** A changed copy of an object (undefined: the object is removed). */
+function edited(o: any, n: number): any {
+  const c = structuredClone(o);
+  switch (c.kind) {
+    case 'Service':
+      c.spec = { ...(c.spec ?? {}), ports: (c.spec?.ports ?? []).map((p: any, i: number) => (i === 0 ? { ...p, port: (p.port ?? 80) + n } : p)) };
+      return c;
+    case 'EndpointSlice':
+      c.endpoints = [];
+      return c;
+    case 'ReferenceGrant':
+      return undefined;
+    case 'Namespace':
+      c.metadata = { ...c.metadata, labels: { 'kubernetes.io/metadata.name': c.metadata.name } };
+      return c;
+    case 'Gateway': {
+      const l = c.spec?.listeners?.[0];
+      if (l) l.allowedRoutes = { namespaces: { from: l.allowedRoutes?.namespaces?.from === 'All' ? 'Same' : 'All' } };
+      return c;
+    }
+  }
+  if (Array.isArray(c.spec?.rules) && c.spec.rules.length) {
+    const r = c.spec.rules[0];
+    if (Array.isArray(r.matches) && r.matches[0]?.path) r.matches[0] = { ...r.matches[0], path: { type: 'PathPrefix', value: `/edited-${n}` } };
+    else if (Array.isArray(r.backendRefs) && r.backendRefs[0]) r.backendRefs[0] = { ...r.backendRefs[0], weight: 7 + n };
+    else c.spec.rules = [];
+    return c;
+  }
+  c.metadata = { ...c.metadata, name: `${c.metadata.name}-renamed` };
+  return c;
+}
+
+describe('memoized translation', () => {
+  it('has the golden cases to work on', () => expect(cases.length).toBeGreaterThan(80));
+  for (const file of cases) {
+    it(file.split('/').slice(-2).join('/'), () => {
+      // compile cases hold { objects }; status cases are a stream of objects after their options
+      const docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS());
+      const objects = docs.length === 1 && Array.isArray(docs[0]?.objects) ? docs[0].objects : docs.filter((d) => d && d.kind !== 'GoldenOptions');
+      const base = worldOf(objects);
+      expect(outputs(base)).toBe(outputs(fresh(base)));
+      // one object changed at a time; everything else passed again as it was
+      let n = 0;
+      for (const key of ['routes', 'services', 'endpointSlices', 'referenceGrants', 'namespaces', 'gateways'] as const) {
+        for (const target of base[key] as unknown[]) {
+          const list = (base[key] as unknown[]).map((o) => (o === target ? edited(target, ++n) : o)).filter((o) => o !== undefined);
+          const next = { ...base, [key]: list } as World;
+          expect(outputs(next)).toBe(outputs(fresh(next)));
+          expect(outputs(base)).toBe(outputs(fresh(base)));
+        }
+      }
+    });
+  }
+});
