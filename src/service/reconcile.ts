@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Database, SqlRunner } from '../adapters/store/database';
 import { loadGatewayWorld, gatewayStream } from '../adapters/store/world-loader';
 import { ObjectCache } from '../adapters/store/object-cache';
+import { deflateTail, snapshotHead } from '../adapters/delivery/snapshots';
 import { translateGateway, gatewayClassStatus } from '../core/translate';
 import { compileGateway, compileUnattached, tableJson } from '../core/compile';
 import { canonicalJson, deepEqual } from '../core/objects/canonical';
@@ -241,15 +242,16 @@ export class Reconciler {
       `ver AS (SELECT coalesce((SELECT version FROM sv), (SELECT version FROM snapshot_versions WHERE gateway = ${o})) AS version)`);
       version = '(SELECT version FROM ver)';
       if (before.hash !== hash) {
-        // the body is JSON.stringify({ gateway, version, hash, table }), reusing the table's JSON
-        const head = `${JSON.stringify({ gateway: { namespace: ns, name } }).slice(0, -1)},"version":`;
+        // the body is JSON.stringify({ gateway, version, hash, table }), reusing the table's JSON; the
+        // store keeps what follows the version, deflated (see snapshotHead)
+        const head = snapshotHead(ns, name);
         const tail = `,"hash":${JSON.stringify(hash)},"table":${tableText}}`;
         body = (v) => `${head}${v}${tail}`;
         ctes.push(`snap AS (
-          INSERT INTO snapshots (gateway, version, hash, body, source_position, updated_at, unattached, controller)
-          SELECT ${o}, ver.version, ${h}, ${p(head)}::text || ver.version::text || ${p(tail)}::text,
+          INSERT INTO snapshots (gateway, version, hash, body, tail_z, source_position, updated_at, unattached, controller)
+          SELECT ${o}, ver.version, ${h}, NULL, ${p(deflateTail(tail))}::bytea,
             $2::bigint, $3::timestamptz, ${p(unattached)}::text, ${p(scope)}::text FROM ver WHERE ${go}
-          ON CONFLICT (gateway) DO UPDATE SET version = excluded.version, hash = excluded.hash, body = excluded.body,
+          ON CONFLICT (gateway) DO UPDATE SET version = excluded.version, hash = excluded.hash, body = NULL, tail_z = excluded.tail_z,
             source_position = excluded.source_position, updated_at = excluded.updated_at, unattached = excluded.unattached,
             controller = excluded.controller
             WHERE snapshots.hash IS DISTINCT FROM excluded.hash OR snapshots.unattached IS DISTINCT FROM excluded.unattached

@@ -1,3 +1,4 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 // Serves compiled snapshots to proxies from a per-process cache of the serialized bodies. A change
 // made by any worker reaches every API process through the bus; a slow poll of the versions of
 // watched Gateways covers notices lost while Redis is away, so nobody is left on an old version.
@@ -6,6 +7,21 @@ import type { Bus } from './bus';
 import type { CompiledTable } from '../../core/compile';
 
 export const SNAPSHOT_CHANNEL = 'snapshots';
+
+/** A snapshot body is `${snapshotHead(ns, name)}${version}${tail}`; the store keeps the tail deflated. */
+export function snapshotHead(ns: string, name: string): string {
+  return `${JSON.stringify({ gateway: { namespace: ns, name } }).slice(0, -1)},"version":`;
+}
+
+export function deflateTail(tail: string): Buffer {
+  return deflateRawSync(tail, { level: 1 });
+}
+
+function bodyOf(key: string, version: number, row: { body: string | null; tail_z: Uint8Array | null }): string {
+  if (row.tail_z === null || row.tail_z === undefined) return row.body ?? '';
+  const [ns, ...rest] = key.split('/');
+  return `${snapshotHead(ns, rest.join('/'))}${version}${inflateRawSync(row.tail_z).toString('utf8')}`;
+}
 
 // A notice of a new snapshot carries its body when that is small enough for pub/sub, so that an
 // API process delivering it need not read it back from PostgreSQL: a line of JSON, then the body.
@@ -91,9 +107,9 @@ export class SnapshotHub {
     const pending = this.loading.get(key);
     if (pending) return pending;
     const p = (async () => {
-      const rows = await this.db.sql.$queryRawUnsafe<{ version: bigint; body: string }[]>(
-        `SELECT version, body FROM snapshots WHERE gateway = $1`, `Gateway/${key}`);
-      return this.accept(key, rows[0] ? parse(key, Number(rows[0].version), rows[0].body) : null);
+      const rows = await this.db.sql.$queryRawUnsafe<{ version: bigint; body: string | null; tail_z: Uint8Array | null }[]>(
+        `SELECT version, body, tail_z FROM snapshots WHERE gateway = $1`, `Gateway/${key}`);
+      return this.accept(key, rows[0] ? parse(key, Number(rows[0].version), bodyOf(key, Number(rows[0].version), rows[0])) : null);
     })().finally(() => this.loading.delete(key));
     this.loading.set(key, p);
     return p;
