@@ -51,9 +51,9 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     const [kind, ns, ...rest] = key.split('/');
     const name = rest.join('/');
     if (kind === 'GatewayClass') {
-      await reconciler.recomputeGatewayClass(name);
+      const read = await reconciler.recomputeGatewayClass(name);
       o.bus.publish(RECONCILED_CHANNEL, key);
-      return;
+      return read;
     }
     // A changed snapshot is announced as soon as it is committed, before the check for missed
     // changes (a notice is a hint: a recompute that follows announces its own version too).
@@ -67,6 +67,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
       if (!next.written) break;
     }
     o.bus.publish(RECONCILED_CHANNEL, key);
+    return out.sourcePosition;
   });
 
   let dispatcher: Dispatcher | null = null;

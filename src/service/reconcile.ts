@@ -269,9 +269,10 @@ export class Reconciler {
     let row: { old: number | null; ok: boolean; version: number | null; snapshot_written: boolean };
     try {
       // every data-modifying CTE runs whether or not the final SELECT reads it
-      [row] = await this.db.sql.$queryRawUnsafe<typeof row[]>(
-        `WITH ${ctes.join(',\n')}
-         SELECT (SELECT source_position FROM old) AS old, ${go} AS ok, ${version} AS version, ${snapshotWritten} AS snapshot_written`, ...params);
+      const text = `WITH ${ctes.join(',\n')}
+         SELECT (SELECT source_position FROM old) AS old, ${go} AS ok, ${version} AS version, ${snapshotWritten} AS snapshot_written`;
+      // a handful of shapes (which parts are sent): each is parsed and planned once per connection
+      [row] = await this.db.prepared<typeof row[]>(`switchyard_write_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text, ...params);
     } catch (e) {
       this.remember(gateKey, undefined);
       throw e;
@@ -293,7 +294,8 @@ export class Reconciler {
     };
   }
 
-  async recomputeGatewayClass(name: string): Promise<boolean> {
+  /** Answers with the log position it read: every event below it is reflected. */
+  async recomputeGatewayClass(name: string): Promise<number> {
     const stream = `GatewayClass//${name}`;
     const scope = this.opts.controllerName;
     const now = this.clock().toISOString();
@@ -310,14 +312,14 @@ export class Reconciler {
       const status = gc ? gatewayClassStatus(gc as never, { controllerName: this.opts.controllerName, now }, rowsFound[0].status ?? undefined) : undefined;
       if (!status) {
         await tx.$executeRawUnsafe(`DELETE FROM status_parts WHERE stream = $1 AND owner = $2`, stream, scope);
-        return false;
+        return Number(xmin) * TX_SHIFT - 1;
       }
       await tx.$executeRawUnsafe(
         `INSERT INTO status_parts (stream, owner, position, status) VALUES ($1, $4, $2, $3::jsonb)
          ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status
            WHERE status_parts.position <= excluded.position`,
         stream, Number(xmin) * TX_SHIFT - 1, JSON.stringify(status), scope);
-      return true;
+      return Number(xmin) * TX_SHIFT - 1;
     });
   }
 }

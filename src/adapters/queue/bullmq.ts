@@ -65,17 +65,23 @@ export class BullReconcileQueue implements ReconcileQueue {
     // fails the dispatcher asks again from the same checkpoint.
     await Promise.all([
       withTimeout(pipe.exec(), timeout, 'recording reconcile requests'),
-      withTimeout(this.queue.addBulk(keys.map((k) => ({ name: 'recompute', data: { key: k }, opts: this.jobOpts(k) }))), timeout, 'enqueueing reconcile jobs'),
+      withTimeout<unknown>(keys.length === 1
+        ? this.queue.add('recompute', { key: keys[0], position }, this.jobOpts(keys[0]))
+        : this.queue.addBulk(keys.map((k) => ({ name: 'recompute', data: { key: k, position }, opts: this.jobOpts(k) }))), timeout, 'enqueueing reconcile jobs'),
     ]);
   }
 
   start(processor: Processor): void {
     const connection = { url: this.opts.url, maxRetriesPerRequest: null } as never;
-    this.worker = new Worker(this.name, async (job: Job<{ key: string }>) => {
+    this.worker = new Worker(this.name, async (job: Job<{ key: string; position?: number }>) => {
       const key = job.data.key;
-      const covered = await this.client.hget(this.wantKey, key);
-      await processor(key, covered ? Number(covered) : undefined);
-      if (covered) await (this.client as any).hsetmax(this.doneKey, key, covered);
+      // read beside the recompute, not before it: what it served is what it read, up to the wanted
+      // position; a request above that (or one recorded after this read) runs the key again
+      const wanted = this.client.hget(this.wantKey, key);
+      wanted.catch(() => undefined);
+      const read = await processor(key, job.data.position);
+      const covered = await wanted;
+      if (covered) await (this.client as any).hsetmax(this.doneKey, key, Math.min(Number(covered), read));
     }, { connection, prefix: this.prefix, concurrency: this.opts.concurrency ?? 4 });
     this.worker.on('error', () => undefined);
     this.worker.on('failed', (job, err) => job && this.opts.onError?.(job.data.key, err));
@@ -83,7 +89,7 @@ export class BullReconcileQueue implements ReconcileQueue {
       try {
         const key = job.data.key;
         const [want, done] = await Promise.all([this.client.hget(this.wantKey, key), this.client.hget(this.doneKey, key)]);
-        if (want && (!done || Number(done) < Number(want))) await this.queue.add('recompute', { key }, this.jobOpts(key));
+        if (want && (!done || Number(done) < Number(want))) await this.queue.add('recompute', { key, position: Number(want) }, this.jobOpts(key));
       } catch {
         /* Redis away: the dispatcher re-requests from the log once it is back */
       }

@@ -1,8 +1,9 @@
 // A reconcile job names what to recompute: "Gateway/<ns>/<name>" or "GatewayClass//<name>".
 // Contract: jobs are idempotent (a recompute reads the latest state), coalesced per key, and a
 // request made while that key's job runs is never lost (the key runs again afterwards).
-// `atLeast`: the log position the key was last asked for at, where the queue knows it.
-export type Processor = (key: string, atLeast?: number) => Promise<void>;
+// `atLeast`: a log position the key was asked for at, where the queue knows it. The processor
+// answers with the log position its recompute read (every request at or below it is served).
+export type Processor = (key: string, atLeast?: number) => Promise<number>;
 
 export interface ReconcileQueue {
   /** ask for keys to be recomputed on account of the log up to `position` */
