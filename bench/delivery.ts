@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { BENCH_TOKEN, freshDatabase, percentile, report, startService } from './support';
+import { BENCH_TOKEN, freshDatabase, percentile, report, startService, workerNodeFlags } from './support';
 import { ROOT } from '../test/support/process';
 import { caughtUp } from '../src/adapters/queue/dispatcher';
 
@@ -269,7 +269,7 @@ async function startWorker(env: Record<string, string | undefined>): Promise<{ c
   const clean = { ...process.env };
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;
-  const child = spawn(process.execPath, [...(process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(ROOT, 'workers/reconcile.ts')], {
+  const child = spawn(process.execPath, [...workerNodeFlags(), ...(process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(ROOT, 'workers/reconcile.ts')], {
     cwd: ROOT, env: { ...clean, ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import pg from 'pg';
-import { BENCH_TOKEN, freshDatabase, percentile, report, startService } from './support';
+import { BENCH_TOKEN, freshDatabase, percentile, report, startService, workerNodeFlags } from './support';
 import { ROOT } from '../test/support/process';
 import { openDatabase } from '../src/adapters/store/database';
 import { caughtUp, scoped } from '../src/adapters/queue/dispatcher';
@@ -71,7 +71,7 @@ function startWorkerProcess(env: Record<string, string>) {
   const clean = { ...process.env };
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;
-  const child = spawn(process.execPath, [...(process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(ROOT, 'workers/reconcile.ts')], {
+  const child = spawn(process.execPath, [...workerNodeFlags(), ...(process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(ROOT, 'workers/reconcile.ts')], {
     cwd: ROOT, env: { ...clean, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

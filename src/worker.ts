@@ -9,6 +9,7 @@ import { InProcessQueue } from './adapters/queue/in-process';
 import { BullReconcileQueue } from './adapters/queue/bullmq';
 import { Dispatcher } from './adapters/queue/dispatcher';
 import { Reconciler, missedChanges, type GatewayOutcome } from './service/reconcile';
+import { markWork } from './runtime/idle-gc';
 import { EVENTS_CHANNEL } from './adapters/http/events-router';
 
 import { SNAPSHOT_CHANNEL, snapshotNotice } from './adapters/delivery/snapshots';
@@ -48,6 +49,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   const reconciler = new Reconciler(o.db, { controllerName: o.controllerName });
 
   queue.start(async (key, atLeast) => {
+    markWork(20);
     const [kind, ns, ...rest] = key.split('/');
     const name = rest.join('/');
     if (kind === 'GatewayClass') {

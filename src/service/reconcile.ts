@@ -71,7 +71,7 @@ interface Written {
   unattached?: string;
 }
 
-const MAX_WRITTEN = 1024;
+const MAX_WRITTEN = 32;
 
 class StaleBase extends Error {}
 

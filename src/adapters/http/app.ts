@@ -1,5 +1,6 @@
 // The express application: metrics and logs around every request, then the routers, then one
 // error handler that answers problem+json.
+import { markWork } from '../../runtime/idle-gc';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppContext } from './context';
 import { HttpError, sendProblem } from './problem';
@@ -19,6 +20,8 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
   app.set('query parser', 'simple');
 
   app.use((req: Request, res: Response, next: NextFunction) => {
+    // writes are what come in bursts (a sync of thousands of objects); reads are steady
+    if (req.method !== 'GET' && req.method !== 'HEAD') markWork();
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const route = (res.locals.route as string | undefined) ?? (req.path.startsWith('/api/') ? 'unmatched' : req.path);
