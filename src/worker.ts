@@ -62,7 +62,8 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     const announce = (out: GatewayOutcome) => o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${ns}/${name}`, out.snapshotVersion ?? null, out.body));
     let out = await reconciler.recomputeGateway(ns, name, atLeast);
     if (out.snapshotChanged) announce(out);
-    for (let again = 0; again < 5 && out.written && (await missedChanges(o.db, out.sourcePosition, out.deps ?? [])); again++) {
+    const wantKey = `${o.controllerName}|${key}`;
+    for (let again = 0; again < 5 && out.written && (out.missed || (await missedChanges(o.db, out.sourcePosition, out.deps ?? [], wantKey))); again++) {
       const next = await reconciler.recomputeGateway(ns, name);
       if (next.snapshotChanged) announce(next);
       out = next;

@@ -28,24 +28,33 @@ export interface GatewayOutcome {
   deps?: string[];
   /** the new snapshot's body, when it changed */
   body?: string;
+  /** the write found changes to its dependencies after its position (and recorded them as wanted) */
+  missed?: boolean;
 }
+
+/** Events after a position that touch any of a Gateway's dependencies ($1 position, $2 deps). */
+const DEP_EVENTS = `FROM events e WHERE e.position > $1 AND (
+       (e.kind IN ('Service', 'Secret', 'ConfigMap') AND e.kind || '/' || e.namespace || '/' || e.name = ANY($2::text[]))
+       OR (e.kind = 'ReferenceGrant' AND 'ReferenceGrant/' || e.namespace = ANY($2::text[]))
+       OR (e.kind = 'Namespace' AND 'Namespace/*' = ANY($2::text[]))
+       OR (e.kind = 'EndpointSlice' AND 'EndpointSlice/' || e.namespace || '/' || coalesce(e.object->'metadata'->'labels'->>'kubernetes.io/service-name', '') = ANY($2::text[]))
+     )`;
 
 /**
  * The dispatcher learns what a Gateway depends on from that Gateway's last recompute. A change to a
  * new dependency that lands while the recompute runs may be dispatched before the dependency is
  * recorded, and so reach nobody. After writing, a recompute therefore looks for changes to its
- * dependencies after the position it read from; if there are any it must run again.
+ * dependencies after the position it read from; if there are any it must run again. With `wantKey`
+ * that is also recorded as wanted, so that nobody takes the Gateway for caught up in between.
  */
-export async function missedChanges(db: Database, sourcePosition: number, deps: string[]): Promise<boolean> {
+export async function missedChanges(db: Database, sourcePosition: number, deps: string[], wantKey?: string): Promise<boolean> {
   if (deps.length === 0) return false;
-  const rows = await db.sql.$queryRawUnsafe<unknown[]>(
-    `SELECT 1 FROM events e WHERE e.position > $1 AND (
-       (e.kind IN ('Service', 'Secret', 'ConfigMap') AND e.kind || '/' || e.namespace || '/' || e.name = ANY($2::text[]))
-       OR (e.kind = 'ReferenceGrant' AND 'ReferenceGrant/' || e.namespace = ANY($2::text[]))
-       OR (e.kind = 'Namespace' AND 'Namespace/*' = ANY($2::text[]))
-       OR (e.kind = 'EndpointSlice' AND 'EndpointSlice/' || e.namespace || '/' || coalesce(e.object->'metadata'->'labels'->>'kubernetes.io/service-name', '') = ANY($2::text[]))
-     ) LIMIT 1`,
-    sourcePosition, deps);
+  const rows = wantKey === undefined
+    ? await db.sql.$queryRawUnsafe<unknown[]>(`SELECT 1 ${DEP_EVENTS} LIMIT 1`, sourcePosition, deps)
+    : await db.sql.$queryRawUnsafe<unknown[]>(
+      `INSERT INTO reconcile_wants (key, position) SELECT $3, max(e.position) ${DEP_EVENTS} HAVING max(e.position) IS NOT NULL
+       ON CONFLICT (key) DO UPDATE SET position = GREATEST(reconcile_wants.position, excluded.position) RETURNING 1`,
+      sourcePosition, deps, wantKey);
   return rows.length > 0;
 }
 
@@ -227,6 +236,17 @@ export class Reconciler {
       ctes.push(`gone_deps AS (DELETE FROM gateway_deps WHERE gateway = $1 AND NOT (dep = ANY(${deps}::text[])) AND ${go} RETURNING 1)`,
         `deps AS (INSERT INTO gateway_deps (dep, gateway) SELECT unnest(${deps}::text[]), $1 WHERE ${go} ON CONFLICT DO NOTHING RETURNING 1)`);
     }
+    if (loaded.deps.length) {
+      // changes to a dependency after the position read, which the dispatcher may have sent nowhere
+      // (see missedChanges): wanted again in the same statement, so that no one sees this Gateway
+      // caught up before the recompute that follows
+      const deps = p(loaded.deps);
+      ctes.push(`missed AS (
+        INSERT INTO reconcile_wants (key, position)
+        SELECT $1, max(e.position) ${DEP_EVENTS.replace('$1', '$2::bigint').replaceAll('$2::text[]', `${deps}::text[]`)} AND ${go}
+        HAVING max(e.position) IS NOT NULL
+        ON CONFLICT (key) DO UPDATE SET position = GREATEST(reconcile_wants.position, excluded.position) RETURNING 1)`);
+    }
     let version = 'NULL::bigint';
     let body: ((v: number) => string) | undefined;
     let snapshotWritten = 'false';
@@ -266,11 +286,12 @@ export class Reconciler {
       snapshotWritten = '(SELECT count(*) FROM del) > 0';
     }
 
-    let row: { old: number | null; ok: boolean; version: number | null; snapshot_written: boolean };
+    let row: { old: number | null; ok: boolean; version: number | null; snapshot_written: boolean; missed: boolean };
     try {
       // every data-modifying CTE runs whether or not the final SELECT reads it
       const text = `WITH ${ctes.join(',\n')}
-         SELECT (SELECT source_position FROM old) AS old, ${go} AS ok, ${version} AS version, ${snapshotWritten} AS snapshot_written`;
+         SELECT (SELECT source_position FROM old) AS old, ${go} AS ok, ${version} AS version, ${snapshotWritten} AS snapshot_written,
+           ${loaded.deps.length ? 'EXISTS (SELECT 1 FROM missed)' : 'false'} AS missed`;
       // a handful of shapes (which parts are sent): each is parsed and planned once per connection
       [row] = await this.db.prepared<typeof row[]>(`switchyard_write_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text, ...params);
     } catch (e) {
@@ -289,7 +310,7 @@ export class Reconciler {
     const snapshotChanged = Boolean(row.snapshot_written);
     const snapshotVersion = row.version === null ? undefined : Number(row.version);
     return {
-      key: owner, written: true, snapshotChanged, sourcePosition: loaded.sourcePosition, deps: loaded.deps, snapshotVersion,
+      key: owner, written: true, snapshotChanged, sourcePosition: loaded.sourcePosition, deps: loaded.deps, snapshotVersion, missed: Boolean(row.missed),
       ...(snapshotChanged && body && snapshotVersion !== undefined ? { body: body(snapshotVersion) } : {}),
     };
   }
