@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Database, SqlRunner } from '../adapters/store/database';
 import { loadGatewayWorld, gatewayStream } from '../adapters/store/world-loader';
 import { ObjectCache } from '../adapters/store/object-cache';
+import { keepRecent } from '../core/model/recent';
 import { deflateTail, snapshotHead } from '../adapters/delivery/snapshots';
 import { translateGateway, gatewayClassStatus } from '../core/translate';
 import { compileGateway, compileUnattached, tableJson } from '../core/compile';
@@ -97,11 +98,7 @@ export class Reconciler {
   /** What this controller last wrote for a Gateway, from memory or else from the store (one statement). */
   private async writtenFor(gateKey: string, owner: string): Promise<Written> {
     const hit = this.written.get(gateKey);
-    if (hit) {
-      this.written.delete(gateKey); // most recently used last
-      this.written.set(gateKey, hit);
-      return hit;
-    }
+    if (hit) return keepRecent(this.written, gateKey, hit, MAX_WRITTEN);
     const [row] = await this.db.prepared<{ gate: number | null; gw: Record<string, unknown> | null; parts: [string, { parents?: unknown[] }][] | null; deps: string[] | null; hash: string | null; unattached: string | null }[]>(
       'switchyard_written_for',
       `SELECT (SELECT source_position FROM recomputes WHERE gateway = $1) AS gate,
@@ -122,13 +119,8 @@ export class Reconciler {
   }
 
   private remember(gateKey: string, w: Written | undefined): void {
-    this.written.delete(gateKey);
-    if (!w) return;
-    this.written.set(gateKey, w);
-    for (const k of this.written.keys()) {
-      if (this.written.size <= MAX_WRITTEN) break;
-      this.written.delete(k);
-    }
+    if (w) keepRecent(this.written, gateKey, w, MAX_WRITTEN);
+    else this.written.delete(gateKey);
   }
 
   /**

@@ -2,7 +2,7 @@
 // contract's table (every role x verb x kind x own/other namespace), SSE leakage, the hijack
 // scenario from every side, tokens, and abuse limits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, reconciled, startTestServer, type Client, type TestServer } from '../support/server';
+import { client, mintToken, reconciled, startTestServer, type Client, type TestServer } from '../support/server';
 import { sse } from '../support/sse';
 
 let s: TestServer;
@@ -59,11 +59,7 @@ function obj(k: (typeof KINDS)[number], name: string, labels?: Record<string, st
 
 beforeAll(async () => {
   s = await startTestServer({ rateLimitPerSecond: 0 });
-  const mk = async (body: Record<string, unknown>) => {
-    const r = await s.api('POST', '/api/v1/tokens', body);
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    return r.body.token as string;
-  };
+  const mk = (body: Record<string, unknown>) => mintToken(s, body);
   tokens.admin = (await mk({ name: 'root2', role: 'admin' }));
   tokens.operator = await mk({ name: 'ops-a', role: 'operator', namespaces: ['team-a'] });
   tokens.developer = await mk({ name: 'dev-a', role: 'developer', namespaces: ['team-a'] });

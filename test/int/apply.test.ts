@@ -2,7 +2,7 @@
 // contract's "Apply (GitOps)" section, and hostile bodies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { startTestServer, ADMIN_TOKEN, type TestServer } from '../support/server';
+import { startTestServer, mintToken, ADMIN_TOKEN, type TestServer } from '../support/server';
 
 let s: TestServer;
 const tokens: Record<string, string> = {};
@@ -10,11 +10,7 @@ const GW = 'gateway.networking.k8s.io/v1';
 
 beforeAll(async () => {
   s = await startTestServer({ rateLimitPerSecond: 0 });
-  const mk = async (body: Record<string, unknown>) => {
-    const r = await s.api('POST', '/api/v1/tokens', body);
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    return r.body.token as string;
-  };
+  const mk = (body: Record<string, unknown>) => mintToken(s, body);
   tokens.developer = await mk({ name: 'apply-dev-a', role: 'developer', namespaces: ['team-a'] });
   tokens.operator = await mk({ name: 'apply-ops-a', role: 'operator', namespaces: ['team-a'] });
 });

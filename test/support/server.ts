@@ -77,6 +77,13 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
 }
 
 /** Waits until the reconciler has caught up with everything written so far. */
+/** A token made by the admin (POST /api/v1/tokens, which must answer 201): its secret. */
+export async function mintToken(s: TestServer, body: Record<string, unknown>): Promise<string> {
+  const r = await s.api('POST', '/api/v1/tokens', body);
+  if (r.status !== 201) throw new Error(`minting token ${JSON.stringify(body)}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.token as string;
+}
+
 export async function reconciled(s: TestServer, timeoutMs = 20_000): Promise<void> {
   const { caughtUp } = await import('../../src/adapters/queue/dispatcher');
   const db = s.running.ctx.db;

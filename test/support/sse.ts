@@ -1,5 +1,7 @@
 // A small SSE client for tests: collects events from a streaming response.
-export interface SseEvent { id?: string; event?: string; data: string }
+import { sseEvents, type SseEvent } from '../../src/cli/sse-stream';
+
+export type { SseEvent };
 
 export interface SseClient {
   events: SseEvent[];
@@ -17,32 +19,10 @@ export async function sse(url: string, headers: Record<string, string>): Promise
   const waiters: (() => void)[] = [];
   let consumed = 0;
   void (async () => {
-    const reader = res.body!.getReader();
-    const dec = new TextDecoder();
-    let buf = '';
     try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += dec.decode(value, { stream: true });
-        let i;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const ev: SseEvent = { data: '' };
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) comments.push(line.slice(1).trim());
-            else if (line.startsWith('id: ')) ev.id = line.slice(4);
-            else if (line.startsWith('event: ')) ev.event = line.slice(7);
-            else if (line.startsWith('data: ')) data.push(line.slice(6));
-          }
-          if (data.length) {
-            ev.data = data.join('\n');
-            events.push(ev);
-            for (const w of waiters.splice(0)) w();
-          }
-        }
+      for await (const ev of sseEvents(res.body!, (c) => comments.push(c))) {
+        events.push(ev);
+        for (const w of waiters.splice(0)) w();
       }
     } catch {
       /* closed */

@@ -6,9 +6,9 @@ import { TX_SHIFT, type StoredEvent } from '../store/eventlog';
 import type { ReconcileQueue } from './types';
 import { ROUTE_KINDS, isRouteKind } from '../../core/model/kinds';
 import { inReadingOrder } from '../../core/objects/order';
+import { gatewaysNamedBy } from '../../core/refs/lookup';
 import type { K8sObject } from '../../core/model/objects';
 
-const GROUP = 'gateway.networking.k8s.io';
 const SVC_LABEL = 'kubernetes.io/service-name';
 export const DISPATCH_CHECKPOINT = 'dispatcher';
 
@@ -160,10 +160,7 @@ export class Dispatcher {
       const before = previous.get(`${ev.kind}/${ev.namespace}/${ev.name}@${ev.version - 1}`);
       const versions = [before, ev.object].filter(Boolean) as K8sObject[];
       if (isRouteKind(ev.kind)) {
-        for (const v of versions) for (const p of v.spec?.parentRefs ?? []) {
-          if (!p?.name || (p.group ?? GROUP) !== GROUP || (p.kind ?? 'Gateway') !== 'Gateway') continue;
-          keys.add(`Gateway/${p.namespace ?? ev.namespace}/${p.name}`);
-        }
+        for (const v of versions) for (const g of gatewaysNamedBy(v)) keys.add(`Gateway/${g}`);
         continue;
       }
       switch (ev.kind) {

@@ -7,24 +7,13 @@ import type { Database } from './database';
 import { TX_SHIFT } from './eventlog';
 import { inReadingOrder } from '../../core/objects/order';
 import { isRouteKind } from '../../core/model/kinds';
+import { gatewaysNamedBy } from '../../core/refs/lookup';
 import type { K8sObject } from '../../core/model/objects';
 
-const GROUP = 'gateway.networking.k8s.io';
 const SVC_LABEL = 'kubernetes.io/service-name';
 const TAIL_BATCH = 5000;
 
 interface Row { position: number; stream: string; kind: string; namespace: string; deleted: boolean; object: K8sObject }
-
-/** `ns/name` of every Gateway a route names in its parentRefs. */
-export function parentGateways(route: K8sObject): string[] {
-  const out = new Set<string>();
-  for (const p of route.spec?.parentRefs ?? []) {
-    if (!p || typeof p !== 'object' || !p.name) continue;
-    if ((p.group ?? GROUP) !== GROUP || (p.kind ?? 'Gateway') !== 'Gateway') continue;
-    out.add(`${p.namespace ?? route.metadata?.namespace ?? ''}/${p.name}`);
-  }
-  return [...out];
-}
 
 function addTo(index: Map<string, Set<string>>, key: string, stream: string): void {
   let s = index.get(key);
@@ -176,7 +165,7 @@ export class ObjectCache {
     const ns = obj.metadata?.namespace ?? '';
     const svc = obj.kind === 'EndpointSlice' ? obj.metadata?.labels?.[SVC_LABEL] : undefined;
     return {
-      gateways: isRouteKind(obj.kind) ? parentGateways(obj) : [],
+      gateways: isRouteKind(obj.kind) ? gatewaysNamedBy(obj) : [],
       service: svc ? `${ns}/${svc}` : undefined,
       kindNs: `${obj.kind}/${ns}`,
     };

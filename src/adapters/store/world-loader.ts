@@ -7,6 +7,7 @@ import type { Database } from './database';
 import type { World } from '../../core/model/world';
 import type { K8sObject } from '../../core/model/objects';
 import type { ObjectCache } from './object-cache';
+import { keepRecent } from '../../core/model/recent';
 import { inReadingOrder } from '../../core/objects/order';
 
 export interface GatewayWorld {
@@ -98,13 +99,7 @@ function stabilized(cache: ObjectCache, key: string, world: World): World {
   if (!worlds) lastWorlds.set(cache, (worlds = new Map()));
   const last = worlds.get(key);
   if (last) for (const k of Object.keys(world) as (keyof World)[]) if (sameItems(world[k], last[k])) (world as any)[k] = last[k];
-  worlds.delete(key);
-  worlds.set(key, world);
-  for (const k of worlds.keys()) {
-    if (worlds.size <= MAX_WORLDS) break;
-    worlds.delete(k);
-  }
-  return world;
+  return keepRecent(worlds, key, world, MAX_WORLDS);
 }
 
 /**

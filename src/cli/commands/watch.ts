@@ -4,50 +4,10 @@ import { UsageError } from '../args';
 import { toApiError } from '../client';
 import { HELP, NAMESPACE, type Command, type Context } from '../command';
 import { changes, summarize } from '../snapshot-changes';
+import { sseEvents } from '../sse-stream';
 import type { components } from '../../generated/api';
 
 type Snapshot = components['schemas']['Snapshot'];
-
-interface SseEvent {
-  id?: string;
-  event?: string;
-  data: string;
-}
-
-async function* events(stream: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
-  const reader = stream.getReader();
-  const dec = new TextDecoder();
-  let buf = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buf += dec.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
-      let i;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const ev: SseEvent = { data: '' };
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith(':')) continue;
-          const c = line.indexOf(':');
-          const field = c >= 0 ? line.slice(0, c) : line;
-          const val = c >= 0 ? line.slice(c + 1).replace(/^ /, '') : '';
-          if (field === 'id') ev.id = val;
-          else if (field === 'event') ev.event = val;
-          else if (field === 'data') data.push(val);
-        }
-        if (data.length) {
-          ev.data = data.join('\n');
-          yield ev;
-        }
-      }
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
 
 function clock(): string {
   return new Date().toISOString().slice(11, 19);
@@ -89,7 +49,7 @@ export const watchCommand: Command = {
       }
       if (!res.response.ok || !res.data) throw toApiError(res.response, res.error);
       if (!last) ctx.io.err(`watching Gateway ${namespace}/${gateway} (Ctrl-C to stop)\n`);
-      for await (const ev of events(res.data as ReadableStream<Uint8Array>)) {
+      for await (const ev of sseEvents(res.data as ReadableStream<Uint8Array>)) {
         if (ev.event !== 'snapshot') continue;
         failures = 0;
         const snap = JSON.parse(ev.data) as Snapshot;

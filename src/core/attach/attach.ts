@@ -16,6 +16,7 @@ import { gatewayClassOf, gatewayVerdict, isOurGateway, type GatewayVerdict } fro
 import { kindHasHostnames, protocolHasHostname } from './kinds';
 import { matchListenerHostname } from './hostnames';
 import { unsupportedRules } from './rules';
+import { keepRecent } from '../model/recent';
 
 export const MAX_PARENTS_PER_ROUTE = 32;
 
@@ -114,14 +115,7 @@ function outcomeMemo(world: World, gateway: Gateway, listeners: ListenerAnalysis
     l.index, l.name, l.port, l.protocol, l.hostname ?? null, l.supportedKinds, l.accepted.status, l.accepted.reason ?? null,
     l.listener?.allowedRoutes?.namespaces ?? null,
   ])]);
-  let byNamespaces = outcomes.get(signature);
-  if (byNamespaces) outcomes.delete(signature); // most recently used last
-  else byNamespaces = new WeakMap();
-  outcomes.set(signature, byNamespaces);
-  for (const k of outcomes.keys()) {
-    if (outcomes.size <= MAX_SIGNATURES) break;
-    outcomes.delete(k);
-  }
+  const byNamespaces = keepRecent(outcomes, signature, outcomes.get(signature) ?? new WeakMap(), MAX_SIGNATURES);
   const table = indexWorld(world).namespaces;
   let byRoute = byNamespaces.get(table);
   if (!byRoute) byNamespaces.set(table, (byRoute = new WeakMap()));

@@ -26,6 +26,17 @@ export function key(namespace: string | undefined, name: string): string {
   return `${namespace ?? ''}/${name}`;
 }
 
+/** "namespace/name" of each Gateway a route's parentRefs name, once each, in parentRef order. */
+export function gatewaysNamedBy(route: { metadata?: { namespace?: string }; spec?: any }): string[] {
+  const out = new Set<string>();
+  for (const p of route.spec?.parentRefs ?? []) {
+    if (!p || typeof p !== 'object' || !p.name) continue;
+    if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') continue;
+    out.add(key(p.namespace ?? route.metadata?.namespace, p.name));
+  }
+  return [...out];
+}
+
 const ARRAYS = ['gatewayClasses', 'gateways', 'routes', 'referenceGrants', 'namespaces', 'services',
   'endpointSlices', 'secrets', 'configMaps'] as const;
 
@@ -100,14 +111,7 @@ function slicesTable(slices: readonly EndpointSlice[]): Map<string, EndpointSlic
 function routesTable(routes: readonly Route[]): Map<string, Route[]> {
   const routesByGateway = new Map<string, Route[]>();
   for (const r of routes) {
-    const seen = new Set<string>();
-    for (const p of r.spec?.parentRefs ?? []) {
-      if (!p || (p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') continue;
-      const k = key(p.namespace ?? r.metadata.namespace, p.name);
-      if (seen.has(k)) continue;
-      seen.add(k);
-      (routesByGateway.get(k) ?? routesByGateway.set(k, []).get(k)!).push(r);
-    }
+    for (const k of gatewaysNamedBy(r)) (routesByGateway.get(k) ?? routesByGateway.set(k, []).get(k)!).push(r);
   }
   return routesByGateway;
 }

@@ -4,7 +4,7 @@
 import type { World } from '../model/world';
 import type { Gateway, K8sObject, Route } from '../model/objects';
 import { isRouteKind } from '../model/kinds';
-import { GATEWAY_GROUP, NAMESPACE_NAME_LABEL, SERVICE_NAME_LABEL, cmp, indexWorld, key } from '../refs/lookup';
+import { GATEWAY_GROUP, NAMESPACE_NAME_LABEL, SERVICE_NAME_LABEL, cmp, gatewaysNamedBy, indexWorld, key } from '../refs/lookup';
 import { namespacePolicy } from '../attach/namespaces';
 
 export interface GatewayKey {
@@ -23,9 +23,8 @@ export function affectedGateways(world: World, before?: K8sObject | null, after?
   const ns = obj.metadata.namespace ?? '';
 
   if (isRouteKind(obj.kind)) {
-    for (const v of versions) for (const p of v.spec?.parentRefs ?? []) {
-      if (!p || (p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') continue;
-      const g = idx.gateways.get(key(p.namespace ?? v.metadata.namespace, p.name));
+    for (const v of versions) for (const k of gatewaysNamedBy(v)) {
+      const g = idx.gateways.get(k);
       if (g) addGateway(g);
     }
   } else switch (obj.kind) {
@@ -83,9 +82,8 @@ export function affectedGateways(world: World, before?: K8sObject | null, after?
   return [...out.values()].sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.name, b.name));
 
   function gatewaysOfRoute(r: Route) {
-    for (const p of r.spec?.parentRefs ?? []) {
-      if (!p || (p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') continue;
-      const g = idx.gateways.get(key(p.namespace ?? r.metadata.namespace, p.name));
+    for (const k of gatewaysNamedBy(r)) {
+      const g = idx.gateways.get(k);
       if (g) addGateway(g);
     }
   }
