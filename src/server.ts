@@ -100,9 +100,16 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       return { ok, checks };
     },
   };
+  // One poke per turn of the event loop: readers re-read the log whatever a poke says, and a burst
+  // of concurrent writes would otherwise send a message per write to every reader.
+  let poke: string | null = null;
   resources.onAppend((positions, events) => {
     for (const e of events ?? []) metrics.appends.inc({ kind: e.kind, type: e.type });
-    bus.publish(EVENTS_CHANNEL, String(positions[positions.length - 1] ?? ''));
+    if (poke === null) setImmediate(() => {
+      bus.publish(EVENTS_CHANNEL, poke ?? '');
+      poke = null;
+    });
+    poke = String(positions[positions.length - 1] ?? '');
   });
 
   const worker: RunningWorker | null = opts.worker === false ? null : startWorker({

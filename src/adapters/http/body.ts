@@ -71,3 +71,15 @@ export function requireBody(req: Request, res: Response): unknown {
   if (res.locals.bodyError) throw res.locals.bodyError;
   return req.body;
 }
+
+/**
+ * res.json without express's per-response work (content-type negotiation, JSONP and replacer
+ * settings): the object endpoints answer every write of a sync with one.
+ */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}

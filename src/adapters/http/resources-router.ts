@@ -8,7 +8,7 @@ import { parseLabelSelector, SelectorError } from '../../core/objects/label-sele
 import type { Actor } from '../../service/resources';
 import type { Principal } from './auth';
 import { canRead, canReadSecretData, canWrite, listScope } from '../../service/access';
-import { requireBody } from './body';
+import { requireBody, sendJson } from './body';
 
 export interface ObjectPath {
   info: KindInfo;
@@ -97,7 +97,7 @@ function decodeContinue(token: string): { namespace: string; name: string } {
 
 function sendObject(res: Response, status: number, obj: { metadata?: { resourceVersion?: string } }) {
   if (obj.metadata?.resourceVersion) res.setHeader('ETag', `"${obj.metadata.resourceVersion}"`);
-  res.status(status).json(obj);
+  sendJson(res, status, obj);
 }
 
 export function resourcesRouter(ctx: AppContext): Router {

@@ -13,6 +13,13 @@ export type Prisma = PrismaClient;
 export interface SqlRunner {
   $queryRawUnsafe<T = unknown>(sql: string, ...params: unknown[]): Promise<T>;
   $executeRawUnsafe(sql: string, ...params: unknown[]): Promise<number>;
+  /** where the driver has them: a statement prepared once per connection under `name` */
+  prepared?<T = unknown>(name: string, sql: string, ...params: unknown[]): Promise<T>;
+}
+
+/** A hot statement: prepared where the runner can, else a plain query. */
+export function queryPrepared<T>(db: Pick<SqlRunner, '$queryRawUnsafe' | 'prepared'>, name: string, sql: string, ...params: unknown[]): Promise<T> {
+  return db.prepared ? db.prepared<T>(name, sql, ...params) : db.$queryRawUnsafe<T>(sql, ...params);
 }
 
 export interface Database {
@@ -57,14 +64,15 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     async $executeRawUnsafe(text: string, ...params: unknown[]) {
       return (await pool.query(text, params as unknown[])).rowCount ?? 0;
     },
+    async prepared<T>(name: string, text: string, ...params: unknown[]) {
+      return (await pool.query({ name, text, values: params as unknown[] })).rows as T;
+    },
   };
   const isolationSql = { RepeatableRead: 'REPEATABLE READ', Serializable: 'SERIALIZABLE' } as const;
   return {
     prisma,
     sql,
-    async prepared<T>(name: string, text: string, ...params: unknown[]) {
-      return (await pool.query({ name, text, values: params as unknown[] })).rows as T;
-    },
+    prepared: sql.prepared!,
     embedded: false,
     async transaction(fn, opts = {}) {
       const client = await pool.connect();
@@ -74,6 +82,9 @@ async function openPostgres(url: string, max: number): Promise<Database> {
         },
         async $executeRawUnsafe(text: string, ...params: unknown[]) {
           return (await client.query(text, params as unknown[])).rowCount ?? 0;
+        },
+        async prepared<T>(name: string, text: string, ...params: unknown[]) {
+          return (await client.query({ name, text, values: params as unknown[] })).rows as T;
         },
       };
       let broken = false;

@@ -5,7 +5,7 @@
 // readers see only events of transactions older than the oldest one still running
 // (pg_snapshot_xmin). Every transaction that could still commit has an id >= that horizon, so its
 // events land above every position a reader has already been shown: no gap can open behind it.
-import type { SqlRunner } from './database';
+import { queryPrepared, type SqlRunner } from './database';
 import type { K8sObject } from '../../core/model/objects';
 import type { EventType } from '../../core/objects/write';
 import type { components } from '../../generated/api';
@@ -110,8 +110,8 @@ export async function appendEvents(
   const dels = events.flatMap((e) => (e.secret?.op === 'delete' ? [e.stream] : []));
   try {
     const rows = single
-      ? await db.$queryRawUnsafe<{ position: bigint | number; stream: string; version: number }[]>(
-          APPEND_ONE_SQL, offset, single.stream, single.kind, single.namespace, single.name, single.version,
+      ? await queryPrepared<{ position: bigint | number; stream: string; version: number }[]>(
+          db, 'switchyard_append_one', APPEND_ONE_SQL, offset, single.stream, single.kind, single.namespace, single.name, single.version,
           single.type, single.actor, single.time, JSON.stringify(single.object),
         )
       : await db.$queryRawUnsafe<{ position: bigint | number; stream: string; version: number }[]>(

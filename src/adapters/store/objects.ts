@@ -1,12 +1,12 @@
 // Reads of the object projection, with status parts merged in.
-import type { SqlRunner } from './database';
+import { queryPrepared, type SqlRunner } from './database';
 import type { K8sObject } from '../../core/model/objects';
 import type { CurrentState } from '../../core/objects/write';
 import type { Requirement } from '../../core/objects/label-selector';
 import { mergeStatusParts } from '../../core/objects/status-parts';
 import { inReadingOrder } from '../../core/objects/order';
 
-type Runner = Pick<SqlRunner, '$queryRawUnsafe'>;
+type Runner = Pick<SqlRunner, '$queryRawUnsafe' | 'prepared'>;
 
 const STATUS = `(SELECT jsonb_agg(jsonb_build_object('owner', sp.owner, 'status', sp.status)) FROM status_parts sp WHERE sp.stream = o.stream)`;
 
@@ -21,7 +21,7 @@ function withStatus(object: K8sObject, parts: unknown): K8sObject {
 }
 
 export async function getObject(db: Runner, stream: string, opts: { status?: boolean } = {}): Promise<ObjectRow | null> {
-  const rows = await db.$queryRawUnsafe<any[]>(
+  const rows = await queryPrepared<any[]>(db, opts.status === false ? 'switchyard_get_object' : 'switchyard_get_object_status',
     `SELECT o.stream, o.version, o.deleted, o.object, o.position${opts.status === false ? '' : `, ${STATUS} AS parts`}
      FROM objects o WHERE o.stream = $1`,
     stream,
