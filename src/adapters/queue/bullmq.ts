@@ -2,9 +2,10 @@
 // A request that arrives while the key's job runs is added but ignored by BullMQ (same id), so the
 // wanted position is kept in a hash and compared with the done position when the job completes:
 // the key runs again if it fell behind.
-import { Queue, Worker, type Job } from 'bullmq';
+import { Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Processor, ReconcileQueue } from './types';
+import { Holdoff, type HoldoffOptions } from './holdoff';
 
 const MAX_SCRIPT = `
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
@@ -19,6 +20,7 @@ export interface BullQueueOptions {
   onError?: (key: string, err: unknown) => void;
   /** how long a request may wait for Redis before it fails (the dispatcher then retries from the log) */
   requestTimeoutMs?: number;
+  holdoff?: HoldoffOptions;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -37,12 +39,17 @@ export class BullReconcileQueue implements ReconcileQueue {
   private readonly prefix: string;
   private readonly wantKey: string;
   private readonly doneKey: string;
+  private readonly holdoff: Holdoff;
+  private closed = false;
 
   constructor(private readonly opts: BullQueueOptions) {
     this.name = opts.name ?? 'reconcile';
     this.prefix = opts.prefix ?? 'switchyard';
     this.wantKey = `${this.prefix}:${this.name}:want`;
     this.doneKey = `${this.prefix}:${this.name}:done`;
+    // A held key's job waits in Redis as a delayed job (due at the hold's end at the latest, so a
+    // process that dies holding it loses nothing); when its requests pause, it is promoted.
+    this.holdoff = new Holdoff((key) => void this.release(key), opts.holdoff);
     // Fail fast while Redis is away: the log is the outbox, nothing needs buffering here.
     this.client = new Redis(opts.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     this.client.on('error', () => undefined);
@@ -51,11 +58,35 @@ export class BullReconcileQueue implements ReconcileQueue {
     this.queue.on('error', () => undefined);
   }
 
-  private jobOpts(key: string) {
-    return { jobId: key.replaceAll(':', '_'), removeOnComplete: true, removeOnFail: 1000, attempts: 8, backoff: { type: 'exponential', delay: 100 } } as const;
+  private jobId(key: string): string {
+    return key.replaceAll(':', '_');
   }
 
-  async request(keys: string[], position: number): Promise<void> {
+  private jobOpts(key: string, delay = 0) {
+    return { jobId: this.jobId(key), removeOnComplete: true, removeOnFail: 1000, attempts: 8, backoff: { type: 'exponential', delay: 100 }, ...(delay > 0 ? { delay: Math.ceil(delay) } : {}) } as const;
+  }
+
+  /**
+   * A held key's requests paused: its delayed job starts now. Its add may have been ignored (the
+   * key's job was running then, and it finished without seeing the later requests), so where no job
+   * is left and the key is behind, one is added.
+   */
+  private async release(key: string, attempt = 0): Promise<void> {
+    try {
+      const job = await Job.fromId(this.queue, this.jobId(key));
+      if (job) {
+        if (await job.isDelayed()) await job.promote();
+        return; // waiting or running: it (or its 'completed' check) serves the requests
+      }
+      const [want, done] = await Promise.all([this.client.hget(this.wantKey, key), this.client.hget(this.doneKey, key)]);
+      if (want && (!done || Number(done) < Number(want))) await this.queue.add('recompute', { key, position: Number(want) }, this.jobOpts(key));
+    } catch {
+      // Redis away: a delayed job still runs when due; try again for the case where there is none
+      if (attempt < 20 && !this.closed) setTimeout(() => void this.release(key, attempt + 1), 500).unref();
+    }
+  }
+
+  async request(keys: string[], position: number, streaming = false): Promise<void> {
     if (keys.length === 0) return;
     const timeout = this.opts.requestTimeoutMs ?? 2000;
     const pipe = this.client.pipeline();
@@ -63,11 +94,16 @@ export class BullReconcileQueue implements ReconcileQueue {
     // Both at once, one round trip: a job that starts before its wanted position is recorded reads
     // an older one, so it is marked done at that one and runs again (see 'completed'); if either
     // fails the dispatcher asks again from the same checkpoint.
+    const jobs = keys.flatMap((k) => {
+      const d = this.holdoff.request(k, streaming);
+      // a joined request is served by the held job (its wanted position is recorded above)
+      return d.run === 'joined' ? [] : [{ name: 'recompute', data: { key: k, position }, opts: this.jobOpts(k, d.run === 'held' ? d.maxMs : 0) }];
+    });
     await Promise.all([
       withTimeout(pipe.exec(), timeout, 'recording reconcile requests'),
-      withTimeout<unknown>(keys.length === 1
-        ? this.queue.add('recompute', { key: keys[0], position }, this.jobOpts(keys[0]))
-        : this.queue.addBulk(keys.map((k) => ({ name: 'recompute', data: { key: k, position }, opts: this.jobOpts(k) }))), timeout, 'enqueueing reconcile jobs'),
+      jobs.length === 0 ? undefined : withTimeout<unknown>(jobs.length === 1
+        ? this.queue.add(jobs[0].name, jobs[0].data, jobs[0].opts)
+        : this.queue.addBulk(jobs), timeout, 'enqueueing reconcile jobs'),
     ]);
   }
 
@@ -89,7 +125,8 @@ export class BullReconcileQueue implements ReconcileQueue {
       try {
         const key = job.data.key;
         const [want, done] = await Promise.all([this.client.hget(this.wantKey, key), this.client.hget(this.doneKey, key)]);
-        if (want && (!done || Number(done) < Number(want))) await this.queue.add('recompute', { key, position: Number(want) }, this.jobOpts(key));
+        // held: a request came while this job ran (and BullMQ ignored its add), so wait out the hold
+        if (want && (!done || Number(done) < Number(want))) await this.queue.add('recompute', { key, position: Number(want) }, this.jobOpts(key, this.holdoff.heldFor(key) ?? 0));
       } catch {
         /* Redis away: the dispatcher re-requests from the log once it is back */
       }
@@ -102,6 +139,8 @@ export class BullReconcileQueue implements ReconcileQueue {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    this.holdoff.close();
     await this.worker?.close();
     await this.queue.close();
     this.client.disconnect();

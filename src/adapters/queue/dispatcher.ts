@@ -12,6 +12,13 @@ import type { K8sObject } from '../../core/model/objects';
 const SVC_LABEL = 'kubernetes.io/service-name';
 export const DISPATCH_CHECKPOINT = 'dispatcher';
 
+// While events stream in (more than PACE_EVENTS within PACE_WINDOW_MS), batches start at most every
+// PACE_MS: each batch costs a read, a round of requests and a checkpoint write whatever its size, and
+// in a burst a batch per write would take the CPU the writes need. A lone change is read at once.
+const PACE_WINDOW_MS = 50;
+const PACE_EVENTS = 16;
+const PACE_MS = 20;
+
 /** Keys in shared tables carry the controller's name: several controllers may share one store. */
 export function scoped(scope: string, key: string): string {
   return `${scope}|${key}`;
@@ -76,6 +83,8 @@ export class Dispatcher {
   private dirty = true;
   private loop: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** the recent batches that found events: when each started, and how many it found */
+  private recent: { at: number; events: number }[] = [];
 
   private readonly checkpoint: string;
 
@@ -107,6 +116,8 @@ export class Dispatcher {
     while (!this.stopped) {
       if (!this.dirty) await new Promise<void>((r) => (this.wake = r));
       if (this.stopped) break;
+      const wait = this.pace();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       this.dirty = false;
       try {
         while (!this.stopped && (await this.step())) { /* drain */ }
@@ -120,12 +131,29 @@ export class Dispatcher {
     }
   }
 
+  /** Whether events are streaming in (see PACE_MS). */
+  private streaming(): boolean {
+    const t = performance.now();
+    while (this.recent.length > 0 && t - this.recent[0].at > PACE_WINDOW_MS) this.recent.shift();
+    let events = 0;
+    for (const b of this.recent) events += b.events;
+    return events >= PACE_EVENTS;
+  }
+
+  /** How long to wait before the next batch. */
+  private pace(): number {
+    if (!this.streaming()) return 0;
+    return Math.max(0, this.recent[this.recent.length - 1].at + PACE_MS - performance.now());
+  }
+
   /** One batch: returns true when more may be waiting. */
   async step(): Promise<boolean> {
     const limit = this.opts.batch ?? 1000;
+    const started = performance.now();
     const rows = await this.db.prepared<{ checkpoint: number; xmin: number; position: number; stream: string; type: string; kind: string; namespace: string; name: string; version: number; object: K8sObject; previous: K8sObject | null }[]>(
       'switchyard_dispatch_batch', BATCH_SQL, this.checkpoint, limit, [...ROUTE_KINDS, 'EndpointSlice']);
     if (rows.length === 0) return false;
+    this.recent.push({ at: started, events: rows.length });
     const items: BatchEvent[] = [];
     const previous = new Map<string, K8sObject>();
     for (const r of rows) {
@@ -136,7 +164,7 @@ export class Dispatcher {
     const last = items[items.length - 1].position;
     this.opts.onBatch?.(Number(rows[0].checkpoint), items, rows.length < limit ? Number(rows[0].xmin) * TX_SHIFT - 1 : last);
     const keys = await this.affected(items, previous);
-    await this.queue.request([...keys], last);
+    await this.queue.request([...keys], last, this.streaming());
     await this.db.sql.$executeRawUnsafe(
       `WITH wants AS (
          INSERT INTO reconcile_wants (key, position) SELECT unnest($3::text[]), $2

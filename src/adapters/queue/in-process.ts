@@ -1,5 +1,6 @@
 // The embedded mode's queue: a set of pending keys drained by a few async loops in this process.
 import type { Processor, ReconcileQueue } from './types';
+import { Holdoff, type HoldoffOptions } from './holdoff';
 
 export class InProcessQueue implements ReconcileQueue {
   private pending = new Set<string>();
@@ -10,16 +11,32 @@ export class InProcessQueue implements ReconcileQueue {
   private active = 0;
   private closed = false;
   private waiters: (() => void)[] = [];
+  /** keys whose run is held back while they are hot */
+  private held = new Set<string>();
+  private readonly holdoff: Holdoff;
 
-  constructor(private readonly concurrency = 2, private readonly onError: (key: string, err: unknown) => void = () => undefined) {}
+  constructor(private readonly concurrency = 2, private readonly onError: (key: string, err: unknown) => void = () => undefined, holdoff?: HoldoffOptions) {
+    this.holdoff = new Holdoff((key) => {
+      this.held.delete(key);
+      if (this.running.has(key)) this.again.add(key);
+      else this.pending.add(key);
+      this.pump();
+    }, holdoff);
+  }
 
-  async request(keys: string[], position: number): Promise<void> {
+  async request(keys: string[], position: number, streaming = false): Promise<void> {
     for (const k of keys) {
       this.wanted.set(k, Math.max(this.wanted.get(k) ?? -1, position));
       if (this.running.has(k)) this.again.add(k);
-      else this.pending.add(k);
+      else this.schedule(k, streaming);
     }
     this.pump();
+  }
+
+  private schedule(key: string, streaming = false): void {
+    const d = this.holdoff.request(key, streaming);
+    if (d.run === 'now') this.pending.add(key);
+    else this.held.add(key);
   }
 
   start(processor: Processor): void {
@@ -36,7 +53,7 @@ export class InProcessQueue implements ReconcileQueue {
       this.active++;
       void this.run(next);
     }
-    if (this.active === 0 && this.pending.size === 0) for (const w of this.waiters.splice(0)) w();
+    if (this.active === 0 && this.pending.size === 0 && this.held.size === 0) for (const w of this.waiters.splice(0)) w();
   }
 
   private async run(key: string): Promise<void> {
@@ -52,16 +69,18 @@ export class InProcessQueue implements ReconcileQueue {
     }
     this.running.delete(key);
     this.active--;
-    if (this.again.delete(key)) this.pending.add(key);
+    if (this.again.delete(key)) this.schedule(key);
     this.pump();
   }
 
   async idle(): Promise<boolean> {
-    return this.active === 0 && this.pending.size === 0;
+    return this.active === 0 && this.pending.size === 0 && this.held.size === 0;
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.holdoff.close();
+    this.held.clear();
     if (this.active > 0) await new Promise<void>((r) => this.waiters.push(r));
   }
 }

@@ -6,8 +6,11 @@
 export type Processor = (key: string, atLeast?: number) => Promise<number>;
 
 export interface ReconcileQueue {
-  /** ask for keys to be recomputed on account of the log up to `position` */
-  request(keys: string[], position: number): Promise<void>;
+  /**
+   * Ask for keys to be recomputed on account of the log up to `position`. `streaming`: events are
+   * arriving in a burst, so the keys may be held a little to take in more of it (see Holdoff).
+   */
+  request(keys: string[], position: number, streaming?: boolean): Promise<void>;
   /** start taking jobs (worker side) */
   start(processor: Processor): void;
   /** true when nothing is waiting or running */

@@ -1,0 +1,109 @@
+// The reconcile queue under bursts (BullMQ on the real Redis, and the embedded in-process queue): a
+// key asked for again and again is held and coalesced, yet the last request is always served, and
+// a request on its own still runs at once.
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BullReconcileQueue } from '../../src/adapters/queue/bullmq';
+import { InProcessQueue } from '../../src/adapters/queue/in-process';
+import type { ReconcileQueue } from '../../src/adapters/queue/types';
+
+const REDIS_URL = process.env.REDIS_URL;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A processor that takes `ms` per run and reads the newest position there is when it starts. */
+function world(runMs: number) {
+  const state = { latest: 0, runs: [] as { key: string; read: number; at: number }[] };
+  const processor = async (key: string, _atLeast?: number) => {
+    const read = state.latest;
+    state.runs.push({ key, read, at: performance.now() });
+    await sleep(runMs);
+    return read;
+  };
+  const servedUpTo = (key: string) => Math.max(0, ...state.runs.filter((r) => r.key === key).map((r) => r.read));
+  return { state, processor, servedUpTo };
+}
+
+async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!ok()) {
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await sleep(5);
+  }
+}
+
+const kinds: [string, (concurrency?: number) => ReconcileQueue][] = [
+  ['in-process', (concurrency = 2) => new InProcessQueue(concurrency)],
+  ...(REDIS_URL ? [['BullMQ', (concurrency = 4) => new BullReconcileQueue({ url: REDIS_URL, prefix: `sy-test-${randomBytes(4).toString('hex')}`, name: 'holdoff', concurrency })] as [string, (c?: number) => ReconcileQueue]] : []),
+];
+
+describe.each(kinds)('the %s queue under bursts', (_name, make) => {
+  let queue: ReconcileQueue | null = null;
+  afterEach(async () => {
+    await queue?.close();
+    queue = null;
+  });
+
+  it('serves the last of hundreds of requests for one key with a few runs, whatever the gaps', async () => {
+    const w = world(20);
+    queue = make();
+    queue.start(w.processor);
+    // gaps from 0 to 60 ms: some shorter than the hold's quiet time, some longer, some while a run is going
+    let seed = 7;
+    const gap = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 61);
+    let requests = 0;
+    const end = performance.now() + 1500;
+    while (performance.now() < end) {
+      const position = ++w.state.latest;
+      await queue.request(['Gateway/infra/hot'], position);
+      requests++;
+      const g = gap();
+      if (g > 10) await sleep(g - 10);
+    }
+    await until('the last request served', () => w.servedUpTo('Gateway/infra/hot') === w.state.latest);
+    expect(requests).toBeGreaterThan(40);
+    expect(w.state.runs.length).toBeLessThan(requests / 2);
+  });
+
+  it('holds a burst on one key without delaying a request for another', async () => {
+    const w = world(5);
+    queue = make();
+    queue.start(w.processor);
+    for (let i = 0; i < 30; i++) {
+      await queue.request(['Gateway/infra/hot'], ++w.state.latest);
+      await sleep(3);
+    }
+    const asked = performance.now();
+    await queue.request(['Gateway/infra/calm'], ++w.state.latest);
+    await until('the calm key ran', () => w.state.runs.some((r) => r.key === 'Gateway/infra/calm'));
+    const ran = w.state.runs.find((r) => r.key === 'Gateway/infra/calm')!.at;
+    expect(ran - asked).toBeLessThan(100); // a held run waits 30 ms of quiet at least, up to 1,000 ms
+    await until('the hot key caught up', () => w.servedUpTo('Gateway/infra/hot') >= w.state.latest - 1);
+    expect(w.state.runs.filter((r) => r.key === 'Gateway/infra/hot').length).toBeLessThan(15);
+  });
+
+  it('serves a request that joined a hold whose job had already run', async () => {
+    // one slot: the key's job waits behind another, so the add of the held request is a duplicate
+    // of that waiting job, which then runs before the next request joins the hold
+    const w = world(0);
+    const slow = world(15);
+    queue = make(1);
+    queue.start((key, at) => (key === 'blocker' ? slow.processor(key) : w.processor(key, at)));
+    await queue.request(['blocker'], 1);
+    await sleep(3);
+    await queue.request(['Gateway/infra/k'], ++w.state.latest);
+    await queue.request(['Gateway/infra/k'], ++w.state.latest, true);
+    await until('the waiting job ran', () => w.servedUpTo('Gateway/infra/k') === w.state.latest);
+    await sleep(5);
+    await queue.request(['Gateway/infra/k'], ++w.state.latest, true);
+    await until('the request that joined the hold served', () => w.servedUpTo('Gateway/infra/k') === w.state.latest, 3000);
+  });
+
+  it('runs every key of a streaming batch once the stream pauses', async () => {
+    const w = world(2);
+    queue = make();
+    queue.start(w.processor);
+    const keys = Array.from({ length: 20 }, (_, i) => `Gateway/infra/gw-${i}`);
+    await queue.request(keys, ++w.state.latest, true);
+    await until('all ran', () => keys.every((k) => w.servedUpTo(k) === w.state.latest));
+  });
+});
