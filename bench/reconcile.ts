@@ -29,6 +29,9 @@ const CHANGES = Number(process.env.BENCH_CHANGES ?? 150);
 const WARMUP_CHANGES = 20;
 const SEED_CLIENTS = 32;
 const BURST_CLIENTS = 16;
+// BENCH_STOP_AFTER=burst ends after the first measurement, printing its wall-clock window (for profiling).
+const STOP_AFTER_BURST = process.env.BENCH_STOP_AFTER === 'burst';
+const STOP = new Error('stopped after the burst');
 
 const headers = { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -173,6 +176,12 @@ async function settled(timeoutMs = 60_000): Promise<void> {
   }
 }
 
+/** The snapshot versions issued so far, over all Gateways: one per recompute that changed a table. */
+async function snapshotVersions(): Promise<number> {
+  const { rows } = await sql.query(`SELECT coalesce(sum(version), 0) AS n FROM snapshot_versions`);
+  return Number(rows[0].n);
+}
+
 // ---- the measurements ------------------------------------------------------------------------
 
 async function seedGateways(from: number, to: number): Promise<number[]> {
@@ -241,6 +250,7 @@ try {
   await settled();
 
   // 1. 1,000 route writes by 16 clients onto the 10 Gateways
+  const versionsBefore = await snapshotVersions();
   const t0 = performance.now();
   await putAll(routesOf(small), BURST_CLIENTS);
   const written = performance.now();
@@ -248,6 +258,9 @@ try {
   report('reconcile_1000_routes_attached', done - t0, 'ms', '<= 1000 ms');
   report('reconcile_1000_routes_writes', written - t0, 'ms', 'informational: the 1,000 writes alone, answered by the API');
   report('reconcile_1000_routes_after_last_write', done - written, 'ms', 'informational: how far the worker trailed the writes');
+  report('reconcile_1000_routes_snapshots', (await snapshotVersions()) - versionsBefore, 'versions', 'informational: recomputes that changed a table, over the 10 Gateways');
+  if (STOP_AFTER_BURST) console.error(`burst wall clock: ${Math.round(performance.timeOrigin + t0)} ${Math.round(performance.timeOrigin + done)}`);
+  if (STOP_AFTER_BURST) throw STOP;
   await settled();
 
   // 2. changes at 1,000 routes on 10 Gateways
@@ -276,10 +289,12 @@ try {
   report('reconcile_recompute_10k_routes_p50', r10, 'ms', 'informational: 100 routes per Gateway, 100 Gateways');
   report('reconcile_recompute_10k_vs_1k', r10 / r1, 'x', '<= 2 x');
 } catch (err) {
-  console.error(err);
-  console.error('--- api output ---\n' + api.output().slice(-4000));
-  console.error('--- worker output ---\n' + worker.output().slice(-4000));
-  process.exitCode = 1;
+  if (err !== STOP) {
+    console.error(err);
+    console.error('--- api output ---\n' + api.output().slice(-4000));
+    console.error('--- worker output ---\n' + worker.output().slice(-4000));
+    process.exitCode = 1;
+  }
 } finally {
   agent.destroy();
   await sql.end();
