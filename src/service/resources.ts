@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
 import { appendEvents, readStream, readStreamVersion, VersionConflictError, type AppendEvent } from '../adapters/store/eventlog';
-import { getObject, getSecretData, listObjects } from '../adapters/store/objects';
+import { getObject, getObjects, getSecretData, listObjects, type ObjectRow } from '../adapters/store/objects';
 import type { KindInfo } from '../core/model/kinds';
 import type { K8sObject } from '../core/model/objects';
 import { streamKey } from '../core/objects/keys';
@@ -12,6 +12,7 @@ import type { Requirement } from '../core/objects/label-selector';
 import { HttpError } from '../adapters/http/problem';
 import { validate } from './validation';
 import { foldStringData, isSecret, presentSecret, splitSecret } from './secrets';
+import { Batcher, type Settled } from '../adapters/store/batcher';
 
 export interface Actor {
   name: string;
@@ -33,6 +34,14 @@ const NAMESPACE_LABEL = 'kubernetes.io/metadata.name';
 
 export class ResourceService {
   private listeners: AppendListener[] = [];
+  /** concurrent writes share a statement and a commit */
+  private readonly appends = new Batcher<AppendEvent[], { position: number }[]>((groups) => this.appendGroups(groups));
+  /** and concurrent reads of single objects a statement */
+  private readonly reads = new Batcher<string, ObjectRow | null>(async (streams) => {
+    if (streams.length === 1) return [{ ok: true, value: await getObject(this.db.sql, streams[0]) }];
+    const found = await getObjects(this.db.sql, [...new Set(streams)]);
+    return streams.map((s) => ({ ok: true, value: found.get(s) ?? null }));
+  });
 
   constructor(private readonly db: Database, private readonly clock: () => Date = () => new Date()) {}
 
@@ -88,7 +97,7 @@ export class ResourceService {
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', objName);
     // Without a precondition the write is "last one wins", as in Kubernetes: a lost race re-reads and retries.
     for (let attempt = 0; ; attempt++) {
-      const current = objName ? await getObject(this.db.sql, stream) : null;
+      const current = objName ? await this.reads.submit(stream) : null;
       const incoming = this.validated(info, object, current && !current.deleted ? current.object : undefined);
       try {
         return await this.commit(info, stream, incoming, mode, pre, actor, current);
@@ -159,7 +168,12 @@ export class ResourceService {
     return this.present(decision.object, undefined, actor);
   }
 
-  async append(events: AppendEvent[]): Promise<{ position: number }[]> {
+  /** Appends one write's events (atomically; with other writes' in the same statement under load). */
+  append(events: AppendEvent[]): Promise<{ position: number }[]> {
+    return this.appends.submit(events);
+  }
+
+  private async appendNow(events: AppendEvent[]): Promise<{ position: number }[]> {
     try {
       const out = await appendEvents(this.db.sql, events);
       this.notifyAppended(out.map((o) => o.position), events);
@@ -170,9 +184,32 @@ export class ResourceService {
     }
   }
 
+  private async appendGroups(groups: AppendEvent[][]): Promise<Settled<{ position: number }[]>[]> {
+    const alone = (g: AppendEvent[]) => this.appendNow(g).then(
+      (value): Settled<{ position: number }[]> => ({ ok: true, value }),
+      (error): Settled<{ position: number }[]> => ({ ok: false, error }));
+    if (groups.length === 1) return [await alone(groups[0])];
+    const all = groups.flat();
+    let out: { position: number }[];
+    try {
+      out = await appendEvents(this.db.sql, all);
+    } catch {
+      // one of them lost a race (or failed): each on its own, so each gets its own answer
+      return Promise.all(groups.map(alone));
+    }
+    this.notifyAppended(out.map((o) => o.position), all);
+    const answers: Settled<{ position: number }[]>[] = [];
+    let at = 0;
+    for (const g of groups) {
+      answers.push({ ok: true, value: out.slice(at, at + g.length) });
+      at += g.length;
+    }
+    return answers;
+  }
+
   async get(info: KindInfo, namespace: string, name: string, actor: Actor): Promise<K8sObject> {
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
-    const row = await getObject(this.db.sql, stream);
+    const row = await this.reads.submit(stream);
     if (!row || row.deleted) throw new HttpError(404, `${info.kind} "${name}" not found${info.scope === 'Namespaced' ? ` in namespace "${namespace}"` : ''}`);
     const data = isSecret(row.object) && actor.secretReader ? await getSecretData(this.db.sql, stream) : undefined;
     return this.present(row.object, data ?? undefined, actor);

@@ -206,6 +206,25 @@ describe('replace, patch, delete and preconditions', () => {
     const hist = await s.api('GET', `${base}/race/history`);
     expect(hist.body.items).toHaveLength(2);
   });
+
+  it('gives each of many concurrent writes its own answer when they share statements', async () => {
+    // distinct creates, racing creates of one name, and racing replaces without a precondition
+    await s.api('PUT', `${base}/shared`, route('shared'));
+    const [distinct, sameName, replaces] = await Promise.all([
+      Promise.all(Array.from({ length: 40 }, (_, i) => s.api('PUT', `${base}/many-${i}`, route(`many-${i}`, { labels: { i: String(i) } })))),
+      Promise.all(Array.from({ length: 8 }, () => s.api('POST', base, route('once')))),
+      Promise.all(Array.from({ length: 8 }, (_, i) => s.api('PUT', `${base}/shared`, route('shared', { labels: { writer: String(i) } })))),
+    ]);
+    expect(distinct.map((r) => r.status)).toEqual(Array(40).fill(201));
+    expect(distinct.map((r) => r.body.metadata.labels.i)).toEqual(Array.from({ length: 40 }, (_, i) => String(i)));
+    expect(sameName.map((r) => r.status).sort()).toEqual([201, ...Array(7).fill(409)]);
+    expect(replaces.map((r) => r.status)).toEqual(Array(8).fill(200));
+    // last one wins, and every replace is a version of its own
+    const hist = await s.api('GET', `${base}/shared/history`);
+    expect(hist.body.items).toHaveLength(9);
+    const final = await s.api('GET', `${base}/shared`);
+    expect(Number(final.body.metadata.resourceVersion)).toBe(9);
+  });
 });
 
 describe('history', () => {

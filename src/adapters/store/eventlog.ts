@@ -114,8 +114,8 @@ export async function appendEvents(
           db, 'switchyard_append_one', APPEND_ONE_SQL, offset, single.stream, single.kind, single.namespace, single.name, single.version,
           single.type, single.actor, single.time, JSON.stringify(single.object),
         )
-      : await db.$queryRawUnsafe<{ position: bigint | number; stream: string; version: number }[]>(
-          APPEND_SQL, JSON.stringify(input), offset, JSON.stringify(puts), JSON.stringify(dels),
+      : await queryPrepared<{ position: bigint | number; stream: string; version: number }[]>(
+          db, 'switchyard_append_many', APPEND_SQL, JSON.stringify(input), offset, JSON.stringify(puts), JSON.stringify(dels),
         );
     return rows.map((r) => ({ position: Number(r.position), stream: r.stream, version: Number(r.version) }));
   } catch (err) {

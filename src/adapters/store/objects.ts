@@ -34,6 +34,17 @@ export async function getObject(db: Runner, stream: string, opts: { status?: boo
   };
 }
 
+/** Several objects (with status) in one statement: the rows found, by stream. */
+export async function getObjects(db: Runner, streams: string[]): Promise<Map<string, ObjectRow>> {
+  const rows = await queryPrepared<any[]>(db, 'switchyard_get_objects',
+    `SELECT o.stream, o.version, o.deleted, o.object, o.position, ${STATUS} AS parts FROM objects o WHERE o.stream = ANY($1::text[])`,
+    streams,
+  );
+  return new Map(rows.map((r) => [r.stream, {
+    stream: r.stream, version: Number(r.version), deleted: r.deleted, position: Number(r.position), object: withStatus(r.object, r.parts),
+  }]));
+}
+
 export interface ListQuery {
   kind: string;
   namespace?: string;
