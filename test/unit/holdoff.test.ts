@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Holdoff } from '../../src/adapters/queue/holdoff';
 
-const OPTS = { burst: 3, windowMs: 100, quietMs: 30, maxMs: 1000 };
+const OPTS = { burst: 3, windowMs: 100, missedBatches: 3, quietMs: 40, maxMs: 1000 };
 
 describe('holdoff: when a key runs', () => {
   let released: { key: string; at: number }[];
   let h: Holdoff;
+  const runs = (keys: string[], streaming = false) => h.batch(keys, streaming).map((d) => d.run);
   beforeEach(() => {
     vi.useFakeTimers();
     released = [];
@@ -18,56 +19,72 @@ describe('holdoff: when a key runs', () => {
 
   it('runs a change on its own at once, and changes spaced wider than the window too', () => {
     for (let i = 0; i < 10; i++) {
-      expect(h.request('Gateway/a/gw').run).toBe('now');
+      expect(runs(['Gateway/a/gw'])).toEqual(['now']);
       vi.advanceTimersByTime(40); // 3 requests span 80 ms: within the window only with a 4th
     }
     expect(released).toEqual([]);
   });
 
-  it('holds a key asked for again and again until its requests pause', () => {
-    const start = Date.now();
+  it('holds a key asked for again and again until the batches stop asking for it', () => {
     for (let i = 0; i < 3; i++) {
-      expect(h.request('k').run).toBe('now');
+      expect(runs(['k'])).toEqual(['now']);
       vi.advanceTimersByTime(10);
     }
-    expect(h.request('k')).toEqual({ run: 'held', maxMs: 1000 });
+    expect(h.batch(['k'])).toEqual([{ run: 'held', maxMs: 1000 }]);
     for (let i = 0; i < 5; i++) {
       vi.advanceTimersByTime(20);
-      expect(h.request('k').run).toBe('joined');
+      expect(runs(['k', `other-${i}`])).toEqual(['joined', 'now']);
+    }
+    // two batches without it: still held; the third releases it
+    for (let i = 0; i < 2; i++) {
+      vi.advanceTimersByTime(20);
+      runs([`another-${i}`]);
     }
     expect(released).toEqual([]);
-    vi.advanceTimersByTime(29);
-    expect(released).toEqual([]);
-    vi.advanceTimersByTime(1);
-    expect(released).toEqual([{ key: 'k', at: start + 30 + 100 + 30 }]);
+    vi.advanceTimersByTime(20);
+    const at = Date.now();
+    runs(['yet-another']);
+    expect(released).toEqual([{ key: 'k', at }]);
   });
 
-  it('releases a key that never pauses at maxMs, then holds it again', () => {
-    for (let i = 0; i < 3; i++) h.request('k');
+  it('keeps a key held through a pause of the stream shorter than quietMs, and releases it after a longer one', () => {
+    for (let i = 0; i < 4; i++) runs(['k']);
+    vi.advanceTimersByTime(39);
+    runs(['k']);
+    vi.advanceTimersByTime(39);
+    expect(released).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(released.map((r) => r.key)).toEqual(['k']);
+  });
+
+  it('releases a key that is asked for without pause at maxMs, then holds it again', () => {
+    for (let i = 0; i < 3; i++) runs(['k']);
     const heldAt = Date.now();
-    expect(h.request('k').run).toBe('held');
-    while (Date.now() < heldAt + 1000) {
+    expect(runs(['k'])).toEqual(['held']);
+    while (released.length === 0) {
       vi.advanceTimersByTime(10);
-      if (released.length === 0) h.request('k');
+      if (released.length === 0) runs(['k']);
     }
     expect(released.map((r) => r.at)).toEqual([heldAt + 1000]);
     expect(h.heldFor('k')).toBeNull();
-    expect(h.request('k').run).toBe('held');
+    expect(runs(['k'])).toEqual(['held']);
     expect(h.heldFor('k')).toBe(1000);
   });
 
-  it('holds the first request while the log is streaming, and keeps other keys apart', () => {
-    expect(h.request('a', true).run).toBe('held');
-    expect(h.request('b').run).toBe('now');
-    vi.advanceTimersByTime(30);
+  it('holds the first request while the log is streaming, and releases a key the stream no longer names', () => {
+    expect(runs(['a', 'b'], true)).toEqual(['held', 'held']);
+    for (let i = 0; i < 3; i++) {
+      vi.advanceTimersByTime(20);
+      runs(['b'], true);
+    }
     expect(released.map((r) => r.key)).toEqual(['a']);
+    expect(h.heldFor('b')).not.toBeNull();
   });
 
   it('releases held keys it forgets, so that none is lost', () => {
     const small = new Holdoff((key) => released.push({ key, at: Date.now() }), { ...OPTS, maxKeys: 2 }, () => Date.now());
-    small.request('a', true);
-    small.request('b', true);
-    small.request('c', true);
+    small.batch(['a', 'b'], true);
+    small.batch(['a', 'b', 'c'], true);
     expect(released.map((r) => r.key)).toEqual(['a']);
     small.close();
   });

@@ -87,6 +87,7 @@ export class BullReconcileQueue implements ReconcileQueue {
   }
 
   async request(keys: string[], position: number, streaming = false): Promise<void> {
+    const decisions = this.holdoff.batch(keys, streaming);
     if (keys.length === 0) return;
     const timeout = this.opts.requestTimeoutMs ?? 2000;
     const pipe = this.client.pipeline();
@@ -94,8 +95,8 @@ export class BullReconcileQueue implements ReconcileQueue {
     // Both at once, one round trip: a job that starts before its wanted position is recorded reads
     // an older one, so it is marked done at that one and runs again (see 'completed'); if either
     // fails the dispatcher asks again from the same checkpoint.
-    const jobs = keys.flatMap((k) => {
-      const d = this.holdoff.request(k, streaming);
+    const jobs = keys.flatMap((k, i) => {
+      const d = decisions[i];
       // a joined request is served by the held job (its wanted position is recorded above)
       return d.run === 'joined' ? [] : [{ name: 'recompute', data: { key: k, position }, opts: this.jobOpts(k, d.run === 'held' ? d.maxMs : 0) }];
     });

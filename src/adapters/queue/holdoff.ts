@@ -1,23 +1,28 @@
 // When to run a key's recompute. A change on its own runs at once. A key asked for again and again
-// (a GitOps sync or a deploy writing hundreds of routes onto one Gateway) is "hot": its run is then
-// held until the requests pause for `quietMs`, but never longer than `maxMs`, so that it takes in
-// the whole burst once instead of recomputing the Gateway after every write while the writes are
-// still arriving and competing with them for the CPU. Only timing depends on this: every request is
-// still recorded, and a later run serves it.
+// (a GitOps sync or a deploy writing hundreds of routes onto one Gateway), or any key while the log
+// takes a burst of writes, is held, so that it takes in the whole burst in one run instead of
+// recomputing its Gateway after every write while the writes still arrive and compete with them
+// for the CPU. Only timing depends on this: every request is still recorded, and a later run
+// serves it.
+//
+// A held key runs once it drops out of the stream (the dispatcher's last `missedBatches` batches
+// did not ask for it), once the stream pauses (no batch for `quietMs`), or `maxMs` after it was
+// held, whichever comes first. Counting batches rather than time keeps a key held through the
+// stream's hiccups (a pause of the writers, a slow batch), which would otherwise release it again
+// and again.
 
 export interface HoldoffOptions {
-  /** a key is hot when this many requests for it came within `windowMs` before this one */
+  /** a key is hot when this many batches asked for it within `windowMs` before this one */
   burst: number;
   windowMs: number;
-  /** a held run starts once no request for its key came for this long */
+  missedBatches: number;
   quietMs: number;
-  /** and at the latest this long after it was held */
   maxMs: number;
   /** keys remembered at most (the least recently asked are forgotten first) */
   maxKeys?: number;
 }
 
-export const DEFAULT_HOLDOFF: HoldoffOptions = { burst: 3, windowMs: 100, quietMs: 30, maxMs: 1000 };
+export const DEFAULT_HOLDOFF: HoldoffOptions = { burst: 3, windowMs: 100, missedBatches: 3, quietMs: 40, maxMs: 1000 };
 
 /** What to do with a request: run now, hold a new run (at most `maxMs` ms), or nothing (a held run takes it). */
 export type HoldDecision = { run: 'now' } | { run: 'held'; maxMs: number } | { run: 'joined' };
@@ -25,11 +30,13 @@ export type HoldDecision = { run: 'now' } | { run: 'held'; maxMs: number } | { r
 interface KeyState {
   /** times of the last `burst` requests, oldest first */
   recent: number[];
-  held: { since: number; timer: NodeJS.Timeout } | null;
+  held: { since: number; misses: number; timer: NodeJS.Timeout } | null;
 }
 
 export class Holdoff {
   private readonly keys = new Map<string, KeyState>();
+  private readonly held = new Set<string>();
+  private quiet: NodeJS.Timeout | null = null;
 
   /** `release` is called when a held key's run should start. */
   constructor(
@@ -38,25 +45,22 @@ export class Holdoff {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** `streaming`: the log is taking a burst of writes, so any key is held as if hot. */
-  request(key: string, streaming = false): HoldDecision {
+  /**
+   * One batch of the dispatcher: the keys it asks for (a decision for each), and whether the log
+   * is streaming (a burst of writes is arriving).
+   */
+  batch(keys: readonly string[], streaming = false): HoldDecision[] {
     const t = this.now();
-    let s = this.keys.get(key);
-    if (s) this.keys.delete(key); // re-inserted: the map stays in least-recently-asked order
-    else s = { recent: [], held: null };
-    this.keys.set(key, s);
-    this.forget();
-    const hot = streaming || (s.recent.length >= this.opts.burst && t - s.recent[0] <= this.opts.windowMs);
-    s.recent.push(t);
-    if (s.recent.length > this.opts.burst) s.recent.shift();
-    if (s.held) {
-      this.arm(key, s, t);
-      return { run: 'joined' };
+    const asked = new Set(keys);
+    for (const k of [...this.held]) {
+      if (asked.has(k)) continue;
+      const h = this.keys.get(k)!.held!;
+      if (++h.misses >= this.opts.missedBatches) this.fire(k);
     }
-    if (!hot) return { run: 'now' };
-    s.held = { since: t, timer: undefined as unknown as NodeJS.Timeout };
-    this.arm(key, s, t);
-    return { run: 'held', maxMs: this.opts.maxMs };
+    const out = keys.map((k) => this.decide(k, t, streaming));
+    if (this.quiet) clearTimeout(this.quiet);
+    this.quiet = this.held.size > 0 ? setTimeout(() => this.releaseAll(), this.opts.quietMs) : null;
+    return out;
   }
 
   /** How long until a held key's run is due at the latest, or null when it is not held. */
@@ -66,33 +70,51 @@ export class Holdoff {
   }
 
   close(): void {
-    for (const s of this.keys.values()) if (s.held) clearTimeout(s.held.timer);
+    if (this.quiet) clearTimeout(this.quiet);
+    for (const k of this.held) clearTimeout(this.keys.get(k)!.held!.timer);
+    this.held.clear();
     this.keys.clear();
   }
 
-  private arm(key: string, s: KeyState, t: number): void {
-    const h = s.held!;
-    clearTimeout(h.timer);
-    const wait = Math.max(0, Math.min(t + this.opts.quietMs, h.since + this.opts.maxMs) - t);
-    h.timer = setTimeout(() => this.fire(key), wait);
+  private decide(key: string, t: number, streaming: boolean): HoldDecision {
+    let s = this.keys.get(key);
+    if (s) this.keys.delete(key); // re-inserted: the map stays in least-recently-asked order
+    else s = { recent: [], held: null };
+    this.keys.set(key, s);
+    this.forget();
+    const hot = streaming || (s.recent.length >= this.opts.burst && t - s.recent[0] <= this.opts.windowMs);
+    s.recent.push(t);
+    if (s.recent.length > this.opts.burst) s.recent.shift();
+    if (s.held) {
+      s.held.misses = 0;
+      return { run: 'joined' };
+    }
+    if (!hot) return { run: 'now' };
+    s.held = { since: t, misses: 0, timer: setTimeout(() => this.fire(key), this.opts.maxMs) };
+    this.held.add(key);
+    return { run: 'held', maxMs: this.opts.maxMs };
   }
 
   private fire(key: string): void {
     const s = this.keys.get(key);
     if (!s?.held) return;
+    clearTimeout(s.held.timer);
     s.held = null;
+    this.held.delete(key);
     this.release(key);
+  }
+
+  private releaseAll(): void {
+    this.quiet = null;
+    for (const k of [...this.held]) this.fire(k);
   }
 
   private forget(): void {
     const max = this.opts.maxKeys ?? 10_000;
-    for (const [k, s] of this.keys) {
+    for (const k of this.keys.keys()) {
       if (this.keys.size <= max) break;
+      this.fire(k);
       this.keys.delete(k);
-      if (s.held) {
-        clearTimeout(s.held.timer);
-        this.release(k);
-      }
     }
   }
 }

@@ -25,18 +25,15 @@ export class InProcessQueue implements ReconcileQueue {
   }
 
   async request(keys: string[], position: number, streaming = false): Promise<void> {
-    for (const k of keys) {
+    const decisions = this.holdoff.batch(keys, streaming);
+    keys.forEach((k, i) => {
       this.wanted.set(k, Math.max(this.wanted.get(k) ?? -1, position));
-      if (this.running.has(k)) this.again.add(k);
-      else this.schedule(k, streaming);
-    }
+      const d = decisions[i];
+      if (d.run !== 'now') this.held.add(k);
+      else if (this.running.has(k)) this.again.add(k);
+      else this.pending.add(k);
+    });
     this.pump();
-  }
-
-  private schedule(key: string, streaming = false): void {
-    const d = this.holdoff.request(key, streaming);
-    if (d.run === 'now') this.pending.add(key);
-    else this.held.add(key);
   }
 
   start(processor: Processor): void {
@@ -69,7 +66,8 @@ export class InProcessQueue implements ReconcileQueue {
     }
     this.running.delete(key);
     this.active--;
-    if (this.again.delete(key)) this.schedule(key);
+    // a request that came while it ran: again now, or when the key's hold ends
+    if (this.again.delete(key) && !this.held.has(key)) this.pending.add(key);
     this.pump();
   }
 
