@@ -82,7 +82,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       const checks: Record<string, string> = {};
       let ok = true;
       try {
-        await db.prisma.$queryRawUnsafe('SELECT 1');
+        await db.sql.$queryRawUnsafe('SELECT 1');
         checks.postgres = 'ok';
       } catch (e) {
         ok = false;
