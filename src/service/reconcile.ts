@@ -81,7 +81,7 @@ interface Written {
   unattached?: string;
 }
 
-const MAX_WRITTEN = 32;
+const MAX_WRITTEN = 128;
 
 class StaleBase extends Error {}
 

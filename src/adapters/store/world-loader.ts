@@ -85,7 +85,7 @@ async function dataOf(db: Database, cache: ObjectCache, secrets: K8sObject[]): P
 // The arrays of a Gateway's last world: an array whose objects are all the same as last time is
 // passed again as the same array, so that the core's tables and memos built on it carry over
 // (a change to one route leaves the Services, slices and grants the translation reads as they were).
-const MAX_WORLDS = 32;
+const MAX_WORLDS = 128;
 const lastWorlds = new WeakMap<ObjectCache, Map<string, World>>();
 
 function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {

@@ -107,7 +107,7 @@ export function analyzeGateway(world: World, gatewayRef: Pick<ObjectRef, 'namesp
 // Whether a parentRef attaches depends on the route, on what matchParentRef reads of the listeners
 // (the signature below) and, through label selectors, on the Namespaces. Outcomes are kept per
 // signature and table of Namespaces, so a change to one route re-matches that route alone.
-const MAX_SIGNATURES = 64;
+const MAX_SIGNATURES = 128;
 const outcomes = new Map<string, WeakMap<object, WeakMap<Route, Map<number, ParentOutcome>>>>();
 
 function outcomeMemo(world: World, gateway: Gateway, listeners: ListenerAnalysis[]): WeakMap<Route, Map<number, ParentOutcome>> {
