@@ -22,7 +22,7 @@ export interface HoldoffOptions {
   maxKeys?: number;
 }
 
-export const DEFAULT_HOLDOFF: HoldoffOptions = { burst: 3, windowMs: 100, missedBatches: 3, quietMs: 40, maxMs: 1000 };
+export const DEFAULT_HOLDOFF: HoldoffOptions = { burst: 5, windowMs: 100, missedBatches: 3, quietMs: 40, maxMs: 1000 };
 
 /** What to do with a request: run now, hold a new run (at most `maxMs` ms), or nothing (a held run takes it). */
 export type HoldDecision = { run: 'now' } | { run: 'held'; maxMs: number } | { run: 'joined' };
