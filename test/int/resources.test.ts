@@ -317,4 +317,24 @@ describe('secrets', () => {
     const { rows } = await s.running.ctx.db.prisma.$queryRawUnsafe<any>(`SELECT count(*)::int AS n FROM secret_data`).then((r: any) => ({ rows: r }));
     expect(rows[0].n).toBe(0);
   });
+
+  it('keeps each Secret its own data when many are written and deleted at once', async () => {
+    const b64 = (v: string) => Buffer.from(v).toString('base64');
+    const path = (i: number) => `/api/v1/namespaces/infra/secrets/many-${i}`;
+    const body = (i: number) => ({ ...secret({ 'tls.crt': b64(`CERT-${i}`), 'tls.key': b64(`KEY-${i}`) }), metadata: { name: `many-${i}` } });
+    const created = await Promise.all(Array.from({ length: 24 }, (_, i) => s.api('PUT', path(i), body(i))));
+    expect(created.map((r) => r.status)).toEqual(Array(24).fill(201));
+    // deletes of the even ones race rotations of the odd ones
+    const mixed = await Promise.all(Array.from({ length: 24 }, (_, i) => (i % 2 === 0
+      ? s.api('DELETE', path(i))
+      : s.api('PUT', path(i), { ...body(i), data: { 'tls.crt': b64(`CERT-${i}`), 'tls.key': b64(`ROTATED-${i}`) } }))));
+    expect(mixed.map((r) => r.status)).toEqual(Array(24).fill(200));
+    for (let i = 0; i < 24; i++) {
+      const r = await s.api('GET', path(i));
+      if (i % 2 === 0) expect(r.status).toBe(404);
+      else expect(r.body.data).toEqual({ 'tls.crt': b64(`CERT-${i}`), 'tls.key': b64(`ROTATED-${i}`) });
+    }
+    const rows = await s.running.ctx.db.sql.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM secret_data WHERE stream LIKE 'Secret/infra/many-%'`);
+    expect(rows[0].n).toBe(12);
+  });
 });
