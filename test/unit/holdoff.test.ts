@@ -71,18 +71,22 @@ describe('holdoff: when a key runs', () => {
     expect(h.heldFor('k')).toBe(1000);
   });
 
-  it('holds the first request while the log is streaming, and releases a key the stream no longer names', () => {
-    expect(runs(['a', 'b'], true)).toEqual(['held', 'held']);
+  it('while the log streams, holds a key asked for again, not a lone change to another', () => {
+    expect(runs(['a', 'b'], true)).toEqual(['now', 'now']);
+    vi.advanceTimersByTime(20);
+    expect(runs(['a', 'b', 'lone'], true)).toEqual(['held', 'held', 'now']);
     for (let i = 0; i < 3; i++) {
       vi.advanceTimersByTime(20);
       runs(['b'], true);
     }
     expect(released.map((r) => r.key)).toEqual(['a']);
     expect(h.heldFor('b')).not.toBeNull();
+    expect(h.heldFor('lone')).toBeNull();
   });
 
   it('releases held keys it forgets, so that none is lost', () => {
     const small = new Holdoff((key) => released.push({ key, at: Date.now() }), { ...OPTS, maxKeys: 2 }, () => Date.now());
+    small.batch(['a', 'b'], true);
     small.batch(['a', 'b'], true);
     small.batch(['a', 'b', 'c'], true);
     expect(released.map((r) => r.key)).toEqual(['a']);

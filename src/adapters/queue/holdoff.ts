@@ -1,6 +1,6 @@
 // When to run a key's recompute. A change on its own runs at once. A key asked for again and again
-// (a GitOps sync or a deploy writing hundreds of routes onto one Gateway), or any key while the log
-// takes a burst of writes, is held, so that it takes in the whole burst in one run instead of
+// (a GitOps sync or a deploy writing hundreds of routes onto one Gateway), or asked for twice while
+// the log takes a burst of writes, is held, so that it takes in the whole burst in one run instead of
 // recomputing its Gateway after every write while the writes still arrive and compete with them
 // for the CPU. Only timing depends on this: every request is still recorded, and a later run
 // serves it.
@@ -47,7 +47,7 @@ export class Holdoff {
 
   /**
    * One batch of the dispatcher: the keys it asks for (a decision for each), and whether the log
-   * is streaming (a burst of writes is arriving).
+   * is streaming (a burst of writes is arriving): then a key asked for again is held at once.
    */
   batch(keys: readonly string[], streaming = false): HoldDecision[] {
     const t = this.now();
@@ -82,7 +82,10 @@ export class Holdoff {
     else s = { recent: [], held: null };
     this.keys.set(key, s);
     this.forget();
-    const hot = streaming || (s.recent.length >= this.opts.burst && t - s.recent[0] <= this.opts.windowMs);
+    // while the log streams, a key asked for again within the window is part of the stream; a key
+    // asked for once (another team's single change) is not held for someone else's burst
+    const again = s.recent.length > 0 && t - s.recent[s.recent.length - 1] <= this.opts.windowMs;
+    const hot = (streaming && again) || (s.recent.length >= this.opts.burst && t - s.recent[0] <= this.opts.windowMs);
     s.recent.push(t);
     if (s.recent.length > this.opts.burst) s.recent.shift();
     if (s.held) {
