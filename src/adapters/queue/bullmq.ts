@@ -126,7 +126,7 @@ export class BullReconcileQueue implements ReconcileQueue {
       try {
         const key = job.data.key;
         const [want, done] = await Promise.all([this.client.hget(this.wantKey, key), this.client.hget(this.doneKey, key)]);
-        // held: a request came while this job ran (and BullMQ ignored its add), so wait out the hold
+        // behind: a request came while this job ran (BullMQ ignored its add); again, once the key's hold ends
         if (want && (!done || Number(done) < Number(want))) await this.queue.add('recompute', { key, position: Number(want) }, this.jobOpts(key, this.holdoff.heldFor(key) ?? 0));
       } catch {
         /* Redis away: the dispatcher re-requests from the log once it is back */
