@@ -7,7 +7,7 @@ import type { Bus } from './adapters/delivery/bus';
 import type { ReconcileQueue } from './adapters/queue/types';
 import { InProcessQueue } from './adapters/queue/in-process';
 import { BullReconcileQueue } from './adapters/queue/bullmq';
-import { Dispatcher } from './adapters/queue/dispatcher';
+import { Dispatcher, scoped } from './adapters/queue/dispatcher';
 import { Reconciler, missedChanges, type GatewayOutcome } from './service/reconcile';
 import { markWork } from './runtime/idle-gc';
 import { EVENTS_CHANNEL } from './adapters/http/events-router';
@@ -62,7 +62,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     const announce = (out: GatewayOutcome) => o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${ns}/${name}`, out.snapshotVersion ?? null, out.body));
     let out = await reconciler.recomputeGateway(ns, name, atLeast);
     if (out.snapshotChanged) announce(out);
-    const wantKey = `${o.controllerName}|${key}`;
+    const wantKey = scoped(o.controllerName, key);
     for (let again = 0; again < 5 && out.written && (out.missed || (await missedChanges(o.db, out.sourcePosition, out.deps ?? [], wantKey))); again++) {
       const next = await reconciler.recomputeGateway(ns, name);
       if (next.snapshotChanged) announce(next);

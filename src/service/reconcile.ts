@@ -10,7 +10,7 @@ import { deflateTail, snapshotHead } from '../adapters/delivery/snapshots';
 import { translateGateway, gatewayClassStatus } from '../core/translate';
 import { compileGateway, compileUnattached, tableJson } from '../core/compile';
 import { canonicalJson, deepEqual } from '../core/objects/canonical';
-import { TX_SHIFT } from '../adapters/store/eventlog';
+import { HORIZON, TX_SHIFT } from '../adapters/store/eventlog';
 import { inReadingOrder } from '../core/objects/order';
 import type { K8sObject } from '../core/model/objects';
 
@@ -313,7 +313,7 @@ export class Reconciler {
     const scope = this.opts.controllerName;
     const now = this.clock().toISOString();
     return this.db.transaction(async (tx: Tx) => {
-      const [{ xmin }] = await tx.$queryRawUnsafe<{ xmin: bigint }[]>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin`);
+      const [{ xmin }] = await tx.$queryRawUnsafe<{ xmin: bigint }[]>(`SELECT ${HORIZON} AS xmin`);
       const rowsFound = await tx.$queryRawUnsafe<any[]>(
         `SELECT o.object, (SELECT sp.status FROM status_parts sp WHERE sp.stream = o.stream AND sp.owner = $2) AS status
          FROM objects o WHERE o.stream = $1 AND NOT o.deleted FOR UPDATE`, stream, scope);

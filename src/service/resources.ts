@@ -38,7 +38,6 @@ export class ResourceService {
   private readonly appends = new Batcher<AppendEvent[], { position: number }[]>((groups) => this.appendGroups(groups));
   /** and concurrent reads of single objects a statement */
   private readonly reads = new Batcher<string, ObjectRow | null>(async (streams) => {
-    if (streams.length === 1) return [{ ok: true, value: await getObject(this.db.sql, streams[0]) }];
     const found = await getObjects(this.db.sql, [...new Set(streams)]);
     return streams.map((s) => ({ ok: true, value: found.get(s) ?? null }));
   });

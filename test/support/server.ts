@@ -76,7 +76,6 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
   };
 }
 
-/** Waits until the reconciler has caught up with everything written so far. */
 /** A token made by the admin (POST /api/v1/tokens, which must answer 201): its secret. */
 export async function mintToken(s: TestServer, body: Record<string, unknown>): Promise<string> {
   const r = await s.api('POST', '/api/v1/tokens', body);
@@ -84,6 +83,7 @@ export async function mintToken(s: TestServer, body: Record<string, unknown>): P
   return r.body.token as string;
 }
 
+/** Waits until the reconciler has caught up with everything written so far. */
 export async function reconciled(s: TestServer, timeoutMs = 20_000): Promise<void> {
   const { caughtUp } = await import('../../src/adapters/queue/dispatcher');
   const db = s.running.ctx.db;

@@ -1,7 +1,7 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 // Serves compiled snapshots to proxies from a per-process cache of the serialized bodies. A change
 // made by any worker reaches every API process through the bus; a slow poll of the versions of
 // watched Gateways covers notices lost while Redis is away, so nobody is left on an old version.
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Database } from '../store/database';
 import type { Bus } from './bus';
 import type { CompiledTable } from '../../core/compile';

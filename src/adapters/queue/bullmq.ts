@@ -78,12 +78,17 @@ export class BullReconcileQueue implements ReconcileQueue {
         if (await job.isDelayed()) await job.promote();
         return; // waiting or running: it (or its 'completed' check) serves the requests
       }
-      const [want, done] = await Promise.all([this.client.hget(this.wantKey, key), this.client.hget(this.doneKey, key)]);
-      if (want && (!done || Number(done) < Number(want))) await this.queue.add('recompute', { key, position: Number(want) }, this.jobOpts(key));
+      await this.againIfBehind(key, 0);
     } catch {
       // Redis away: a delayed job still runs when due; try again for the case where there is none
       if (attempt < 20 && !this.closed) setTimeout(() => void this.release(key, attempt + 1), 500).unref();
     }
+  }
+
+  /** Adds the key's job (after `delay` ms) when its wanted position is above its done one. */
+  private async againIfBehind(key: string, delay: number): Promise<void> {
+    const [want, done] = await Promise.all([this.client.hget(this.wantKey, key), this.client.hget(this.doneKey, key)]);
+    if (want && (!done || Number(done) < Number(want))) await this.queue.add('recompute', { key, position: Number(want) }, this.jobOpts(key, delay));
   }
 
   async request(keys: string[], position: number, streaming = false): Promise<void> {
@@ -124,10 +129,8 @@ export class BullReconcileQueue implements ReconcileQueue {
     this.worker.on('failed', (job, err) => job && this.opts.onError?.(job.data.key, err));
     this.worker.on('completed', async (job) => {
       try {
-        const key = job.data.key;
-        const [want, done] = await Promise.all([this.client.hget(this.wantKey, key), this.client.hget(this.doneKey, key)]);
         // behind: a request came while this job ran (BullMQ ignored its add); again, once the key's hold ends
-        if (want && (!done || Number(done) < Number(want))) await this.queue.add('recompute', { key, position: Number(want) }, this.jobOpts(key, this.holdoff.heldFor(key) ?? 0));
+        await this.againIfBehind(job.data.key, this.holdoff.heldFor(job.data.key) ?? 0);
       } catch {
         /* Redis away: the dispatcher re-requests from the log once it is back */
       }

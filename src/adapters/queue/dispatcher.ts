@@ -2,14 +2,13 @@
 // each event can affect. The checkpoint moves only after the queue took the requests, so when Redis
 // is away nothing is lost: the dispatcher retries from the same place until it is back.
 import type { Database } from '../store/database';
-import { TX_SHIFT, type StoredEvent } from '../store/eventlog';
+import { HORIZON, TX_SHIFT, type StoredEvent } from '../store/eventlog';
 import type { ReconcileQueue } from './types';
 import { ROUTE_KINDS, isRouteKind } from '../../core/model/kinds';
 import { inReadingOrder } from '../../core/objects/order';
-import { gatewaysNamedBy } from '../../core/refs/lookup';
+import { SERVICE_NAME_LABEL, gatewaysNamedBy } from '../../core/refs/lookup';
 import type { K8sObject } from '../../core/model/objects';
 
-const SVC_LABEL = 'kubernetes.io/service-name';
 export const DISPATCH_CHECKPOINT = 'dispatcher';
 
 // While events stream in (more than PACE_EVENTS within PACE_WINDOW_MS), batches start at most every
@@ -65,7 +64,7 @@ export async function caughtUp(db: Database, position: number, scope?: string): 
 // route off a Gateway, or a slice off a Service: both sides are affected).
 const BATCH_SQL = `
 WITH c AS (SELECT coalesce((SELECT position FROM checkpoints WHERE name = $1), 0) AS p),
-     h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin)
+     h AS (SELECT ${HORIZON} AS xmin)
 SELECT c.p AS checkpoint, h.xmin, e.position, e.stream, e.type, e.kind, e.namespace, e.name, e.version, e.object, prev.object AS previous
 FROM c CROSS JOIN h CROSS JOIN LATERAL (
   SELECT * FROM events WHERE position > c.p AND position < h.xmin * ${TX_SHIFT} ORDER BY position LIMIT $2
@@ -198,7 +197,7 @@ export class Dispatcher {
         case 'ReferenceGrant': deps.add(`ReferenceGrant/${ev.namespace}`); break;
         case 'EndpointSlice':
           for (const v of versions) {
-            const svc = v.metadata?.labels?.[SVC_LABEL];
+            const svc = v.metadata?.labels?.[SERVICE_NAME_LABEL];
             if (svc) deps.add(`EndpointSlice/${ev.namespace}/${svc}`);
           }
           break;

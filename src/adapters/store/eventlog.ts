@@ -137,7 +137,8 @@ export interface ReadEventsQuery {
   namespace?: string;
 }
 
-const HORIZON = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
+/** The oldest transaction still running: no event below `HORIZON * TX_SHIFT` can still appear. */
+export const HORIZON = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
 
 /** Events after a position that no future commit can precede, oldest first, plus the horizon. */
 export async function readEvents(db: Runner, q: ReadEventsQuery): Promise<{ items: StoredEvent[]; horizon: number }> {
@@ -151,13 +152,13 @@ export async function readEvents(db: Runner, q: ReadEventsQuery): Promise<{ item
     params.push(q.namespace);
     filter += ` AND namespace = $${params.length}`;
   }
-  const rows = await db.$queryRawUnsafe<any[]>(
+  const rows = await queryPrepared<any[]>(db, `switchyard_read_events_${params.length}${q.kind ? 'k' : ''}`,
     `WITH h AS (SELECT ${HORIZON} AS xmin)
      SELECT e.position, e.type, e.kind, e.namespace, e.name, e.version, e.actor, e.time, e.object, h.xmin
      FROM h LEFT JOIN LATERAL (
        SELECT * FROM events WHERE position > $1 AND position < h.xmin * ${TX_SHIFT} ${filter}
        ORDER BY position LIMIT $2
-     ) e ON true`,
+     ) e ON true ORDER BY e.position`,
     ...params,
   );
   const horizon = Number(rows[0]?.xmin ?? 0) * TX_SHIFT - 1;

@@ -4,13 +4,13 @@
 // the translation itself. Objects are frozen, in reading order, and shared by every recompute; an
 // unchanged object stays the same value from one recompute to the next.
 import type { Database } from './database';
-import { TX_SHIFT } from './eventlog';
+import { HORIZON, TX_SHIFT, readEvents } from './eventlog';
 import { inReadingOrder } from '../../core/objects/order';
+import { streamKey } from '../../core/objects/keys';
 import { isRouteKind } from '../../core/model/kinds';
-import { gatewaysNamedBy } from '../../core/refs/lookup';
+import { SERVICE_NAME_LABEL, gatewaysNamedBy } from '../../core/refs/lookup';
 import type { K8sObject } from '../../core/model/objects';
 
-const SVC_LABEL = 'kubernetes.io/service-name';
 const TAIL_BATCH = 5000;
 
 interface Row { position: number; stream: string; kind: string; namespace: string; deleted: boolean; object: K8sObject }
@@ -113,27 +113,22 @@ export class ObjectCache {
   private async pull(): Promise<void> {
     if (this.position < 0) return this.load();
     for (;;) {
-      const rows = await this.db.prepared<{ xmin: number; position: number | null; stream: string; kind: string; namespace: string; type: string; object: K8sObject }[]>(
-        'switchyard_cache_tail',
-        `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin)
-         SELECT h.xmin, e.position, e.stream, e.kind, e.namespace, e.type, e.object
-         FROM h LEFT JOIN LATERAL (
-           SELECT * FROM events WHERE position > $1 AND position < h.xmin * ${TX_SHIFT} ORDER BY position LIMIT ${TAIL_BATCH}
-         ) e ON true ORDER BY e.position`, this.position);
-      const events = rows.filter((r) => r.position !== null);
-      for (const e of events) this.apply({ position: Number(e.position), stream: e.stream, kind: e.kind, namespace: e.namespace, deleted: e.type === 'Deleted', object: e.object });
-      if (events.length < TAIL_BATCH) {
-        this.position = Math.max(this.position, Number(rows[0].xmin) * TX_SHIFT - 1);
+      const { items, horizon } = await readEvents(this.db.sql, { after: this.position, limit: TAIL_BATCH });
+      for (const e of items) {
+        this.apply({ position: e.position, stream: streamKey(e.kind, e.namespace, e.name), kind: e.kind, namespace: e.namespace, deleted: e.type === 'Deleted', object: e.object });
+      }
+      if (items.length < TAIL_BATCH) {
+        this.position = Math.max(this.position, horizon);
         return;
       }
-      this.position = Math.max(this.position, Number(events[events.length - 1].position));
+      this.position = Math.max(this.position, items[items.length - 1].position);
     }
   }
 
   /** The first fill: the projection as of one snapshot, tombstones included (see apply). */
   private async load(): Promise<void> {
     const rows = await this.db.transaction(async (tx) => {
-      const [h] = await tx.$queryRawUnsafe<{ xmin: number }[]>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin`);
+      const [h] = await tx.$queryRawUnsafe<{ xmin: number }[]>(`SELECT ${HORIZON} AS xmin`);
       const objects = await tx.$queryRawUnsafe<Row[]>(`SELECT position, stream, kind, namespace, deleted, object FROM objects`);
       return { xmin: Number(h.xmin), objects };
     }, { isolation: 'RepeatableRead', readOnly: true });
@@ -163,7 +158,7 @@ export class ObjectCache {
 
   private keysOf(obj: K8sObject): { gateways: string[]; service?: string; kindNs: string } {
     const ns = obj.metadata?.namespace ?? '';
-    const svc = obj.kind === 'EndpointSlice' ? obj.metadata?.labels?.[SVC_LABEL] : undefined;
+    const svc = obj.kind === 'EndpointSlice' ? obj.metadata?.labels?.[SERVICE_NAME_LABEL] : undefined;
     return {
       gateways: isRouteKind(obj.kind) ? gatewaysNamedBy(obj) : [],
       service: svc ? `${ns}/${svc}` : undefined,

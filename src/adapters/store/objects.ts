@@ -20,18 +20,21 @@ function withStatus(object: K8sObject, parts: unknown): K8sObject {
   return inReadingOrder(status ? { ...object, status } : object);
 }
 
+function rowOf(r: any, status: boolean): ObjectRow {
+  return {
+    stream: r.stream, version: Number(r.version), deleted: r.deleted, position: Number(r.position),
+    object: status ? withStatus(r.object, r.parts) : inReadingOrder(r.object),
+  };
+}
+
 export async function getObject(db: Runner, stream: string, opts: { status?: boolean } = {}): Promise<ObjectRow | null> {
-  const rows = await queryPrepared<any[]>(db, opts.status === false ? 'switchyard_get_object' : 'switchyard_get_object_status',
-    `SELECT o.stream, o.version, o.deleted, o.object, o.position${opts.status === false ? '' : `, ${STATUS} AS parts`}
+  const status = opts.status !== false;
+  const rows = await queryPrepared<any[]>(db, status ? 'switchyard_get_object_status' : 'switchyard_get_object',
+    `SELECT o.stream, o.version, o.deleted, o.object, o.position${status ? `, ${STATUS} AS parts` : ''}
      FROM objects o WHERE o.stream = $1`,
     stream,
   );
-  const r = rows[0];
-  if (!r) return null;
-  return {
-    stream: r.stream, version: Number(r.version), deleted: r.deleted, position: Number(r.position),
-    object: opts.status === false ? inReadingOrder(r.object) : withStatus(r.object, r.parts),
-  };
+  return rows[0] ? rowOf(rows[0], status) : null;
 }
 
 /** Several objects (with status) in one statement: the rows found, by stream. */
@@ -40,9 +43,7 @@ export async function getObjects(db: Runner, streams: string[]): Promise<Map<str
     `SELECT o.stream, o.version, o.deleted, o.object, o.position, ${STATUS} AS parts FROM objects o WHERE o.stream = ANY($1::text[])`,
     streams,
   );
-  return new Map(rows.map((r) => [r.stream, {
-    stream: r.stream, version: Number(r.version), deleted: r.deleted, position: Number(r.position), object: withStatus(r.object, r.parts),
-  }]));
+  return new Map(rows.map((r) => [r.stream, rowOf(r, true)]));
 }
 
 export interface ListQuery {

@@ -18,8 +18,6 @@ export interface GatewayWorld {
   deps: string[];
 }
 
-const GROUP = 'gateway.networking.k8s.io';
-
 export const gatewayStream = (ns: string, name: string) => `Gateway/${ns}/${name}`;
 
 interface Ref { group?: string; kind?: string; namespace?: string; name?: string }
