@@ -1,11 +1,15 @@
 // The event log is the outbox: with Redis gone while writes go on, nothing is lost. Once Redis is
-// back the dispatcher catches up from its checkpoint, with no manual step.
+// back the dispatcher catches up from its checkpoint, with no manual step. And a proxy watching a
+// snapshot through a Redis restart, or reconnecting after its API process restarts, ends up on the
+// newest version and is never handed an older one.
 import { afterAll, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { reconciled, startTestServer, type TestServer } from '../support/server';
+import { ADMIN_TOKEN, reconciled, startTestServer, type TestServer } from '../support/server';
+import { sse } from '../support/sse';
+import { REAL_PG } from '../support/database';
 
 const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
 if (!hasRedis) console.log('skipped: redis outage test (needs the redis-server binary)');
@@ -32,7 +36,9 @@ function stopRedis(): Promise<void> {
   });
 }
 
+const others: TestServer[] = [];
 afterAll(async () => {
+  for (const o of others) await o.close().catch(() => undefined);
   await s?.close();
   await stopRedis();
 });
@@ -65,4 +71,48 @@ it.skipIf(!hasRedis)('converges after Redis comes back, from the checkpoint in P
   }
   const gw = await s.api('GET', '/api/v1/namespaces/infra/gateways/gw');
   expect(gw.body.status.listeners[0].attachedRoutes).toBe(10);
+}, 90_000);
+
+it.skipIf(!hasRedis || !REAL_PG)('a proxy gets the newest snapshot after a Redis restart and after its API process restarts, never an older one', async () => {
+  if (!redis || redis.exitCode !== null) await startRedis();
+  const redisUrl = `redis://127.0.0.1:${port}`;
+  const main = await startTestServer({ redisUrl });
+  others.push(main);
+  const put = async (path: string, body: unknown) => expect((await main.api('PUT', path, body)).status).toBeLessThan(300);
+  const route = (path: string) => ({ apiVersion: GW, kind: 'HTTPRoute', spec: { parentRefs: [{ name: 'edge', namespace: 'infra' }], rules: [{ matches: [{ path: { type: 'PathPrefix', value: path } }], backendRefs: [{ name: 'web', port: 80 }] }] } });
+  await put('/api/v1/gatewayclasses/sy', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'switchyard.dev/gateway-controller' } });
+  await put('/api/v1/namespaces/infra/gateways/edge', { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }] } });
+  await put('/api/v1/namespaces/app/services/web', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ port: 80 }] } });
+  await put('/api/v1/namespaces/app/httproutes/web', route('/one'));
+  await reconciled(main);
+
+  // a proxy on a second API process (no worker of its own)
+  const watch = '/api/v1/namespaces/infra/gateways/edge/snapshot/watch';
+  const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const api2 = await startTestServer({ redisUrl }, { databaseUrl: main.databaseUrl, worker: false });
+  others.push(api2);
+  const w = await sse(`${api2.url}${watch}`, auth);
+  const first = await w.next((e) => e.data.includes('"/one"'));
+
+  // Redis restarts (losing every notice and job it held) while a change is written
+  await stopRedis();
+  await put('/api/v1/namespaces/app/httproutes/web', route('/two'));
+  await startRedis();
+  await reconciled(main, 30_000);
+  const second = await w.next((e) => e.data.includes('"/two"'), 15_000);
+  expect(Number(second.id)).toBeGreaterThan(Number(first.id));
+  expect(w.events.map((e) => Number(e.id))).toEqual([...w.events.map((e) => Number(e.id))].sort((a, b) => a - b));
+  w.close();
+
+  // the proxy's API process goes away; a change lands; the proxy reconnects to a new one
+  await api2.close();
+  await put('/api/v1/namespaces/app/httproutes/web', route('/three'));
+  await reconciled(main);
+  const api3 = await startTestServer({ redisUrl }, { databaseUrl: main.databaseUrl, worker: false });
+  others.push(api3);
+  const again = await sse(`${api3.url}${watch}`, { ...auth, 'last-event-id': second.id! });
+  const third = await again.next();
+  expect(third.data).toContain('"/three"');
+  expect(Number(third.id)).toBeGreaterThan(Number(second.id));
+  again.close();
 }, 90_000);
