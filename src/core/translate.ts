@@ -45,6 +45,5 @@ export function translateGateway(
 }
 
 export { gatewayClassStatus } from './status/gatewayclass';
-export { affectedGateways } from './status/affected';
 export { attachGateway } from './attach/attach';
 export { resolveBackendRef } from './refs/backends';

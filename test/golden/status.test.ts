@@ -15,7 +15,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Document, isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
 import type { K8sObject } from '../../src/core/model/objects';
-import { affectedGateways } from '../../src/core/translate';
+import { affectedGateways } from '../../src/core/deps';
 import { routeRefs } from '../../src/core/refs';
 import { CONTROLLER, Store, reconcile } from '../unit/status-harness';
 

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { mergeConditions, draft, gatewayClassStatus, SUPPORTED_FEATURES, affectedGateways, ConditionType, GatewayReason, ListenerReason, RouteReason } from '../../src/core/status';
+import { mergeConditions, draft, gatewayClassStatus, SUPPORTED_FEATURES, ConditionType, GatewayReason, ListenerReason, RouteReason } from '../../src/core/status';
 import { translateGateway } from '../../src/core/translate';
 import type { World } from '../../src/core/model/world';
 import { readFileSync, existsSync } from 'node:fs';
@@ -99,30 +99,5 @@ describe('translateGateway', () => {
     const second = translateGateway(w, { namespace: 'infra', name: 'gw' }, { controllerName: CONTROLLER, now: T1 }, first)!;
     expect(second.gatewayStatus.conditions!.map((c) => c.lastTransitionTime)).toEqual([T0, T0, T0]);
     expect(second.routeParents[0].parents[0].conditions.map((c) => c.lastTransitionTime)).toEqual([T0, T0]);
-  });
-});
-
-describe('affectedGateways', () => {
-  const gw = (name: string, listeners: any[], cls = 'sw'): any => ({ kind: 'Gateway', metadata: { name, namespace: 'infra' }, spec: { gatewayClassName: cls, listeners } });
-  const w = world({
-    gateways: [
-      gw('a', [{ name: 'h', protocol: 'HTTP', port: 80 }]),
-      gw('b', [{ name: 'h', protocol: 'HTTP', port: 80, allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { x: 'y' } } } } }]),
-      gw('c', [{ name: 's', protocol: 'HTTPS', port: 443, tls: { certificateRefs: [{ name: 'cert' }] } }], 'other'),
-    ],
-    routes: [{ kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'apps' }, spec: { parentRefs: [{ name: 'a', namespace: 'infra' }], rules: [{ backendRefs: [{ name: 'svc', port: 80 }] }] } }] as any,
-  });
-  const keys = (l: { namespace: string; name: string }[]) => l.map((g) => `${g.namespace}/${g.name}`);
-  it('a route: the Gateways of its old and new parentRefs', () => {
-    const before: any = { kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'apps' }, spec: { parentRefs: [{ name: 'a', namespace: 'infra' }] } };
-    const after: any = { kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'apps' }, spec: { parentRefs: [{ name: 'b', namespace: 'infra' }] } };
-    expect(keys(affectedGateways(w, before, after))).toEqual(['infra/a', 'infra/b']);
-  });
-  it('Service, Secret, GatewayClass, Namespace', () => {
-    expect(keys(affectedGateways(w, undefined, { kind: 'Service', metadata: { name: 'svc', namespace: 'apps' } } as any))).toEqual(['infra/a']);
-    expect(keys(affectedGateways(w, { kind: 'Secret', metadata: { name: 'cert', namespace: 'infra' } } as any, undefined))).toEqual(['infra/c']);
-    expect(keys(affectedGateways(w, undefined, { kind: 'GatewayClass', metadata: { name: 'sw' } } as any))).toEqual(['infra/a', 'infra/b']);
-    expect(keys(affectedGateways(w, { kind: 'Namespace', metadata: { name: 'apps' } } as any, { kind: 'Namespace', metadata: { name: 'apps', labels: { x: 'y' } } } as any))).toEqual(['infra/b']);
-    expect(keys(affectedGateways(w, { kind: 'Namespace', metadata: { name: 'apps' } } as any, { kind: 'Namespace', metadata: { name: 'apps', labels: { z: '1' } } } as any))).toEqual([]);
   });
 });

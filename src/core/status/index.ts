@@ -8,5 +8,4 @@ export { routeParentsOf, sameParentRef } from './route';
 export type { RouteParents, RouteParentStatus } from './route';
 export { mergeConditions, draft } from './conditions';
 export type { ConditionDraft } from './conditions';
-export { affectedGateways } from './affected';
 export type { GatewayKey } from './affected';

@@ -1,0 +1,32 @@
+// Which Gateways of a whole world a change can affect: those it names directly, and those whose
+// dependencies it touches. The worker learns the same from what each recompute recorded; this
+// form serves callers that hold the whole world (the golden cases).
+import type { World } from '../model/world';
+import type { Gateway } from '../model/objects';
+import { indexWorld, cmp, key } from '../refs/lookup';
+import { depKey, parseDepKey } from './keys';
+import { gatewayDependencies } from './gateway-deps';
+import { touchedBy } from './touches';
+
+export interface GatewayKey {
+  namespace: string;
+  name: string;
+}
+
+export function affectedGateways(world: World, before?: { kind: string } | null, after?: { kind: string } | null): GatewayKey[] {
+  const obj = after ?? before;
+  if (!obj) return [];
+  const touched = new Set<string>(touchedBy(obj.kind, before as never, after as never));
+  const out = new Map<string, GatewayKey>();
+  for (const k of touched) {
+    const d = parseDepKey(k);
+    if (d?.kind === 'Gateway') out.set(key(d.namespace, d.name), { namespace: d.namespace, name: d.name });
+  }
+  const idx = indexWorld(world);
+  for (const g of world.gateways as Gateway[]) {
+    const ns = g.metadata.namespace ?? '';
+    const deps = gatewayDependencies(g, idx.routesByGateway.get(key(ns, g.metadata.name)) ?? []);
+    if (deps.some((d) => touched.has(depKey(d)))) out.set(key(ns, g.metadata.name), { namespace: ns, name: g.metadata.name });
+  }
+  return [...out.values()].sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.name, b.name));
+}

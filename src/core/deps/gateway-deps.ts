@@ -1,0 +1,92 @@
+// What one Gateway's statuses and table can depend on: the Gateway, its class, the routes naming
+// it, and every object their references reach. The loader loads exactly these, the store records
+// them, and a change to any of them recomputes the Gateway. When in doubt it over-includes.
+import type { Gateway } from '../model/objects';
+import { dep, type Dependency } from './keys';
+
+interface Ref { group?: unknown; kind?: unknown; namespace?: unknown; name?: unknown }
+
+const isRef = (v: unknown): v is Ref => Boolean(v) && typeof v === 'object';
+const str = (v: unknown, fallback: string): string => (typeof v === 'string' ? v : fallback);
+
+/**
+ * A reference to a core object (`defaultKind` when it names none), as the dependency on it, and on
+ * the grants of its namespace when it reaches across.
+ */
+function referenceTo(ref: Ref, from: string, defaultKind: 'Secret' | 'ConfigMap' | 'Service', out: Dependency[]): void {
+  const name = str(ref.name, '');
+  if (!name) return;
+  const namespace = str(ref.namespace, from);
+  if (namespace !== from) out.push(dep.referenceGrants(namespace));
+  if (str(ref.group, '') !== '') return;
+  const kind = str(ref.kind, defaultKind);
+  if (kind === 'Secret') out.push(dep.secret(namespace, name));
+  else if (kind === 'ConfigMap') out.push(dep.configMap(namespace, name));
+  else if (kind === 'Service') out.push(dep.service(namespace, name), dep.endpointSlices(namespace, name));
+}
+
+const refs = (v: unknown): Ref[] => (Array.isArray(v) ? v.filter(isRef) : []);
+const at = (v: unknown, key: string): unknown => (v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined);
+
+/** The Gateway's own references (see REFERENCE_FIELDS). */
+export function gatewayOwnDependencies(gateway: Gateway): Dependency[] {
+  const ns = gateway.metadata.namespace ?? '';
+  const out: Dependency[] = [dep.gateway(ns, gateway.metadata.name)];
+  if (gateway.spec?.gatewayClassName) out.push(dep.gatewayClass(gateway.spec.gatewayClassName));
+  for (const l of gateway.spec?.listeners ?? []) {
+    for (const r of refs(l?.tls?.certificateRefs)) referenceTo(r, ns, 'Secret', out);
+    if (l?.allowedRoutes?.namespaces?.from === 'Selector') out.push(dep.namespaces());
+  }
+  if (at(at(at(gateway.spec, 'allowedListeners'), 'namespaces'), 'from') === 'Selector') out.push(dep.namespaces());
+  const tls = gateway.spec?.tls;
+  const client = tls?.backend?.clientCertificateRef;
+  if (isRef(client)) referenceTo(client, ns, 'Secret', out);
+  for (const r of refs(tls?.frontend?.default?.validation?.caCertificateRefs)) referenceTo(r, ns, 'ConfigMap', out);
+  for (const p of tls?.frontend?.perPort ?? []) for (const r of refs(p?.tls?.validation?.caCertificateRefs)) referenceTo(r, ns, 'ConfigMap', out);
+  return out;
+}
+
+/**
+ * Every backend a route reaches: each `backendRef` and `backendRefs` entry anywhere in its spec
+ * (rules, RequestMirror and ExternalAuth filters, and whatever later kinds add), in the route's
+ * namespace terms.
+ */
+export function routeDependencies(route: { metadata: { namespace?: string }; spec?: unknown }): Dependency[] {
+  const ns = route.metadata.namespace ?? '';
+  const out: Dependency[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x);
+      return;
+    }
+    if (!v || typeof v !== 'object') return;
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'backendRef' && isRef(x)) referenceTo(x, ns, 'Service', out);
+      else if (k === 'backendRefs') for (const r of refs(x)) referenceTo(r, ns, 'Service', out);
+      walk(x);
+    }
+  };
+  walk(route.spec);
+  return out;
+}
+
+/**
+ * Everything Gateway `gateway`'s result depends on, given the routes that name it. `memo` (owned
+ * by the caller, keyed by the route objects) keeps what was read off unchanged routes.
+ */
+export function gatewayDependencies(
+  gateway: Gateway,
+  routes: readonly { metadata: { namespace?: string }; spec?: unknown }[],
+  memo?: WeakMap<object, Dependency[]>,
+): Dependency[] {
+  const out = gatewayOwnDependencies(gateway);
+  for (const r of routes) {
+    let d = memo?.get(r);
+    if (!d) {
+      d = routeDependencies(r);
+      memo?.set(r, d);
+    }
+    out.push(...d);
+  }
+  return out;
+}

@@ -1,0 +1,49 @@
+// What one change of one object can touch: the dependency keys of its version before and after.
+// Stamped on the event when it is written (events.touches), so that the dispatcher and the
+// store's checks match keys without knowing the rules.
+import { KINDS, isRouteKind } from '../model/kinds';
+import { SERVICE_NAME_LABEL, gatewaysNamedBy } from '../refs/lookup';
+import { dep, keySet, type DepKey, type Dependency } from './keys';
+
+interface Version { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> }; spec?: unknown }
+
+type StoredKind = (typeof KINDS)[number]['kind'];
+
+function touchedByVersion(kind: string, v: Version, out: Dependency[]): void {
+  const ns = v.metadata?.namespace ?? '';
+  const name = v.metadata?.name ?? '';
+  if (isRouteKind(kind)) {
+    for (const g of gatewaysNamedBy(v)) {
+      const slash = g.indexOf('/');
+      out.push(dep.gateway(g.slice(0, slash), g.slice(slash + 1)));
+    }
+    return;
+  }
+  switch (kind as Exclude<StoredKind, 'HTTPRoute' | 'GRPCRoute' | 'TLSRoute' | 'TCPRoute' | 'UDPRoute'>) {
+    case 'Gateway': out.push(dep.gateway(ns, name)); return;
+    case 'GatewayClass': out.push(dep.gatewayClass(name)); return;
+    case 'Namespace': out.push(dep.namespaces()); return;
+    case 'Service': out.push(dep.service(ns, name)); return;
+    case 'EndpointSlice': {
+      const svc = v.metadata?.labels?.[SERVICE_NAME_LABEL];
+      if (svc) out.push(dep.endpointSlices(ns, svc));
+      return;
+    }
+    case 'Secret': out.push(dep.secret(ns, name)); return;
+    case 'ConfigMap': out.push(dep.configMap(ns, name)); return;
+    case 'ReferenceGrant': out.push(dep.referenceGrants(ns)); return;
+    default: {
+      // a kind added to KINDS must say here what its changes touch
+      const unhandled: never = kind as never;
+      throw new Error(`no dependency rule for kind ${String(unhandled)}`);
+    }
+  }
+}
+
+/** The keys a change touches: those of the version before (absent on create) and after (absent on delete). */
+export function touchedBy(kind: string, before?: Version | null, after?: Version | null): DepKey[] {
+  const out: Dependency[] = [];
+  if (before) touchedByVersion(kind, before, out);
+  if (after) touchedByVersion(kind, after, out);
+  return keySet(out);
+}
