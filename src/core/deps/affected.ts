@@ -8,15 +8,18 @@ import { depKey, parseDepKey } from './keys';
 import { gatewayDependencies } from './gateway-deps';
 import { touchedBy } from './touches';
 
+/** An object as the change had it. */
+interface Changed { kind: string; metadata?: { name?: string; namespace?: string; labels?: Record<string, string> }; spec?: unknown }
+
 export interface GatewayKey {
   namespace: string;
   name: string;
 }
 
-export function affectedGateways(world: World, before?: { kind: string } | null, after?: { kind: string } | null): GatewayKey[] {
+export function affectedGateways(world: World, before?: Changed | null, after?: Changed | null): GatewayKey[] {
   const obj = after ?? before;
   if (!obj) return [];
-  const touched = new Set<string>(touchedBy(obj.kind, before as never, after as never));
+  const touched = new Set<string>(touchedBy(obj.kind, before, after));
   const out = new Map<string, GatewayKey>();
   for (const k of touched) {
     const d = parseDepKey(k);

@@ -8,4 +8,3 @@ export { routeParentsOf, sameParentRef } from './route';
 export type { RouteParents, RouteParentStatus } from './route';
 export { mergeConditions, draft } from './conditions';
 export type { ConditionDraft } from './conditions';
-export type { GatewayKey } from './affected';
