@@ -122,12 +122,12 @@ describe('dependency model', () => {
 
 describe('affectedGateways', () => {
   const gw = (name: string, listeners: unknown[], cls = 'sw', extra: Record<string, unknown> = {}) => ({ kind: 'Gateway', metadata: { name, namespace: NS }, spec: { gatewayClassName: cls, listeners, ...extra } });
-  const w = worldOf([
+  const w = worldOf(([
     gw('a', [{ name: 'h', protocol: 'HTTP', port: 80 }]),
     gw('b', [{ name: 'h', protocol: 'HTTP', port: 80, allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { x: 'y' } } } } }]),
     gw('c', [{ name: 's', protocol: 'HTTPS', port: 443, tls: { certificateRefs: [{ name: 'cert' }] } }], 'other', { tls: { backend: { clientCertificateRef: { name: 'client' } } } }),
     { kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'apps' }, spec: { parentRefs: [{ name: 'a', namespace: NS }], rules: [{ backendRefs: [{ name: 'svc', port: 80 }] }] } },
-  ]);
+  ] as { kind: string }[]));
   const keys = (l: { namespace: string; name: string }[]) => l.map((g) => `${g.namespace}/${g.name}`);
   const obj = (kind: string, metadata: Record<string, unknown>) => ({ kind, metadata });
   it('a route: the Gateways of its old and new parentRefs', () => {
