@@ -5,7 +5,7 @@
 import { stringify } from 'yaml';
 import { BENCH_TOKEN, freshDatabase, report, startService } from './support';
 import { openDatabase } from '../src/adapters/store/database';
-import { caughtUp } from '../src/adapters/queue/dispatcher';
+import { caughtUp } from '../src/adapters/store/checkpoints';
 
 const TOTAL = Number(process.env.BENCH_OBJECTS ?? 5000);
 const NAMESPACES = 10;

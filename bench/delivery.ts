@@ -19,7 +19,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { BENCH_TOKEN, freshDatabase, percentile, report, startService, workerNodeFlags } from './support';
 import { ROOT } from '../test/support/process';
-import { caughtUp } from '../src/adapters/queue/dispatcher';
+import { caughtUp } from '../src/adapters/store/checkpoints';
 
 const ROUTES_PER_GATEWAY = 100;
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 150);

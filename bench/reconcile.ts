@@ -19,7 +19,8 @@ import pg from 'pg';
 import { BENCH_TOKEN, freshDatabase, percentile, report, startService, workerNodeFlags } from './support';
 import { ROOT } from '../test/support/process';
 import { openDatabase } from '../src/adapters/store/database';
-import { caughtUp, scoped } from '../src/adapters/queue/dispatcher';
+import { caughtUp } from '../src/adapters/store/checkpoints';
+import { scoped } from '../src/adapters/store/scope';
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const CONTROLLER = 'switchyard.dev/gateway-controller';

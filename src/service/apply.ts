@@ -17,7 +17,7 @@ import {
   APPLY_SET_LABEL, expireIdempotency, lockApplies, findIdempotency, lockUnchanged, readApplySet, readObjects, readStatuses,
   recordIdempotency, updateIdempotencyResponse,
 } from '../adapters/store/apply';
-import { caughtUp } from '../adapters/queue/dispatcher';
+import { caughtUp } from '../adapters/store/checkpoints';
 import type { components } from '../generated/api';
 import { kindInfo } from '../core/model/kinds';
 import type { ManifestFormat } from '../core/apply/manifest';
@@ -169,7 +169,7 @@ export class ApplyService {
     const events: AppendEvent[] = [];
     for (const p of plan) {
       if (!p.decision) continue;
-      const ev = toEvent(p.info, p.stream, p.decision, actor, now);
+      const ev = toEvent(p.info, p.stream, p.decision, actor, now, p.before);
       if (p.info.kind === 'Secret') ev.secret = p.action === 'pruned' ? { op: 'delete' } : { op: 'put', data: p.secretData ?? {}, digest: String(p.decision.object.dataDigest) };
       events.push(ev);
     }

@@ -1,6 +1,7 @@
 // Writes and reads of single objects: validation, the write rules of src/core/objects, and the store.
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
+import { touchedBy } from '../core/deps';
 import { appendEvents, readStream, readStreamVersion, VersionConflictError, type AppendEvent } from '../adapters/store/eventlog';
 import { getObject, getObjects, getSecretData, listObjects, type ObjectRow } from '../adapters/store/objects';
 import type { KindInfo } from '../core/model/kinds';
@@ -143,7 +144,7 @@ export class ResourceService {
     if (decision.outcome === 'unchanged') {
       return { status: 200, object: this.present(withStatus!.object, secretData, actor), changed: false };
     }
-    const event = toEvent(info, stream, decision, actor, this.now());
+    const event = toEvent(info, stream, decision, actor, this.now(), current && !current.deleted ? current.object : undefined);
     if (secretData) event.secret = { op: 'put', data: secretData, digest: String(decision.object.dataDigest) };
     let appended: { position: number };
     try {
@@ -161,7 +162,7 @@ export class ResourceService {
     const current = await getObject(this.db.sql, stream, { status: false });
     const decision = decideDelete({ current, kind: info.kind, name, precondition: parseIfMatch(ifMatch) });
     if (decision.outcome !== 'append') throw new HttpError((decision as { status: number }).status ?? 404, (decision as { message: string }).message);
-    const event = toEvent(info, stream, decision, actor, this.now());
+    const event = toEvent(info, stream, decision, actor, this.now(), current?.object);
     if (isSecret(decision.object)) event.secret = { op: 'delete' };
     await this.append([event]);
     return this.present(decision.object, undefined, actor);
@@ -263,11 +264,13 @@ function withoutStatus(obj: K8sObject): K8sObject {
   return rest;
 }
 
-export function toEvent(info: KindInfo, stream: string, decision: Extract<Decision, { outcome: 'append' }>, actor: Actor, time: string): AppendEvent {
+/** `before`: the live version the decision replaces or deletes, if any. */
+export function toEvent(info: KindInfo, stream: string, decision: Extract<Decision, { outcome: 'append' }>, actor: Actor, time: string, before: K8sObject | undefined): AppendEvent {
   const o = decision.object;
   return {
     stream, kind: info.kind, namespace: info.scope === 'Namespaced' ? o.metadata.namespace ?? '' : '', name: o.metadata.name,
     version: decision.expectedVersion + 1, type: decision.type, actor: actor.name, time, object: o, projection: o,
+    touches: touchedBy(info.kind, before, o),
   };
 }
 

@@ -48,7 +48,7 @@ it(`a tailing reader sees every event of ${WRITERS} concurrent writers exactly o
     for (let i = 0; i < 15; i++) {
       await s.running.ctx.db.prisma.$transaction(async (tx) => {
         const o = svc(`slow-${i}`, i);
-        await appendEvents(tx, [{ stream: `Service/tail/slow-${i}`, kind: 'Service', namespace: 'tail', name: `slow-${i}`, version: 1, type: 'Created', actor: 'test', time: new Date().toISOString(), object: o as any, projection: o as any }]);
+        await appendEvents(tx, [{ stream: `Service/tail/slow-${i}`, kind: 'Service', namespace: 'tail', name: `slow-${i}`, version: 1, type: 'Created', actor: 'test', time: new Date().toISOString(), object: o as any, projection: o as any, touches: [] }]);
         await tx.$executeRawUnsafe('SELECT pg_sleep(0.03)');
       });
     }

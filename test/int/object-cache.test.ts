@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { ObjectCache } from '../../src/adapters/store/object-cache';
 import type { Database } from '../../src/adapters/store/database';
 import { appendEvents } from '../../src/adapters/store/eventlog';
+import { touchedBy } from '../../src/core/deps';
 
 let s: TestServer;
 let db: Database;
@@ -56,7 +57,7 @@ it('ends up holding what the projection holds while writers race it, with a late
   const lateRoute = { ...route('late', 'gw3', '/late'), metadata: { name: 'late', namespace: 'team', resourceVersion: '1', generation: 1 } };
   const late = db.transaction(async (tx) => {
     await appendEvents(tx, [{ stream: 'HTTPRoute/team/late', kind: 'HTTPRoute', namespace: 'team', name: 'late', version: 1, type: 'Created',
-      actor: 'test', time: new Date().toISOString(), object: lateRoute as any, projection: lateRoute as any }]);
+      actor: 'test', time: new Date().toISOString(), object: lateRoute as any, projection: lateRoute as any, touches: touchedBy('HTTPRoute', null, lateRoute) }]);
     await new Promise((r) => setTimeout(r, 300));
   });
   const writers = Array.from({ length: 4 }, async (_, w) => {

@@ -85,7 +85,7 @@ export async function mintToken(s: TestServer, body: Record<string, unknown>): P
 
 /** Waits until the reconciler has caught up with everything written so far. */
 export async function reconciled(s: TestServer, timeoutMs = 20_000): Promise<void> {
-  const { caughtUp } = await import('../../src/adapters/queue/dispatcher');
+  const { caughtUp } = await import('../../src/adapters/store/checkpoints');
   const db = s.running.ctx.db;
   // every committed event, visible to readers yet or not
   const [{ p }] = await db.prisma.$queryRawUnsafe<{ p: bigint | null }[]>('SELECT max(position) AS p FROM events');

@@ -27,6 +27,8 @@ export interface AppendEvent {
   object: K8sObject;
   /** what the projection keeps (the same as object, but a Secret without data) */
   projection: K8sObject;
+  /** the dependency keys the change touches (src/core/deps touchedBy) */
+  touches: readonly string[];
   secret?: { op: 'put'; data: Record<string, string>; digest: string } | { op: 'delete' };
 }
 
@@ -45,13 +47,13 @@ const APPEND_SQL = `
 WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
     idx int, stream text, kind text, namespace text, name text, version int, type text, actor text,
-    time timestamptz, object jsonb, projection jsonb)
+    time timestamptz, object jsonb, projection jsonb, touches text[])
 ), tx AS (
   SELECT pg_current_xact_id()::text::bigint AS xid
 ), ev AS (
-  INSERT INTO events (position, xid, stream, kind, namespace, name, version, type, actor, time, object)
+  INSERT INTO events (position, xid, stream, kind, namespace, name, version, type, actor, time, object, touches)
   SELECT tx.xid * ${TX_SHIFT} + $2::int + input.idx, tx.xid, input.stream, input.kind, input.namespace,
-         input.name, input.version, input.type, input.actor, input.time, input.object
+         input.name, input.version, input.type, input.actor, input.time, input.object, input.touches
   FROM input, tx
   RETURNING position, stream, version
 ), proj AS (
@@ -78,8 +80,8 @@ const APPEND_ONE_SQL = `
 WITH tx AS (
   SELECT pg_current_xact_id()::text::bigint AS xid
 ), ev AS (
-  INSERT INTO events (position, xid, stream, kind, namespace, name, version, type, actor, time, object)
-  SELECT tx.xid * ${TX_SHIFT} + $1::int, tx.xid, $2, $3, $4, $5, $6::int, $7, $8, $9::timestamptz, $10::jsonb FROM tx
+  INSERT INTO events (position, xid, stream, kind, namespace, name, version, type, actor, time, object, touches)
+  SELECT tx.xid * ${TX_SHIFT} + $1::int, tx.xid, $2, $3, $4, $5, $6::int, $7, $8, $9::timestamptz, $10::jsonb, $11::text[] FROM tx
   RETURNING position, stream, version
 ), proj AS (
   INSERT INTO objects (stream, kind, namespace, name, version, deleted, object, position)
@@ -104,7 +106,7 @@ export async function appendEvents(
   const single = events.length === 1 && !events[0].secret && events[0].object === events[0].projection ? events[0] : null;
   const input = events.map((e, idx) => ({
     idx, stream: e.stream, kind: e.kind, namespace: e.namespace, name: e.name, version: e.version,
-    type: e.type, actor: e.actor, time: e.time, object: e.object, projection: e.projection,
+    type: e.type, actor: e.actor, time: e.time, object: e.object, projection: e.projection, touches: e.touches,
   }));
   const puts = events.flatMap((e) => (e.secret?.op === 'put' ? [{ stream: e.stream, data: e.secret.data, digest: e.secret.digest }] : []));
   const dels = events.flatMap((e) => (e.secret?.op === 'delete' ? [e.stream] : []));
@@ -112,7 +114,7 @@ export async function appendEvents(
     const rows = single
       ? await queryPrepared<{ position: bigint | number; stream: string; version: number }[]>(
           db, 'switchyard_append_one', APPEND_ONE_SQL, offset, single.stream, single.kind, single.namespace, single.name, single.version,
-          single.type, single.actor, single.time, JSON.stringify(single.object),
+          single.type, single.actor, single.time, JSON.stringify(single.object), single.touches,
         )
       : await queryPrepared<{ position: bigint | number; stream: string; version: number }[]>(
           db, 'switchyard_append_many', APPEND_SQL, JSON.stringify(input), offset, JSON.stringify(puts), JSON.stringify(dels),

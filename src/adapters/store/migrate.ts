@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Database } from './database';
+import { backfillTouches } from './touches-backfill';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../prisma/migrations');
 const LOCK_KEY = 7_340_001;
@@ -35,6 +36,7 @@ export async function migrate(db: Database): Promise<string[]> {
       applied.push(m.name);
     }
   });
+  await backfillTouches(db.sql);
   return applied;
 }
 

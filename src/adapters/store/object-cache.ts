@@ -10,6 +10,8 @@ import { streamKey } from '../../core/objects/keys';
 import { isRouteKind } from '../../core/model/kinds';
 import { SERVICE_NAME_LABEL, gatewaysNamedBy } from '../../core/refs/lookup';
 import type { K8sObject } from '../../core/model/objects';
+import type { ObjectSource } from './world-loader';
+import { getSecretsData } from './objects';
 
 const TAIL_BATCH = 5000;
 
@@ -36,7 +38,7 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-export class ObjectCache {
+export class ObjectCache implements ObjectSource {
   /** every event at or below this position is reflected */
   position = -1;
   private readonly objects = new Map<string, K8sObject>();
@@ -45,6 +47,8 @@ export class ObjectCache {
   private readonly routesByGateway = new Map<string, Set<string>>();
   private readonly slicesByService = new Map<string, Set<string>>();
   private readonly byKindNamespace = new Map<string, Set<string>>();
+  /** Secret data (not in the log), kept while its digest stays the same */
+  private readonly secretKept = new Map<string, { digest: string; data: Record<string, string> }>();
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
 
@@ -70,6 +74,13 @@ export class ObjectCache {
     const out: K8sObject[] = [];
     for (const [key, streams] of this.byKindNamespace) if (key.startsWith(`${kind}/`)) out.push(...this.pick(streams));
     return out;
+  }
+
+  async secretData(secrets: K8sObject[]): Promise<Map<string, Record<string, string>>> {
+    const streamOf = (s: K8sObject) => streamKey('Secret', s.metadata.namespace ?? '', s.metadata.name);
+    const missing = secrets.filter((s) => this.secretKept.get(streamOf(s))?.digest !== String(s.dataDigest ?? ''));
+    if (missing.length) for (const [stream, kept] of await getSecretsData(this.db.sql, missing.map(streamOf))) this.secretKept.set(stream, kept);
+    return new Map(secrets.map((s) => [streamOf(s), this.secretKept.get(streamOf(s))?.data ?? {}]));
   }
 
   private pick(streams: Set<string> | undefined): K8sObject[] {
@@ -145,6 +156,7 @@ export class ObjectCache {
     const seen = this.positions.get(r.stream);
     if (seen !== undefined && seen >= r.position) return;
     this.positions.set(r.stream, r.position);
+    if (r.kind === 'Secret') this.secretKept.delete(r.stream);
     const old = this.objects.get(r.stream);
     if (old) this.unindex(r.stream, old);
     if (r.deleted) {

@@ -93,3 +93,10 @@ export async function getSecretData(db: Runner, stream: string): Promise<Record<
   );
   return rows[0]?.data ?? null;
 }
+
+/** The data and digest of several Secrets, by stream (absent when none is stored). */
+export async function getSecretsData(db: Runner, streams: string[]): Promise<Map<string, { data: Record<string, string>; digest: string }>> {
+  const rows = await db.$queryRawUnsafe<{ stream: string; data: Record<string, string>; digest: string }[]>(
+    `SELECT stream, data, digest FROM secret_data WHERE stream = ANY($1::text[])`, streams);
+  return new Map(rows.map((r) => [r.stream, { data: r.data ?? {}, digest: String(r.digest ?? '') }]));
+}

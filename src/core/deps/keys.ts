@@ -77,6 +77,16 @@ export function keySet(deps: Iterable<Dependency>): DepKey[] {
   return [...out].sort();
 }
 
+/** Each dependency once, in key order (so that a world does not depend on the order refs were found). */
+export function uniqueDependencies(deps: Iterable<Dependency>): Dependency[] {
+  const byKey = new Map<DepKey, Dependency>();
+  for (const d of deps) {
+    const k = depKey(d);
+    if (!byKey.has(k)) byKey.set(k, d);
+  }
+  return [...byKey.keys()].sort().map((k) => byKey.get(k)!);
+}
+
 export function unreachable(x: never): never {
   throw new Error(`unexpected value ${JSON.stringify(x)}`);
 }

@@ -1,0 +1,230 @@
+// The statements of a recompute: what a Gateway's last recompute wrote, the one statement that
+// writes a new one (gate, changed status parts, dependencies, snapshot), the check for changes it
+// may have missed, and a GatewayClass's status.
+import { createHash } from 'node:crypto';
+import type { Database } from './database';
+import { HORIZON, TX_SHIFT } from './eventlog';
+import type { K8sObject } from '../../core/model/objects';
+import { inReadingOrder } from '../../core/objects/order';
+import { scoped } from './scope';
+
+/**
+ * What one Gateway's last recompute wrote: `gate` is the source position it wrote at. It is the
+ * base for lastTransitionTime and for sending only what changed.
+ */
+export interface Written {
+  gate: number | null;
+  gatewayStatus?: Record<string, unknown>;
+  parts: Map<string, { parents?: unknown[] }>;
+  /** the dependency keys, sorted, as JSON */
+  deps: string;
+  /** the snapshot's hash and unattached list as stored; undefined when not known */
+  hash?: string | null;
+  unattached?: string;
+}
+
+/** What one recompute writes: only what differs from `baseGate`'s write. */
+export interface RecomputePlan {
+  /** the gate row: one per Gateway and controller, moved only forwards */
+  gateKey: string;
+  /** the Gateway's stream: its snapshot key and the stream of its status */
+  owner: string;
+  /** the controller name */
+  scope: string;
+  sourcePosition: number;
+  /** the gate this plan was made against; nothing is written if the store shows another */
+  baseGate: number | null;
+  now: string;
+  durationMs: number;
+  statusChanges: { stream: string; owner: string; status: unknown }[];
+  /** route status parts of this Gateway to remove: all but `keep`, or exactly `streams` */
+  removeParts: { keep: string[] } | { streams: string[] } | null;
+  removeGatewayStatus: boolean;
+  /** the new dependency list, when it changed */
+  deps: string[] | null;
+  /** look for changes to these after sourcePosition, and want the Gateway again if any */
+  missedDeps: string[];
+  snapshot:
+    | { kind: 'put'; hash: string; content?: { tailZ: Buffer; unattached: string }; unattached?: string }
+    | { kind: 'delete' }
+    | { kind: 'none' };
+}
+
+export interface WriteAnswer {
+  /** the gate before the statement */
+  old: number | null;
+  /** the gate moved: everything was written */
+  ok: boolean;
+  version: number | null;
+  snapshotWritten: boolean;
+  missed: boolean;
+}
+
+/** Events after a position that touch any of a Gateway's dependencies ($1 position, $2 deps): keys stamped at write time. */
+const depEvents = (position: string, deps: string) => `FROM events e WHERE e.position > ${position} AND e.touches && ${deps}::text[]`;
+
+/**
+ * The dispatcher learns what a Gateway depends on from that Gateway's last recompute. A change to a
+ * new dependency that lands while the recompute runs may be dispatched before the dependency is
+ * recorded, and so reach nobody. After writing, a recompute therefore looks for changes to its
+ * dependencies after the position it read from; if there are any it must run again. With `wantKey`
+ * that is also recorded as wanted, so that nobody takes the Gateway for caught up in between.
+ */
+export async function missedChanges(db: Database, sourcePosition: number, deps: readonly string[], wantKey?: string): Promise<boolean> {
+  if (deps.length === 0) return false;
+  const rows = wantKey === undefined
+    ? await db.sql.$queryRawUnsafe<unknown[]>(`SELECT 1 ${depEvents('$1', '$2')} LIMIT 1`, sourcePosition, deps)
+    : await db.sql.$queryRawUnsafe<unknown[]>(
+      `INSERT INTO reconcile_wants (key, position) SELECT $3, max(e.position) ${depEvents('$1', '$2')} HAVING max(e.position) IS NOT NULL
+       ON CONFLICT (key) DO UPDATE SET position = GREATEST(reconcile_wants.position, excluded.position) RETURNING 1`,
+      sourcePosition, deps, wantKey);
+  return rows.length > 0;
+}
+
+/** What this controller last wrote for a Gateway, in one statement. */
+export async function readWritten(db: Database, gateKey: string, owner: string, scope: string): Promise<Written> {
+  const [row] = await db.prepared<{ gate: number | null; gw: Record<string, unknown> | null; parts: [string, { parents?: unknown[] }][] | null; deps: string[] | null; hash: string | null; unattached: string | null }[]>(
+    'switchyard_written_for',
+    `SELECT (SELECT source_position FROM recomputes WHERE gateway = $1) AS gate,
+       (SELECT status FROM status_parts WHERE stream = $2 AND owner = $3) AS gw,
+       (SELECT json_agg(json_build_array(stream, status)) FROM status_parts WHERE owner = $1) AS parts,
+       (SELECT array_agg(dep ORDER BY dep) FROM gateway_deps WHERE gateway = $1) AS deps,
+       (SELECT hash FROM snapshots WHERE gateway = $2) AS hash,
+       (SELECT unattached FROM snapshots WHERE gateway = $2) AS unattached`,
+    gateKey, owner, scope);
+  return {
+    gate: row.gate === null ? null : Number(row.gate),
+    gatewayStatus: row.gw ?? undefined,
+    parts: new Map(row.parts ?? []),
+    deps: JSON.stringify(row.deps ?? []),
+    hash: row.hash,
+    unattached: row.unattached ?? undefined,
+  };
+}
+
+/**
+ * One statement, so one round trip and one commit. The gate row is locked first; everything else
+ * is written only if it moved, and only if it still showed `plan.baseGate`: otherwise the plan was
+ * made against something the store no longer holds.
+ */
+export async function writeRecompute(db: Database, plan: RecomputePlan): Promise<WriteAnswer> {
+  const params: unknown[] = [plan.gateKey, plan.sourcePosition, plan.now, plan.baseGate, plan.durationMs];
+  const p = (v: unknown) => { params.push(v); return `$${params.length}`; };
+  const ctes: string[] = [
+    `old AS (SELECT source_position FROM recomputes WHERE gateway = $1 FOR UPDATE)`,
+    `up AS (
+      INSERT INTO recomputes (gateway, source_position, at, duration_ms)
+      SELECT $1, $2::bigint, $3::timestamptz, $5::float8 WHERE (SELECT source_position FROM old) IS NOT DISTINCT FROM $4::bigint
+      ON CONFLICT (gateway) DO UPDATE SET source_position = excluded.source_position, at = excluded.at, duration_ms = excluded.duration_ms
+        WHERE recomputes.source_position < excluded.source_position
+      RETURNING 1)`,
+  ];
+  const go = 'EXISTS (SELECT 1 FROM up)';
+  if (plan.statusChanges.length) {
+    ctes.push(`parts AS (
+      INSERT INTO status_parts (stream, owner, position, status)
+      SELECT stream, owner, $2::bigint, status FROM jsonb_to_recordset(${p(JSON.stringify(plan.statusChanges))}::jsonb) AS x(stream text, owner text, status jsonb) WHERE ${go}
+      ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status RETURNING 1)`);
+  }
+  if (plan.removeParts && 'keep' in plan.removeParts) {
+    ctes.push(`gone AS (DELETE FROM status_parts WHERE owner = $1 AND NOT (stream = ANY(${p(plan.removeParts.keep)}::text[])) AND ${go} RETURNING 1)`);
+  } else if (plan.removeParts && plan.removeParts.streams.length) {
+    ctes.push(`gone AS (DELETE FROM status_parts WHERE owner = $1 AND stream = ANY(${p(plan.removeParts.streams)}::text[]) AND ${go} RETURNING 1)`);
+  }
+  if (plan.removeGatewayStatus) {
+    ctes.push(`gone_self AS (DELETE FROM status_parts WHERE stream = ${p(plan.owner)} AND owner = ${p(plan.scope)} AND ${go} RETURNING 1)`);
+  }
+  if (plan.deps) {
+    const deps = p(plan.deps);
+    ctes.push(`gone_deps AS (DELETE FROM gateway_deps WHERE gateway = $1 AND NOT (dep = ANY(${deps}::text[])) AND ${go} RETURNING 1)`,
+      `deps AS (INSERT INTO gateway_deps (dep, gateway) SELECT unnest(${deps}::text[]), $1 WHERE ${go} ON CONFLICT DO NOTHING RETURNING 1)`);
+  }
+  if (plan.missedDeps.length) {
+    // changes to a dependency after the position read, which the dispatcher may have sent nowhere
+    // (see missedChanges): wanted again in the same statement, so that no one sees this Gateway
+    // caught up before the recompute that follows
+    ctes.push(`missed AS (
+      INSERT INTO reconcile_wants (key, position)
+      SELECT $1, max(e.position) ${depEvents('$2::bigint', p(plan.missedDeps))} AND ${go}
+      HAVING max(e.position) IS NOT NULL
+      ON CONFLICT (key) DO UPDATE SET position = GREATEST(reconcile_wants.position, excluded.position) RETURNING 1)`);
+  }
+  let version = 'NULL::bigint';
+  let snapshotWritten = 'false';
+  const snap = plan.snapshot;
+  if (snap.kind === 'put') {
+    // snapshot_versions outlives rebuilds: the same content keeps its version, new content gets the next one
+    const o = p(plan.owner);
+    const h = p(snap.hash);
+    ctes.push(`sv AS (
+      INSERT INTO snapshot_versions (gateway, version, hash) SELECT ${o}, 1, ${h} WHERE ${go}
+      ON CONFLICT (gateway) DO UPDATE SET version = snapshot_versions.version + 1, hash = excluded.hash
+        WHERE snapshot_versions.hash IS DISTINCT FROM excluded.hash
+      RETURNING version)`,
+    `ver AS (SELECT coalesce((SELECT version FROM sv), (SELECT version FROM snapshot_versions WHERE gateway = ${o})) AS version)`);
+    version = '(SELECT version FROM ver)';
+    if (snap.content) {
+      // the store keeps what follows the version, deflated (see snapshotHead)
+      ctes.push(`snap AS (
+        INSERT INTO snapshots (gateway, version, hash, body, tail_z, source_position, updated_at, unattached, controller)
+        SELECT ${o}, ver.version, ${h}, NULL, ${p(snap.content.tailZ)}::bytea,
+          $2::bigint, $3::timestamptz, ${p(snap.content.unattached)}::text, ${p(plan.scope)}::text FROM ver WHERE ${go}
+        ON CONFLICT (gateway) DO UPDATE SET version = excluded.version, hash = excluded.hash, body = NULL, tail_z = excluded.tail_z,
+          source_position = excluded.source_position, updated_at = excluded.updated_at, unattached = excluded.unattached,
+          controller = excluded.controller
+          WHERE snapshots.hash IS DISTINCT FROM excluded.hash OR snapshots.unattached IS DISTINCT FROM excluded.unattached
+        RETURNING 1)`);
+      // the plain subselect reads the row as it was before this statement
+      snapshotWritten = `(SELECT count(*) FROM snap) > 0 AND (SELECT hash FROM snapshots WHERE gateway = ${o}) IS DISTINCT FROM ${h}`;
+    } else if (snap.unattached !== undefined) {
+      ctes.push(`unatt AS (UPDATE snapshots SET unattached = ${p(snap.unattached)} WHERE gateway = ${o} AND ${go} RETURNING 1)`);
+    }
+  } else if (snap.kind === 'delete') {
+    ctes.push(`del AS (DELETE FROM snapshots WHERE gateway = ${p(plan.owner)} AND controller = ${p(plan.scope)} AND ${go} RETURNING 1)`);
+    snapshotWritten = '(SELECT count(*) FROM del) > 0';
+  }
+  // every data-modifying CTE runs whether or not the final SELECT reads it
+  const text = `WITH ${ctes.join(',\n')}
+     SELECT (SELECT source_position FROM old) AS old, ${go} AS ok, ${version} AS version, ${snapshotWritten} AS snapshot_written,
+       ${plan.missedDeps.length ? 'EXISTS (SELECT 1 FROM missed)' : 'false'} AS missed`;
+  // a handful of shapes (which parts are sent): each is parsed and planned once per connection
+  const [row] = await db.prepared<{ old: number | null; ok: boolean; version: number | null; snapshot_written: boolean; missed: boolean }[]>(
+    `switchyard_write_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text, ...params);
+  return {
+    old: row.old === null ? null : Number(row.old), ok: Boolean(row.ok),
+    version: row.version === null ? null : Number(row.version), snapshotWritten: Boolean(row.snapshot_written), missed: Boolean(row.missed),
+  };
+}
+
+/**
+ * A GatewayClass's status, in one transaction: the class read under lock, `statusOf` computing the
+ * new status from it and its current one (undefined: this controller writes none). Answers the log
+ * position read: every event below it is reflected.
+ */
+export async function writeGatewayClassStatus(
+  db: Database, stream: string, scope: string, now: string,
+  statusOf: (gc: K8sObject, current: unknown) => unknown,
+): Promise<number> {
+  return db.transaction(async (tx) => {
+    const [{ xmin }] = await tx.$queryRawUnsafe<{ xmin: bigint }[]>(`SELECT ${HORIZON} AS xmin`);
+    const read = Number(xmin) * TX_SHIFT - 1;
+    const rowsFound = await tx.$queryRawUnsafe<{ object: K8sObject; status: unknown }[]>(
+      `SELECT o.object, (SELECT sp.status FROM status_parts sp WHERE sp.stream = o.stream AND sp.owner = $2) AS status
+       FROM objects o WHERE o.stream = $1 AND NOT o.deleted FOR UPDATE`, stream, scope);
+    await tx.$executeRawUnsafe(
+      `INSERT INTO recomputes (gateway, source_position, at) VALUES ($1, $2, $3::timestamptz)
+       ON CONFLICT (gateway) DO UPDATE SET source_position = GREATEST(recomputes.source_position, excluded.source_position), at = excluded.at`,
+      scoped(scope, stream), read, now);
+    const status = rowsFound[0] ? statusOf(inReadingOrder(rowsFound[0].object), rowsFound[0].status ?? undefined) : undefined;
+    if (!status) {
+      await tx.$executeRawUnsafe(`DELETE FROM status_parts WHERE stream = $1 AND owner = $2`, stream, scope);
+      return read;
+    }
+    await tx.$executeRawUnsafe(
+      `INSERT INTO status_parts (stream, owner, position, status) VALUES ($1, $4, $2, $3::jsonb)
+       ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status
+         WHERE status_parts.position <= excluded.position`,
+      stream, read, JSON.stringify(status), scope);
+    return read;
+  });
+}

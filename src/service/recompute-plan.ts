@@ -1,0 +1,56 @@
+// The diff step of a recompute: from what the last recompute wrote and what this one computed,
+// the plan of what to write (only what changed), and what will then have been written.
+import { deepEqual } from '../core/objects/canonical';
+import type { RecomputePlan, Written } from '../adapters/store/recompute-write';
+
+export interface Computed {
+  gateKey: string;
+  owner: string;
+  scope: string;
+  /** this controller's key for the status parts of the routes (the gate key) */
+  routeOwner: string;
+  sourcePosition: number;
+  now: string;
+  durationMs: number;
+  /** the dependency keys, sorted */
+  deps: string[];
+  /** absent when the Gateway is gone or not this controller's */
+  statuses?: { gatewayStatus: unknown; routeParents: { kind: string; namespace: string; name: string; parents: unknown[] }[] };
+  /** absent with statuses; `content` builds the stored body when the hash is new */
+  snapshot?: { hash: string; unattached: string; content: () => Buffer };
+}
+
+export function planRecompute(before: Written, c: Computed): { plan: RecomputePlan; after: Written } {
+  const depsJson = JSON.stringify(c.deps);
+  const after: Written = {
+    gate: c.sourcePosition, gatewayStatus: c.statuses?.gatewayStatus as Record<string, unknown> | undefined, parts: new Map(),
+    deps: depsJson, hash: c.snapshot?.hash ?? null, unattached: c.snapshot?.unattached,
+  };
+  const statusChanges: RecomputePlan['statusChanges'] = [];
+  if (c.statuses) {
+    if (!deepEqual(before.gatewayStatus ?? null, c.statuses.gatewayStatus)) statusChanges.push({ stream: c.owner, owner: c.scope, status: c.statuses.gatewayStatus });
+    for (const r of c.statuses.routeParents) {
+      const stream = `${r.kind}/${r.namespace}/${r.name}`;
+      const status = { parents: r.parents };
+      after.parts.set(stream, status);
+      const was = before.parts.get(stream);
+      if (!was || !deepEqual(was, status)) statusChanges.push({ stream, owner: c.routeOwner, status });
+    }
+  }
+  // a first write: whatever a concurrent first write left that this one does not hold goes
+  const removeParts: RecomputePlan['removeParts'] = before.gate === null
+    ? { keep: [...after.parts.keys()] }
+    : { streams: [...before.parts.keys()].filter((s) => !after.parts.has(s)) };
+  let snapshot: RecomputePlan['snapshot'] = { kind: 'none' };
+  if (c.snapshot) {
+    snapshot = before.hash !== c.snapshot.hash
+      ? { kind: 'put', hash: c.snapshot.hash, content: { tailZ: c.snapshot.content(), unattached: c.snapshot.unattached } }
+      : { kind: 'put', hash: c.snapshot.hash, ...(before.unattached !== c.snapshot.unattached ? { unattached: c.snapshot.unattached } : {}) };
+  } else if (before.hash !== null) snapshot = { kind: 'delete' };
+  const plan: RecomputePlan = {
+    gateKey: c.gateKey, owner: c.owner, scope: c.scope, sourcePosition: c.sourcePosition, baseGate: before.gate, now: c.now,
+    durationMs: c.durationMs, statusChanges, removeParts, removeGatewayStatus: !c.statuses && before.gatewayStatus !== undefined,
+    deps: before.deps !== depsJson ? c.deps : null, missedDeps: c.deps, snapshot,
+  };
+  return { plan, after };
+}

@@ -1,0 +1,66 @@
+// What a Gateway depends on, through the real server and worker: a Secret named only by
+// spec.tls.backend.clientCertificateRef is loaded, recorded, and its changes recompute the Gateway.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconciled, startTestServer, type TestServer } from '../support/server';
+import { backfillTouches } from '../../src/adapters/store/touches-backfill';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+const GW = 'gateway.networking.k8s.io/v1';
+const PEM = (what: string) => `-----BEGIN ${what}-----\nMAMCAQE=\n-----END ${what}-----\n`;
+const secret = { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', stringData: { 'tls.crt': PEM('CERTIFICATE'), 'tls.key': PEM('PRIVATE KEY') } };
+
+async function resolvedRefs() {
+  await reconciled(s);
+  const r = await s.api('GET', '/api/v1/namespaces/infra/gateways/edge');
+  expect(r.status).toBe(200);
+  const c = (r.body.status?.conditions ?? []).find((x: { type: string }) => x.type === 'ResolvedRefs');
+  return c && { status: c.status, reason: c.reason, message: c.message };
+}
+
+describe('a Gateway\'s backend client certificate', () => {
+  beforeAll(async () => {
+    for (const [path, body] of [
+      ['/api/v1/gatewayclasses/switchyard', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'switchyard.dev/gateway-controller' } }],
+      ['/api/v1/namespaces/infra/secrets/cert', secret],
+      ['/api/v1/namespaces/infra/gateways/edge', {
+        apiVersion: GW, kind: 'Gateway',
+        spec: { gatewayClassName: 'switchyard', tls: { backend: { clientCertificateRef: { group: '', kind: 'Secret', name: 'cert' } } }, listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }] },
+      }],
+    ] as const) {
+      const r = await s.api('PUT', path, body);
+      expect([200, 201], `${path}: ${JSON.stringify(r.body)}`).toContain(r.status);
+    }
+  });
+
+  it('names a valid kubernetes.io/tls Secret: ResolvedRefs is True', async () => {
+    expect(await resolvedRefs()).toMatchObject({ status: 'True', reason: 'ResolvedRefs' });
+  });
+
+  it('the Secret deleted, then written again: the Gateway follows both changes', async () => {
+    expect((await s.api('DELETE', '/api/v1/namespaces/infra/secrets/cert')).status).toBe(200);
+    expect(await resolvedRefs()).toMatchObject({ status: 'False', reason: 'InvalidClientCertificateRef' });
+    expect((await s.api('PUT', '/api/v1/namespaces/infra/secrets/cert', secret)).status).toBe(201);
+    expect(await resolvedRefs()).toMatchObject({ status: 'True', reason: 'ResolvedRefs' });
+  });
+});
+
+describe('events written before the touches column', () => {
+  it('are stamped at start-up with the keys a write stamps', async () => {
+    const db = s.running.ctx.db;
+    const read = () => db.sql.$queryRawUnsafe<{ position: string; touches: string[] | null }[]>(`SELECT position::text, touches FROM events ORDER BY position`);
+    const stamped = await read();
+    expect(stamped.length).toBeGreaterThanOrEqual(5);
+    expect(stamped.filter((e) => e.touches === null)).toEqual([]);
+    expect(stamped.map((e) => e.touches)).toContainEqual(['Secret/infra/cert']);
+    await db.sql.$executeRawUnsafe(`UPDATE events SET touches = NULL`);
+    expect(await backfillTouches(db.sql)).toBe(stamped.length);
+    expect(await read()).toEqual(stamped);
+  });
+});
