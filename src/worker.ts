@@ -9,7 +9,8 @@ import { InProcessQueue } from './adapters/queue/in-process';
 import { BullReconcileQueue } from './adapters/queue/bullmq';
 import { Dispatcher } from './adapters/queue/dispatcher';
 import { scoped } from './adapters/store/scope';
-import { Reconciler, missedChanges, type GatewayOutcome } from './service/reconcile';
+import { Reconciler, missedChanges } from './service/reconcile';
+import { parseJob } from './adapters/queue/jobs';
 import { markWork } from './runtime/idle-gc';
 import { EVENTS_CHANNEL } from './adapters/http/events-router';
 
@@ -51,27 +52,20 @@ export function startWorker(o: WorkerOptions): RunningWorker {
 
   queue.start(async (key, atLeast) => {
     markWork(20);
-    const [kind, ns, ...rest] = key.split('/');
-    const name = rest.join('/');
-    if (kind === 'GatewayClass') {
-      const read = await reconciler.recomputeGatewayClass(name);
+    const job = parseJob(key);
+    if (!job) throw new Error(`not a recompute job: ${key}`);
+    if (job.kind === 'GatewayClass') {
+      const read = await reconciler.recomputeGatewayClass(job.name);
       o.bus.publish(RECONCILED_CHANNEL, key);
-      return read;
+      return { read };
     }
+    const out = await reconciler.recomputeGateway(job.namespace, job.name, atLeast);
     // A changed snapshot is announced as soon as it is committed, before the check for missed
-    // changes (a notice is a hint: a recompute that follows announces its own version too).
-    const announce = (out: GatewayOutcome) => o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${ns}/${name}`, out.snapshotVersion ?? null, out.body));
-    let out = await reconciler.recomputeGateway(ns, name, atLeast);
-    if (out.snapshotChanged) announce(out);
-    const wantKey = scoped(o.controllerName, key);
-    for (let again = 0; again < 5 && out.written && (out.missed || (await missedChanges(o.db, out.sourcePosition, out.deps ?? [], wantKey))); again++) {
-      const next = await reconciler.recomputeGateway(ns, name);
-      if (next.snapshotChanged) announce(next);
-      out = next;
-      if (!next.written) break;
-    }
+    // changes (a notice is a hint: the run that follows announces its own version too).
+    if (out.snapshotChanged) o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${job.namespace}/${job.name}`, out.snapshotVersion ?? null, out.body));
+    const again = out.written && (out.missed || (await missedChanges(o.db, out.sourcePosition, out.deps ?? [], scoped(o.controllerName, key))));
     o.bus.publish(RECONCILED_CHANNEL, key);
-    return out.sourcePosition;
+    return { read: out.sourcePosition, again };
   });
 
   let dispatcher: Dispatcher | null = null;

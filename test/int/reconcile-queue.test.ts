@@ -17,7 +17,7 @@ function world(runMs: number) {
     const read = state.latest;
     state.runs.push({ key, read, at: performance.now() });
     await sleep(runMs);
-    return read;
+    return { read };
   };
   const servedUpTo = (key: string) => Math.max(0, ...state.runs.filter((r) => r.key === key).map((r) => r.read));
   return { state, processor, servedUpTo };
@@ -105,5 +105,20 @@ describe.each(kinds)('the %s queue under bursts', (_name, make) => {
     const keys = Array.from({ length: 20 }, (_, i) => `Gateway/infra/gw-${i}`);
     await queue.request(keys, ++w.state.latest, true);
     await until('all ran', () => keys.every((k) => w.servedUpTo(k) === w.state.latest));
+  });
+
+  it('runs a key again when its run says so, and only then', async () => {
+    const runs: string[] = [];
+    let agains = 2;
+    queue = make();
+    queue.start(async (key) => {
+      runs.push(key);
+      return { read: 1, again: key === 'Gateway/infra/again' && agains-- > 0 };
+    });
+    await queue.request(['Gateway/infra/again', 'Gateway/infra/once'], 1);
+    await until('the key ran three times', () => runs.filter((k) => k === 'Gateway/infra/again').length === 3);
+    await sleep(100);
+    expect(runs.filter((k) => k === 'Gateway/infra/again')).toHaveLength(3);
+    expect(runs.filter((k) => k === 'Gateway/infra/once')).toHaveLength(1);
   });
 });

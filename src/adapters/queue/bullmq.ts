@@ -41,6 +41,8 @@ export class BullReconcileQueue implements ReconcileQueue {
   private readonly doneKey: string;
   private readonly holdoff: Holdoff;
   private closed = false;
+  /** keys whose run asked to run again */
+  private readonly rerun = new Set<string>();
 
   constructor(private readonly opts: BullQueueOptions) {
     this.name = opts.name ?? 'reconcile';
@@ -121,16 +123,21 @@ export class BullReconcileQueue implements ReconcileQueue {
       // position; a request above that (or one recorded after this read) runs the key again
       const wanted = this.client.hget(this.wantKey, key);
       wanted.catch(() => undefined);
-      const read = await processor(key, job.data.position);
+      const served = await processor(key, job.data.position);
+      if (served.again) this.rerun.add(key);
       const covered = await wanted;
-      if (covered) await (this.client as any).hsetmax(this.doneKey, key, Math.min(Number(covered), read));
+      if (covered) await (this.client as any).hsetmax(this.doneKey, key, Math.min(Number(covered), served.read));
     }, { connection, prefix: this.prefix, concurrency: this.opts.concurrency ?? 4 });
     this.worker.on('error', () => undefined);
     this.worker.on('failed', (job, err) => job && this.opts.onError?.(job.data.key, err));
     this.worker.on('completed', async (job) => {
       try {
-        // behind: a request came while this job ran (BullMQ ignored its add); again, once the key's hold ends
-        await this.againIfBehind(job.data.key, this.holdoff.heldFor(job.data.key) ?? 0);
+        // behind: a request came while this job ran (BullMQ ignored its add), or the run asked to run
+        // again; once the key's hold ends
+        const key = job.data.key;
+        const delay = this.holdoff.heldFor(key) ?? 0;
+        if (this.rerun.delete(key)) await this.queue.add('recompute', { key, position: job.data.position }, this.jobOpts(key, delay));
+        else await this.againIfBehind(key, delay);
       } catch {
         /* Redis away: the dispatcher re-requests from the log once it is back */
       }

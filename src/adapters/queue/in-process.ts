@@ -56,7 +56,8 @@ export class InProcessQueue implements ReconcileQueue {
   private async run(key: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.processor!(key, this.wanted.get(key));
+        const served = await this.processor!(key, this.wanted.get(key));
+        if (served.again) this.again.add(key);
         break;
       } catch (err) {
         this.onError(key, err);

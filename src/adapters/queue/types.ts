@@ -1,9 +1,16 @@
-// A reconcile job names what to recompute: "Gateway/<ns>/<name>" or "GatewayClass//<name>".
-// Contract: jobs are idempotent (a recompute reads the latest state), coalesced per key, and a
-// request made while that key's job runs is never lost (the key runs again afterwards).
-// `atLeast`: a log position the key was asked for at, where the queue knows it. The processor
-// answers with the log position its recompute read (every request at or below it is served).
-export type Processor = (key: string, atLeast?: number) => Promise<number>;
+// A reconcile job names what to recompute (see jobs.ts).
+// Contract: jobs are idempotent (a recompute reads the latest state) and coalesced per key. A key
+// runs again, once its current run ends, when a request for it came while it ran, or when the run
+// itself says `again` (it found changes it may have missed); nothing else loops.
+// `atLeast`: a log position the key was asked for at, where the queue knows it.
+export interface Served {
+  /** the log position the recompute read: every request at or below it is served */
+  read: number;
+  /** run the key once more: its result may already be stale */
+  again?: boolean;
+}
+
+export type Processor = (key: string, atLeast?: number) => Promise<Served>;
 
 export interface ReconcileQueue {
   /**
