@@ -13,7 +13,7 @@ import { translateGateway, gatewayClassStatus } from '../core/translate';
 import { compileGateway, compileUnattached, tableJson } from '../core/compile';
 import { canonicalJson } from '../core/objects/canonical';
 import { planRecompute } from './recompute-plan';
-import { streamKey } from '../core/objects/keys';
+import { parseStreamKey, streamKey } from '../core/objects/keys';
 
 export { missedChanges } from '../adapters/store/recompute-write';
 
@@ -105,10 +105,7 @@ export class Reconciler {
     const translation = loaded.gateway
       ? translateGateway(loaded.world, { namespace: ns, name }, { controllerName: scope, now }, {
           gatewayStatus: before.gatewayStatus as never,
-          routeParents: [...before.parts].map(([stream, part]) => {
-            const [kind, rns, ...rest] = stream.split('/');
-            return { kind, namespace: rns, name: rest.join('/'), parents: (part.parents ?? []) as never[] };
-          }) as never,
+          routeParents: [...before.parts].map(([stream, part]) => ({ ...parseStreamKey(stream), parents: (part.parents ?? []) as never[] })) as never,
         })
       : undefined;
     const table = translation ? compileGateway(translation.attachment, loaded.world, { includeUnattached: false }) : undefined;
