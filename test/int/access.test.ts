@@ -208,7 +208,7 @@ describe('no leaks across namespaces', () => {
     const e = await w.next();
     expect(JSON.parse(e.data).name).toBe('visible');
     await new Promise((r) => setTimeout(r, 300));
-    for (const ev of w.events) expect(JSON.parse(ev.data).namespace).not.toBe('team-b');
+    expect(w.events.map((ev) => `${ev.event} ${JSON.parse(ev.data).namespace}/${JSON.parse(ev.data).name}`)).toEqual(['Created team-a/visible']);
     w.close();
     const feed = await client(s.url, tokens.developer)('GET', `/api/v1/events?after=${start}&limit=100`);
     expect(feed.body.items.map((i: any) => i.name)).toEqual(['visible']);
