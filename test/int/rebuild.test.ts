@@ -29,7 +29,10 @@ it('rebuild replays the log into identical projections and leaves secret data al
   await s.api('PUT', '/api/v1/gatewayclasses/gc', { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', spec: { controllerName: 'example.com/x' } });
 
   const before = await dump();
-  expect(before.objects.length).toBeGreaterThan(20);
+  // 20 Services (three deleted, s0 deleted and created again), the Secret, the GatewayClass
+  expect(before.objects).toHaveLength(22);
+  expect(before.objects.filter((o) => o.deleted).map((o) => o.stream)).toEqual(['Service/ns0/s15', 'Service/ns1/s10', 'Service/ns2/s5']);
+  expect(before.secrets.map((x) => x.stream)).toEqual(['Secret/ns0/tls']);
   const out = await rebuildProjections(s.running.ctx.db);
   expect(out.objects).toBe(before.objects.length);
   const after = await dump();

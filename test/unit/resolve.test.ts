@@ -141,7 +141,13 @@ describe('resolve: hostile and malformed input', () => {
   });
 
   it('an empty or odd request still gets an answer', () => {
-    expect(resolve(t, {} as any).explanation.length).toBeGreaterThan(0);
+    expect(resolve(t, {} as any)).toMatchObject({
+      matched: false, forwarded: false, statusCode: 404,
+      explanation: [
+        'Listener "http" (port 80, HTTP, any hostname) takes the request: it is the only one on port 80.',
+        'No rule on listener "http" matches GET /: the gateway answers 404.',
+      ],
+    });
     expect(resolve(t, { protocol: 'SCTP' } as any).connectionRejected).toBe(true);
     expect(resolve(t, { port: 9, protocol: 'HTTP' }).connectionRejected).toBe(true);
     expect(resolve(t, { path: '/%zz?%%=1&&=', headers: { X: '1' } }).matched).toBe(false);
