@@ -12,7 +12,7 @@ import { migrate } from './adapters/store/migrate';
 import { ResourceService } from './service/resources';
 import { InProcessBus, RedisBus, type Bus } from './adapters/delivery/bus';
 import { Metrics } from './adapters/http/metrics';
-import { BootstrapAuthenticator } from './adapters/http/auth';
+import { BootstrapAuthenticator } from './service/bootstrap-admin';
 import { createApp } from './adapters/http/app';
 import type { AppContext } from './adapters/http/context';
 import { EVENTS_CHANNEL } from './adapters/http/events-router';

@@ -10,8 +10,8 @@
 // nothing.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
-import type { Principal } from '../adapters/http/auth';
-import { HttpError, type FieldError } from '../adapters/http/problem';
+import type { Principal } from './principal';
+import { badRequest, conflict, fromStatus, invalid, isConflict, ServiceError, type FieldError } from './errors';
 import { appendEvents, VersionConflictError, type AppendEvent } from '../adapters/store/eventlog';
 import {
   APPLY_SET_LABEL, expireIdempotency, lockApplies, findIdempotency, lockUnchanged, readApplySet, readObjects, readStatuses,
@@ -75,7 +75,7 @@ export function applySetNameProblem(name: string): string | null {
 }
 
 function reject(status: ApplyRejection['status'], headline: string, issues: ApplyIssue[]): never {
-  throw new HttpError(status, summarizeIssues(headline, issues), issues as FieldError[]);
+  throw fromStatus(status, summarizeIssues(headline, issues), issues as FieldError[]);
 }
 
 function count(n: number, what: string): string {
@@ -111,10 +111,10 @@ export class ApplyService {
     try {
       manifest = await this.parser.parse(text, req.format);
     } catch (e) {
-      if (e instanceof ApplyRejection) throw new HttpError(e.status, e.message, e.issues as FieldError[]);
+      if (e instanceof ApplyRejection) throw fromStatus(e.status, e.message, e.issues as FieldError[]);
       throw e;
     }
-    if (manifest.length === 0) throw new HttpError(400, 'the body holds no objects to apply');
+    if (manifest.length === 0) throw badRequest('the body holds no objects to apply');
 
     const ident = identify(manifest, o.namespace);
     const inBody = new Set(ident.entries.map((e) => e.stream));
@@ -142,7 +142,7 @@ export class ApplyService {
         }
         planEntries.push({ ...origin(e), info: e.info, stream: e.stream, namespace: e.namespace, name: e.name, object: valid, secretData });
       } catch (err) {
-        if (!(err instanceof HttpError)) throw err;
+        if (!(err instanceof ServiceError)) throw err;
         if (err.errors?.length) for (const fe of err.errors) issues.push({ ...who, path: fe.path, message: fe.message });
         else issues.push({ ...who, path: '', message: err.detail });
       }
@@ -182,9 +182,9 @@ export class ApplyService {
       if (e instanceof IdempotencyRace) {
         const found = await findIdempotency(this.db.prisma, actor.name, key!);
         if (found) return this.replay(found, requestHash, key!);
-        throw new HttpError(409, `another request with the Idempotency-Key "${key}" was being applied at the same time; nothing was written: retry`);
+        throw conflict(`another request with the Idempotency-Key "${key}" was being applied at the same time; nothing was written: retry`);
       }
-      if (key && e instanceof HttpError && e.status === 409) {
+      if (key && isConflict(e)) {
         // lost a race, perhaps to the same request sent twice: then its answer is this one's
         const found = await findIdempotency(this.db.prisma, actor.name, key);
         if (found) return this.replay(found, requestHash, key);
@@ -216,7 +216,7 @@ export class ApplyService {
 
   private replay(found: { requestHash: string; status: number; response: unknown }, requestHash: string, key: string): ApplyAnswer {
     if (found.requestHash !== requestHash)
-      throw new HttpError(422, `the Idempotency-Key "${key}" was used within the last 24 hours with a different request; use a new key for a different body`, [{ path: 'Idempotency-Key', message: 'used with a different request' }]);
+      throw invalid(`the Idempotency-Key "${key}" was used within the last 24 hours with a different request; use a new key for a different body`, [{ path: 'Idempotency-Key', message: 'used with a different request' }]);
     return { status: found.status as 200, body: found.response as Record<string, unknown>, replayed: true };
   }
 
@@ -269,7 +269,7 @@ export class ApplyService {
     } catch (e) {
       if (e instanceof IdempotencyRace) throw e;
       if (e instanceof VersionConflictError || isConcurrencyAbort(e))
-        throw new HttpError(409, `a concurrent write changed objects of this apply${e instanceof VersionConflictError ? ` (${e.streams.slice(0, 5).join(', ')}${e.streams.length > 5 ? ', ...' : ''})` : ''} after they were read; nothing was written: read again and retry`);
+        throw conflict(`a concurrent write changed objects of this apply${e instanceof VersionConflictError ? ` (${e.streams.slice(0, 5).join(', ')}${e.streams.length > 5 ? ', ...' : ''})` : ''} after they were read; nothing was written: read again and retry`);
       throw e;
     }
   }
@@ -352,7 +352,7 @@ function decodeUtf8(buf: Buffer): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(buf);
   } catch {
-    throw new HttpError(400, 'the request body is not valid UTF-8');
+    throw badRequest('the request body is not valid UTF-8');
   }
 }
 

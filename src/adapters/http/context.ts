@@ -6,7 +6,7 @@ import type { Database } from '../store/database';
 import type { ResourceService } from '../../service/resources';
 import type { Bus } from '../delivery/bus';
 import type { Metrics } from './metrics';
-import type { Authenticator } from './auth';
+import type { Authenticator } from '../../service/principal';
 import type { RunningWorker } from '../../worker';
 import type { SnapshotHub } from '../delivery/snapshots';
 import type { TokenStore } from '../../service/tokens';

@@ -4,7 +4,7 @@ import type { AppContext } from './context';
 import { HttpError } from './problem';
 import { lastVisiblePosition, readEvents, type StoredEvent } from '../store/eventlog';
 import { openSse, lastEventId } from './sse';
-import type { Principal } from './auth';
+import type { Principal } from '../../service/principal';
 import { presentEvent, canReadEvent } from '../../service/event-view';
 
 export const EVENTS_CHANNEL = 'events';
