@@ -15,7 +15,7 @@ import { Metrics } from './adapters/http/metrics';
 import { BootstrapAuthenticator } from './service/bootstrap-admin';
 import { createApp } from './adapters/http/app';
 import type { AppContext } from './adapters/http/context';
-import { EVENTS_CHANNEL } from './adapters/http/events-router';
+import { eventsChannel, publish } from './adapters/delivery/channels';
 import { startWorker, type RunningWorker } from './worker';
 import { SnapshotHub } from './adapters/delivery/snapshots';
 import { deliveryRouter } from './adapters/http/delivery-router';
@@ -27,6 +27,8 @@ export interface Running {
   url: string;
   port: number;
   ctx: AppContext;
+  /** the in-process worker, when this process runs one */
+  worker: RunningWorker | null;
   close(): Promise<void>;
 }
 
@@ -102,20 +104,19 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   };
   // One poke per turn of the event loop: readers re-read the log whatever a poke says, and a burst
   // of concurrent writes would otherwise send a message per write to every reader.
-  let poke: string | null = null;
+  let poke: { position?: number } | null = null;
   resources.onAppend((positions, events) => {
     for (const e of events ?? []) metrics.appends.inc({ kind: e.kind, type: e.type });
     if (poke === null) setImmediate(() => {
-      bus.publish(EVENTS_CHANNEL, poke ?? '');
+      publish(bus, eventsChannel, poke ?? {});
       poke = null;
     });
-    poke = String(positions[positions.length - 1] ?? '');
+    poke = { position: positions[positions.length - 1] };
   });
 
   const worker: RunningWorker | null = opts.worker === false ? null : startWorker({
     db, bus, logger, controllerName: config.controllerName, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix,
   });
-  ctx.worker = worker;
 
   const app = createApp(ctx, [tokensRouter, deliveryRouter]);
   let draining = false;
@@ -134,6 +135,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     url: `http://127.0.0.1:${port}`,
     port,
     ctx,
+    worker,
     close() {
       closing ??= (async () => {
         draining = true;

@@ -10,10 +10,7 @@ import { BullReconcileQueue } from './adapters/queue/bullmq';
 import { Dispatcher, scoped } from './adapters/queue/dispatcher';
 import { Reconciler, missedChanges, type GatewayOutcome } from './service/reconcile';
 import { markWork } from './runtime/idle-gc';
-import { EVENTS_CHANNEL } from './adapters/http/events-router';
-
-import { SNAPSHOT_CHANNEL, snapshotNotice } from './adapters/delivery/snapshots';
-export const RECONCILED_CHANNEL = 'reconciled';
+import { EVENTS_CHANNEL, RECONCILED_CHANNEL, SNAPSHOT_CHANNEL, snapshotNotice } from './adapters/delivery/channels';
 
 /** One queue per controller sharing a Redis. */
 export function queueName(controllerName: string): string {

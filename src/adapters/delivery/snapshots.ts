@@ -5,8 +5,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Database } from '../store/database';
 import type { Bus } from './bus';
 import type { CompiledTable } from '../../core/compile';
-
-export const SNAPSHOT_CHANNEL = 'snapshots';
+import { snapshotChannel, subscribe } from './channels';
 
 /** A snapshot body is `${snapshotHead(ns, name)}${version}${tail}`; the store keeps the tail deflated. */
 export function snapshotHead(ns: string, name: string): string {
@@ -21,21 +20,6 @@ function bodyOf(key: string, version: number, row: { body: string | null; tail_z
   if (row.tail_z === null || row.tail_z === undefined) return row.body ?? '';
   const [ns, ...rest] = key.split('/');
   return `${snapshotHead(ns, rest.join('/'))}${version}${inflateRawSync(row.tail_z).toString('utf8')}`;
-}
-
-// A notice of a new snapshot carries its body when that is small enough for pub/sub, so that an
-// API process delivering it need not read it back from PostgreSQL: a line of JSON, then the body.
-const NOTICE_BODY_LIMIT = 1 << 20;
-
-export function snapshotNotice(gateway: string, version: number | null, body?: string): string {
-  const head = JSON.stringify({ gateway, version });
-  return body !== undefined && version !== null && body.length <= NOTICE_BODY_LIMIT ? `${head}\n${body}` : head;
-}
-
-function readNotice(msg: string): { gateway: string; version: number | null; body?: string } {
-  const nl = msg.indexOf('\n');
-  const head = JSON.parse(nl < 0 ? msg : msg.slice(0, nl)) as { gateway: string; version: number | null };
-  return nl < 0 ? head : { ...head, body: msg.slice(nl + 1) };
 }
 
 export interface CachedSnapshot {
@@ -65,20 +49,16 @@ export class SnapshotHub {
   private timer: NodeJS.Timeout;
 
   constructor(private readonly db: Database, bus: Bus, pollMs = 1000) {
-    this.unsubscribe = bus.subscribe(SNAPSHOT_CHANNEL, (msg) => {
-      if (!msg) return void this.refreshWatched();
-      try {
-        const { gateway, version, body } = readNotice(msg);
-        // a Gateway this process has not served is loaded when first asked for, not on every change
-        if (!this.cache.has(gateway) && !this.listeners.has(gateway)) return;
-        const cur = this.cache.get(gateway);
-        if (cur && version !== null && cur.version >= version) return;
-        // a load under way may bring an older version: it is not waited for (it never replaces a newer one)
-        if (body !== undefined && version !== null) this.accept(gateway, parse(gateway, version, body));
-        else void this.reload(gateway);
-      } catch {
-        /* a malformed notice is ignored; the poll covers it */
-      }
+    this.unsubscribe = subscribe(bus, snapshotChannel, (notice) => {
+      if (!notice) return void this.refreshWatched();
+      const { gateway, version, body } = notice;
+      // a Gateway this process has not served is loaded when first asked for, not on every change
+      if (!this.cache.has(gateway) && !this.listeners.has(gateway)) return;
+      const cur = this.cache.get(gateway);
+      if (cur && version !== null && cur.version >= version) return;
+      // a load under way may bring an older version: it is not waited for (it never replaces a newer one)
+      if (body !== undefined && version !== null) this.accept(gateway, parse(gateway, version, body));
+      else void this.reload(gateway);
     });
     this.timer = setInterval(() => void this.refreshWatched(), pollMs);
     this.timer.unref();

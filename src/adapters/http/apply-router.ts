@@ -9,7 +9,7 @@ import { manifestFormat } from '../../core/apply/manifest';
 import { dnsLabelErrors } from '../../core/validate/metadata';
 import { ApplyService, applySetNameProblem, type ApplyOptions } from '../../service/apply';
 import { ManifestParser } from '../../service/manifest-parser';
-import { RECONCILED_CHANNEL } from '../../worker';
+import { reconciledChannel, subscribe } from '../delivery/channels';
 
 export const MAX_WAIT_SECONDS = 600;
 
@@ -56,7 +56,7 @@ export function applyRouter(ctx: AppContext): Router {
   const parser = new ManifestParser();
   const service = new ApplyService(ctx.db, ctx.resources, parser, {
     controllerName: ctx.config.controllerName,
-    onReconciled: (fn) => ctx.bus.subscribe(RECONCILED_CHANNEL, fn),
+    onReconciled: (fn) => subscribe(ctx.bus, reconciledChannel, () => fn()),
   });
 
   r.all('/api/v1/apply', async (req: Request, res: Response, next) => {

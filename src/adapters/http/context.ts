@@ -7,7 +7,6 @@ import type { ResourceService } from '../../service/resources';
 import type { Bus } from '../delivery/bus';
 import type { Metrics } from './metrics';
 import type { Authenticator } from '../../service/principal';
-import type { RunningWorker } from '../../worker';
 import type { SnapshotHub } from '../delivery/snapshots';
 import type { TokenStore } from '../../service/tokens';
 import type { Limits } from './limits';
@@ -27,6 +26,4 @@ export interface AppContext {
   snapshots: SnapshotHub;
   tokens: TokenStore;
   limits: Limits;
-  /** the in-process worker, when this process runs one */
-  worker?: RunningWorker | null;
 }

@@ -6,8 +6,8 @@ import { lastVisiblePosition, readEvents, type StoredEvent } from '../store/even
 import { openSse, lastEventId } from './sse';
 import type { Principal } from '../../service/principal';
 import { presentEvent, canReadEvent } from '../../service/event-view';
+import { eventsChannel, subscribe } from '../delivery/channels';
 
-export const EVENTS_CHANNEL = 'events';
 const POLL_MS = 1000;
 const MAX_LIMIT = 1000;
 
@@ -82,7 +82,7 @@ export function eventsRouter(ctx: AppContext): Router {
       wake = null;
       w?.();
     };
-    const unsubscribe = ctx.bus.subscribe(EVENTS_CHANNEL, poke);
+    const unsubscribe = subscribe(ctx.bus, eventsChannel, poke);
     const timer = setInterval(poke, POLL_MS);
     stream.onClose(() => {
       unsubscribe();
