@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './config/env';
 import { openDatabase, type Database } from './adapters/store/database';
 import { migrate } from './adapters/store/migrate';
+import { pingDatabase } from './adapters/store/ping';
 import { ResourceService } from './service/resources';
 import { InProcessBus, RedisBus, type Bus } from './adapters/delivery/bus';
 import { Metrics } from './adapters/http/metrics';
@@ -84,7 +85,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       const checks: Record<string, string> = {};
       let ok = true;
       try {
-        await db.sql.$queryRawUnsafe('SELECT 1');
+        await pingDatabase(db.sql);
         checks.postgres = 'ok';
       } catch (e) {
         ok = false;
