@@ -13,10 +13,9 @@ import type { Database } from '../adapters/store/database';
 import type { Principal } from './principal';
 import { badRequest, conflict, fromStatus, invalid, isConflict, ServiceError, type FieldError } from './errors';
 import { appendEvents, VersionConflictError, type AppendEvent } from '../adapters/store/eventlog';
-import {
-  APPLY_SET_LABEL, expireIdempotency, lockApplies, findIdempotency, lockUnchanged, readApplySet, readObjects, readStatuses,
-  recordIdempotency, updateIdempotencyResponse,
-} from '../adapters/store/apply';
+import { APPLY_SET_LABEL, readApplySet, readObjects, readStatuses } from '../adapters/store/apply-reads';
+import { lockApplies, lockUnchanged } from '../adapters/store/apply-locks';
+import { expireIdempotency, findIdempotency, recordIdempotency, updateIdempotencyResponse } from '../adapters/store/apply-idempotency';
 import { caughtUp } from '../adapters/queue/dispatcher';
 import type { components } from '../generated/api';
 import { kindInfo } from '../core/model/kinds';
