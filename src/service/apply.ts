@@ -44,11 +44,13 @@ export interface ApplyOptions {
 export type ApplyCondition = components['schemas']['ApplyCondition'];
 export type ApplyResult = components['schemas']['ApplyResult'];
 
-export interface ApplyAnswer {
-  status: 200 | 504;
-  body: Record<string, unknown>;
-  replayed?: boolean;
-}
+/**
+ * 'applied': the body to answer with. 'committed-not-reconciled': written, but the reconciler had not
+ * caught up within the wait; the results carry the conditions known then.
+ */
+export type ApplyAnswer =
+  | { outcome: 'applied'; body: Record<string, unknown>; replayed?: boolean }
+  | { outcome: 'committed-not-reconciled'; detail: string; results: ApplyResult[] };
 
 export interface ApplyRequest {
   body: Buffer;
@@ -162,7 +164,7 @@ export class ApplyService {
         results.push(present(p, true));
         if (results.length % SLICE === 0) await breathe();
       }
-      return { status: 200, body: { dryRun: true, results } };
+      return { outcome: 'applied', body: { dryRun: true, results } };
     }
 
     const events: AppendEvent[] = [];
@@ -193,7 +195,7 @@ export class ApplyService {
     if (positions.length) this.resources.notifyAppended(positions, events);
     if (key && ++this.applies % 100 === 0) void expireIdempotency(this.db.prisma).catch(() => undefined);
 
-    if (o.wait <= 0) return { status: 200, body: answer };
+    if (o.wait <= 0) return { outcome: 'applied', body: answer };
     let target = 0;
     for (const pos of positions) target = Math.max(target, pos);
     for (const p of plan) if (p.action === 'unchanged') target = Math.max(target, current.get(p.stream)!.position);
@@ -201,22 +203,20 @@ export class ApplyService {
     await this.attachConditions(plan, results);
     if (!done) {
       return {
-        status: 504,
-        body: {
-          type: 'https://switchyard.dev/problems/504', title: 'Gateway Timeout', status: 504,
-          detail: `the apply was committed, but the reconciler had not caught up with it (log position ${target}) within ${o.wait} s; the results carry the conditions known now`,
-          results,
-        },
+        outcome: 'committed-not-reconciled',
+        detail: `the apply was committed, but the reconciler had not caught up with it (log position ${target}) within ${o.wait} s; the results carry the conditions known now`,
+        results,
       };
     }
     if (key) await updateIdempotencyResponse(this.db.prisma, actor.name, key, requestHash, answer);
-    return { status: 200, body: answer };
+    return { outcome: 'applied', body: answer };
   }
 
-  private replay(found: { requestHash: string; status: number; response: unknown }, requestHash: string, key: string): ApplyAnswer {
+  /** Every record is written as a 200 answer (see commit): a replay is one. */
+  private replay(found: { requestHash: string; response: unknown }, requestHash: string, key: string): ApplyAnswer {
     if (found.requestHash !== requestHash)
       throw invalid(`the Idempotency-Key "${key}" was used within the last 24 hours with a different request; use a new key for a different body`, [{ path: 'Idempotency-Key', message: 'used with a different request' }]);
-    return { status: found.status as 200, body: found.response as Record<string, unknown>, replayed: true };
+    return { outcome: 'applied', body: found.response as Record<string, unknown>, replayed: true };
   }
 
   /** 403 when the caller may not write an object of the body, or delete one a prune would. */

@@ -74,12 +74,13 @@ export function applyRouter(ctx: AppContext): Router {
       res.on('close', () => abort.abort());
       const principal: Principal = res.locals.principal;
       const answer = await service.apply({ body, format, options, principal, actor: actorOf(principal), signal: abort.signal });
-      if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
-      if (answer.status === 504) {
-        res.status(504).type('application/problem+json').send(JSON.stringify(answer.body));
+      if (answer.outcome === 'committed-not-reconciled') {
+        const problem = { type: 'https://switchyard.dev/problems/504', title: 'Gateway Timeout', status: 504, detail: answer.detail, results: answer.results };
+        res.status(504).type('application/problem+json').send(JSON.stringify(problem));
         return;
       }
-      res.status(answer.status).json(answer.body);
+      if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
+      res.status(200).json(answer.body);
     } catch (e) {
       next(e);
     }
