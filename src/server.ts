@@ -5,13 +5,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'n
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { Redis } from 'ioredis';
 import type { Config } from './config/env';
 import { openDatabase, type Database } from './adapters/store/database';
 import { migrate } from './adapters/store/migrate';
 import { pingDatabase } from './adapters/store/ping';
 import { ResourceService } from './service/resources';
 import { InProcessBus, RedisBus, type Bus } from './adapters/delivery/bus';
+import { RedisPing } from './adapters/delivery/redis-ping';
 import { Metrics } from './adapters/http/metrics';
 import { BootstrapAuthenticator } from './service/bootstrap-admin';
 import { createApp } from './adapters/http/app';
@@ -68,9 +68,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   if (applied.length) logger.info({ applied }, 'database migrations applied');
 
   const bus: Bus = config.redisUrl ? new RedisBus(config.redisUrl) : new InProcessBus();
-  const redisPing = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false }) : null;
-  redisPing?.on('error', () => undefined);
-  redisPing?.connect().catch(() => undefined);
+  const redisPing = config.redisUrl ? new RedisPing(config.redisUrl) : null;
 
   const metrics = new Metrics();
   const resources = new ResourceService(db);
@@ -93,7 +91,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       }
       if (redisPing) {
         try {
-          await Promise.race([redisPing.ping(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000))]);
+          await redisPing.check();
           checks.redis = 'ok';
         } catch (e) {
           ok = false;
