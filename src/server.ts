@@ -5,17 +5,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'n
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { Redis } from 'ioredis';
 import type { Config } from './config/env';
 import { openDatabase, type Database } from './adapters/store/database';
 import { migrate } from './adapters/store/migrate';
+import { pingDatabase } from './adapters/store/ping';
 import { ResourceService } from './service/resources';
 import { InProcessBus, RedisBus, type Bus } from './adapters/delivery/bus';
+import { RedisPing } from './adapters/delivery/redis-ping';
 import { Metrics } from './adapters/http/metrics';
-import { BootstrapAuthenticator } from './adapters/http/auth';
+import { BootstrapAuthenticator } from './service/bootstrap-admin';
 import { createApp } from './adapters/http/app';
 import type { AppContext } from './adapters/http/context';
-import { EVENTS_CHANNEL } from './adapters/http/events-router';
+import { eventsChannel, publish } from './adapters/delivery/channels';
 import { startWorker, type RunningWorker } from './worker';
 import { SnapshotHub } from './adapters/delivery/snapshots';
 import { deliveryRouter } from './adapters/http/delivery-router';
@@ -27,6 +28,8 @@ export interface Running {
   url: string;
   port: number;
   ctx: AppContext;
+  /** the in-process worker, when this process runs one */
+  worker: RunningWorker | null;
   close(): Promise<void>;
 }
 
@@ -65,9 +68,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   if (applied.length) logger.info({ applied }, 'database migrations applied');
 
   const bus: Bus = config.redisUrl ? new RedisBus(config.redisUrl) : new InProcessBus();
-  const redisPing = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false }) : null;
-  redisPing?.on('error', () => undefined);
-  redisPing?.connect().catch(() => undefined);
+  const redisPing = config.redisUrl ? new RedisPing(config.redisUrl) : null;
 
   const metrics = new Metrics();
   const resources = new ResourceService(db);
@@ -82,7 +83,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       const checks: Record<string, string> = {};
       let ok = true;
       try {
-        await db.sql.$queryRawUnsafe('SELECT 1');
+        await pingDatabase(db.sql);
         checks.postgres = 'ok';
       } catch (e) {
         ok = false;
@@ -90,7 +91,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       }
       if (redisPing) {
         try {
-          await Promise.race([redisPing.ping(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000))]);
+          await redisPing.check();
           checks.redis = 'ok';
         } catch (e) {
           ok = false;
@@ -102,20 +103,19 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   };
   // One poke per turn of the event loop: readers re-read the log whatever a poke says, and a burst
   // of concurrent writes would otherwise send a message per write to every reader.
-  let poke: string | null = null;
+  let poke: { position?: number } | null = null;
   resources.onAppend((positions, events) => {
     for (const e of events ?? []) metrics.appends.inc({ kind: e.kind, type: e.type });
     if (poke === null) setImmediate(() => {
-      bus.publish(EVENTS_CHANNEL, poke ?? '');
+      publish(bus, eventsChannel, poke ?? {});
       poke = null;
     });
-    poke = String(positions[positions.length - 1] ?? '');
+    poke = { position: positions[positions.length - 1] };
   });
 
   const worker: RunningWorker | null = opts.worker === false ? null : startWorker({
     db, bus, logger, controllerName: config.controllerName, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix,
   });
-  ctx.worker = worker;
 
   const app = createApp(ctx, [tokensRouter, deliveryRouter]);
   let draining = false;
@@ -134,6 +134,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     url: `http://127.0.0.1:${port}`,
     port,
     ctx,
+    worker,
     close() {
       closing ??= (async () => {
         draining = true;

@@ -1,26 +1,18 @@
 // The reconcile side: the dispatcher that turns the log into requests, and the workers that
 // recompute. `npm run worker` runs it alone; `npm start` runs it beside the API.
-import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from './adapters/store/database';
 import type { Bus } from './adapters/delivery/bus';
 import type { ReconcileQueue } from './adapters/queue/types';
 import { InProcessQueue } from './adapters/queue/in-process';
 import { BullReconcileQueue } from './adapters/queue/bullmq';
+import { reconcileQueueName } from './adapters/queue/redis-keys';
+import { parseJob } from './adapters/queue/job-keys';
 import { Dispatcher } from './adapters/queue/dispatcher';
 import { scoped } from './adapters/store/scope';
 import { Reconciler, missedChanges } from './service/reconcile';
-import { parseJob } from './adapters/queue/jobs';
 import { markWork } from './runtime/idle-gc';
-import { EVENTS_CHANNEL } from './adapters/http/events-router';
-
-import { SNAPSHOT_CHANNEL, snapshotNotice } from './adapters/delivery/snapshots';
-export const RECONCILED_CHANNEL = 'reconciled';
-
-/** One queue per controller sharing a Redis. */
-export function queueName(controllerName: string): string {
-  return `reconcile-${createHash('sha256').update(controllerName).digest('hex').slice(0, 12)}`;
-}
+import { EVENTS_CHANNEL, RECONCILED_CHANNEL, SNAPSHOT_CHANNEL, snapshotNotice } from './adapters/delivery/channels';
 
 export interface WorkerOptions {
   db: Database;
@@ -46,14 +38,13 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   const log = o.logger.child({ component: 'worker' });
   const onError = (key: string, err: unknown) => log.warn({ key, err }, 'recompute failed; it will be retried');
   const queue: ReconcileQueue = o.redisUrl
-    ? new BullReconcileQueue({ url: o.redisUrl, prefix: o.queuePrefix, name: queueName(o.controllerName), concurrency: o.concurrency ?? 4, onError })
+    ? new BullReconcileQueue({ url: o.redisUrl, prefix: o.queuePrefix, name: reconcileQueueName(o.controllerName), concurrency: o.concurrency ?? 4, onError })
     : new InProcessQueue(o.concurrency ?? 2, onError);
   const reconciler = new Reconciler(o.db, { controllerName: o.controllerName });
 
   queue.start(async (key, atLeast) => {
     markWork(20);
     const job = parseJob(key);
-    if (!job) throw new Error(`not a recompute job: ${key}`);
     if (job.kind === 'GatewayClass') {
       const read = await reconciler.recomputeGatewayClass(job.name);
       o.bus.publish(RECONCILED_CHANNEL, key);

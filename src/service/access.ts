@@ -1,10 +1,11 @@
 // Who may do what: the contract's role table as data and two questions, "may read" and "may write".
 // Decided before validation, so a forbidden write is a 403 whatever its body.
-import type { Principal } from '../adapters/http/auth';
+import type { Principal, Role } from './principal';
+import type { Actor } from './resources';
 
 const ROUTES = ['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute'];
 
-export const WRITABLE: Record<Principal['role'], readonly string[] | 'all'> = {
+export const WRITABLE: Record<Role, readonly string[] | 'all'> = {
   admin: 'all',
   operator: ['Gateway', 'ReferenceGrant', 'Secret', 'ConfigMap'],
   developer: [...ROUTES, 'ReferenceGrant'],
@@ -65,6 +66,16 @@ export function listScope(p: Principal, kind: string): 'all' | string[] | null {
 
 export function canReadSecretData(p: Principal): boolean {
   return p.role === 'admin';
+}
+
+/** Tokens are created, listed and revoked by admins only. */
+export function canManageTokens(p: Principal): boolean {
+  return p.role === 'admin';
+}
+
+/** Who a write is recorded as, and whether what it answers may carry Secret data. */
+export function actorOf(p: Principal): Actor {
+  return { name: p.name, secretReader: canReadSecretData(p) };
 }
 
 /** Snapshots and their watch: admins, viewers (no Secret data) and the Gateway's own proxy tokens. */

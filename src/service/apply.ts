@@ -10,13 +10,12 @@
 // nothing.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
-import type { Principal } from '../adapters/http/auth';
-import { HttpError, type FieldError } from '../adapters/http/problem';
+import type { Principal } from './principal';
+import { badRequest, conflict, fromStatus, invalid, isConflict, ServiceError, type FieldError } from './errors';
 import { appendEvents, VersionConflictError, type AppendEvent } from '../adapters/store/eventlog';
-import {
-  APPLY_SET_LABEL, expireIdempotency, lockApplies, findIdempotency, lockUnchanged, readApplySet, readObjects, readStatuses,
-  recordIdempotency, updateIdempotencyResponse,
-} from '../adapters/store/apply';
+import { APPLY_SET_LABEL, readApplySet, readObjects, readStatuses } from '../adapters/store/apply-reads';
+import { lockApplies, lockUnchanged } from '../adapters/store/apply-locks';
+import { expireIdempotency, findIdempotency, recordIdempotency, updateIdempotencyResponse } from '../adapters/store/apply-idempotency';
 import { caughtUp } from '../adapters/store/checkpoints';
 import type { components } from '../generated/api';
 import { kindInfo } from '../core/model/kinds';
@@ -45,11 +44,13 @@ export interface ApplyOptions {
 export type ApplyCondition = components['schemas']['ApplyCondition'];
 export type ApplyResult = components['schemas']['ApplyResult'];
 
-export interface ApplyAnswer {
-  status: 200 | 504;
-  body: Record<string, unknown>;
-  replayed?: boolean;
-}
+/**
+ * 'applied': the body to answer with. 'committed-not-reconciled': written, but the reconciler had not
+ * caught up within the wait; the results carry the conditions known then.
+ */
+export type ApplyAnswer =
+  | { outcome: 'applied'; body: Record<string, unknown>; replayed?: boolean }
+  | { outcome: 'committed-not-reconciled'; detail: string; results: ApplyResult[] };
 
 export interface ApplyRequest {
   body: Buffer;
@@ -75,7 +76,7 @@ export function applySetNameProblem(name: string): string | null {
 }
 
 function reject(status: ApplyRejection['status'], headline: string, issues: ApplyIssue[]): never {
-  throw new HttpError(status, summarizeIssues(headline, issues), issues as FieldError[]);
+  throw fromStatus(status, summarizeIssues(headline, issues), issues as FieldError[]);
 }
 
 function count(n: number, what: string): string {
@@ -111,10 +112,10 @@ export class ApplyService {
     try {
       manifest = await this.parser.parse(text, req.format);
     } catch (e) {
-      if (e instanceof ApplyRejection) throw new HttpError(e.status, e.message, e.issues as FieldError[]);
+      if (e instanceof ApplyRejection) throw fromStatus(e.status, e.message, e.issues as FieldError[]);
       throw e;
     }
-    if (manifest.length === 0) throw new HttpError(400, 'the body holds no objects to apply');
+    if (manifest.length === 0) throw badRequest('the body holds no objects to apply');
 
     const ident = identify(manifest, o.namespace);
     const inBody = new Set(ident.entries.map((e) => e.stream));
@@ -142,7 +143,7 @@ export class ApplyService {
         }
         planEntries.push({ ...origin(e), info: e.info, stream: e.stream, namespace: e.namespace, name: e.name, object: valid, secretData });
       } catch (err) {
-        if (!(err instanceof HttpError)) throw err;
+        if (!(err instanceof ServiceError)) throw err;
         if (err.errors?.length) for (const fe of err.errors) issues.push({ ...who, path: fe.path, message: fe.message });
         else issues.push({ ...who, path: '', message: err.detail });
       }
@@ -163,7 +164,7 @@ export class ApplyService {
         results.push(present(p, true));
         if (results.length % SLICE === 0) await breathe();
       }
-      return { status: 200, body: { dryRun: true, results } };
+      return { outcome: 'applied', body: { dryRun: true, results } };
     }
 
     const events: AppendEvent[] = [];
@@ -182,9 +183,9 @@ export class ApplyService {
       if (e instanceof IdempotencyRace) {
         const found = await findIdempotency(this.db.prisma, actor.name, key!);
         if (found) return this.replay(found, requestHash, key!);
-        throw new HttpError(409, `another request with the Idempotency-Key "${key}" was being applied at the same time; nothing was written: retry`);
+        throw conflict(`another request with the Idempotency-Key "${key}" was being applied at the same time; nothing was written: retry`);
       }
-      if (key && e instanceof HttpError && e.status === 409) {
+      if (key && isConflict(e)) {
         // lost a race, perhaps to the same request sent twice: then its answer is this one's
         const found = await findIdempotency(this.db.prisma, actor.name, key);
         if (found) return this.replay(found, requestHash, key);
@@ -194,7 +195,7 @@ export class ApplyService {
     if (positions.length) this.resources.notifyAppended(positions, events);
     if (key && ++this.applies % 100 === 0) void expireIdempotency(this.db.prisma).catch(() => undefined);
 
-    if (o.wait <= 0) return { status: 200, body: answer };
+    if (o.wait <= 0) return { outcome: 'applied', body: answer };
     let target = 0;
     for (const pos of positions) target = Math.max(target, pos);
     for (const p of plan) if (p.action === 'unchanged') target = Math.max(target, current.get(p.stream)!.position);
@@ -202,22 +203,20 @@ export class ApplyService {
     await this.attachConditions(plan, results);
     if (!done) {
       return {
-        status: 504,
-        body: {
-          type: 'https://switchyard.dev/problems/504', title: 'Gateway Timeout', status: 504,
-          detail: `the apply was committed, but the reconciler had not caught up with it (log position ${target}) within ${o.wait} s; the results carry the conditions known now`,
-          results,
-        },
+        outcome: 'committed-not-reconciled',
+        detail: `the apply was committed, but the reconciler had not caught up with it (log position ${target}) within ${o.wait} s; the results carry the conditions known now`,
+        results,
       };
     }
     if (key) await updateIdempotencyResponse(this.db.prisma, actor.name, key, requestHash, answer);
-    return { status: 200, body: answer };
+    return { outcome: 'applied', body: answer };
   }
 
-  private replay(found: { requestHash: string; status: number; response: unknown }, requestHash: string, key: string): ApplyAnswer {
+  /** Every record is written as a 200 answer (see commit): a replay is one. */
+  private replay(found: { requestHash: string; response: unknown }, requestHash: string, key: string): ApplyAnswer {
     if (found.requestHash !== requestHash)
-      throw new HttpError(422, `the Idempotency-Key "${key}" was used within the last 24 hours with a different request; use a new key for a different body`, [{ path: 'Idempotency-Key', message: 'used with a different request' }]);
-    return { status: found.status as 200, body: found.response as Record<string, unknown>, replayed: true };
+      throw invalid(`the Idempotency-Key "${key}" was used within the last 24 hours with a different request; use a new key for a different body`, [{ path: 'Idempotency-Key', message: 'used with a different request' }]);
+    return { outcome: 'applied', body: found.response as Record<string, unknown>, replayed: true };
   }
 
   /** 403 when the caller may not write an object of the body, or delete one a prune would. */
@@ -269,7 +268,7 @@ export class ApplyService {
     } catch (e) {
       if (e instanceof IdempotencyRace) throw e;
       if (e instanceof VersionConflictError || isConcurrencyAbort(e))
-        throw new HttpError(409, `a concurrent write changed objects of this apply${e instanceof VersionConflictError ? ` (${e.streams.slice(0, 5).join(', ')}${e.streams.length > 5 ? ', ...' : ''})` : ''} after they were read; nothing was written: read again and retry`);
+        throw conflict(`a concurrent write changed objects of this apply${e instanceof VersionConflictError ? ` (${e.streams.slice(0, 5).join(', ')}${e.streams.length > 5 ? ', ...' : ''})` : ''} after they were read; nothing was written: read again and retry`);
       throw e;
     }
   }
@@ -352,7 +351,7 @@ function decodeUtf8(buf: Buffer): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(buf);
   } catch {
-    throw new HttpError(400, 'the request body is not valid UTF-8');
+    throw badRequest('the request body is not valid UTF-8');
   }
 }
 

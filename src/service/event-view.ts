@@ -1,6 +1,6 @@
 // What a caller may see of an event. Secret events already carry only a digest in the log.
 import type { StoredEvent } from '../adapters/store/eventlog';
-import type { Principal } from '../adapters/http/auth';
+import type { Principal } from './principal';
 import { presentSecret } from './secrets';
 import { canRead } from './access';
 

@@ -1,41 +1,11 @@
-// Drops the object projection and replays the whole log into it, inside one transaction so that
-// writers wait rather than interleave. Secret data is not a projection and is left alone.
+// Rebuilds every projection from the log: the objects by replaying it, then what the reconciler
+// projects by recomputing every Gateway and GatewayClass from the rebuilt objects.
 import type { Database } from '../adapters/store/database';
-import { evolve, type ProjectionRow } from '../core/objects/projection';
+import { replayLogIntoObjects } from '../adapters/store/replay-objects';
+import { dropReconciledProjections, listGatewaysAndClasses } from '../adapters/store/reconciled-reset';
 
-const BATCH = 5000;
-
-export async function rebuildProjections(db: Database): Promise<{ events: number; objects: number }> {
-  return db.prisma.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe('LOCK TABLE events IN SHARE MODE');
-    await tx.$executeRawUnsafe('TRUNCATE objects');
-    const rows = new Map<string, ProjectionRow>();
-    let after = -1;
-    let events = 0;
-    for (;;) {
-      const batch = await tx.$queryRawUnsafe<any[]>(
-        `SELECT position, stream, type, kind, namespace, name, version, object FROM events WHERE position > $1 ORDER BY position LIMIT ${BATCH}`,
-        after,
-      );
-      for (const r of batch) {
-        const ev = { ...r, position: Number(r.position), version: Number(r.version) };
-        rows.set(ev.stream, evolve(rows.get(ev.stream), ev));
-      }
-      events += batch.length;
-      if (batch.length < BATCH) break;
-      after = Number(batch[batch.length - 1].position);
-    }
-    const all = [...rows.values()];
-    for (let i = 0; i < all.length; i += BATCH) {
-      await tx.$executeRawUnsafe(
-        `INSERT INTO objects (stream, kind, namespace, name, version, deleted, object, position)
-         SELECT stream, kind, namespace, name, version, deleted, object, position
-         FROM jsonb_to_recordset($1::jsonb) AS x(stream text, kind text, namespace text, name text, version int, deleted boolean, object jsonb, position bigint)`,
-        JSON.stringify(all.slice(i, i + BATCH)),
-      );
-    }
-    return { events, objects: all.length };
-  }, { timeout: 600_000, maxWait: 60_000 });
+export function rebuildProjections(db: Database): Promise<{ events: number; objects: number }> {
+  return replayLogIntoObjects(db);
 }
 
 /**
@@ -44,14 +14,12 @@ export async function rebuildProjections(db: Database): Promise<{ events: number
  * version and new content gets a higher one, so a proxy never sees a version go backwards.
  */
 export async function rebuildReconciled(db: Database, controllerName: string): Promise<{ gateways: number; classes: number }> {
-  await db.exec(`TRUNCATE status_parts, snapshots, gateway_deps, recomputes, reconcile_wants`);
+  await dropReconciledProjections(db);
   const { Reconciler } = await import('./reconcile');
   const reconciler = new Reconciler(db, { controllerName });
-  const rows = await db.prisma.$queryRawUnsafe<{ kind: string; namespace: string; name: string }[]>(
-    `SELECT kind, namespace, name FROM objects WHERE kind IN ('Gateway', 'GatewayClass') AND NOT deleted ORDER BY kind, namespace, name`);
   let gateways = 0;
   let classes = 0;
-  for (const r of rows) {
+  for (const r of await listGatewaysAndClasses(db)) {
     if (r.kind === 'GatewayClass') {
       await reconciler.recomputeGatewayClass(r.name);
       classes++;

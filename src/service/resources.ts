@@ -10,7 +10,7 @@ import { streamKey } from '../core/objects/keys';
 import { decideDelete, decideWrite, stripServerFields, type Decision, type WriteMode } from '../core/objects/write';
 import { mergePatch } from '../core/objects/merge-patch';
 import type { Requirement } from '../core/objects/label-selector';
-import { HttpError } from '../adapters/http/problem';
+import { badRequest, conflict, fromStatus, invalid, isConflict, notFound, ServiceError } from './errors';
 import { validate } from './validation';
 import { foldStringData, isSecret, presentSecret, splitSecret } from './secrets';
 import { Batcher, type Settled } from '../adapters/store/batcher';
@@ -59,20 +59,20 @@ export class ResourceService {
 
   /** Checks a body against the path and turns it into the object to validate. */
   prepare(info: KindInfo, namespace: string | undefined, name: string | undefined, body: unknown): { object: K8sObject; precondition?: string } {
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'the request body must be a JSON object');
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a JSON object');
     const obj = body as K8sObject;
     if (obj.kind !== undefined && obj.kind !== info.kind)
-      throw new HttpError(400, `the body's kind "${String(obj.kind)}" does not match the path, which serves ${info.kind}`);
+      throw badRequest(`the body's kind "${String(obj.kind)}" does not match the path, which serves ${info.kind}`);
     if (obj.apiVersion !== undefined && !Object.hasOwn(info.versions, String(obj.apiVersion)))
-      throw new HttpError(400, `apiVersion "${String(obj.apiVersion)}" is not served for ${info.kind}; use one of ${Object.keys(info.versions).join(', ')}`);
+      throw badRequest(`apiVersion "${String(obj.apiVersion)}" is not served for ${info.kind}; use one of ${Object.keys(info.versions).join(', ')}`);
     const metadata = obj.metadata ?? {};
-    if (typeof metadata !== 'object' || Array.isArray(metadata)) throw new HttpError(400, 'metadata must be an object');
+    if (typeof metadata !== 'object' || Array.isArray(metadata)) throw badRequest('metadata must be an object');
     if (name !== undefined && metadata.name !== undefined && metadata.name !== name)
-      throw new HttpError(400, `metadata.name "${String(metadata.name)}" does not match the name in the path "${name}"`);
+      throw badRequest(`metadata.name "${String(metadata.name)}" does not match the name in the path "${name}"`);
     if (info.scope === 'Namespaced' && metadata.namespace !== undefined && metadata.namespace !== namespace)
-      throw new HttpError(400, `metadata.namespace "${String(metadata.namespace)}" does not match the namespace in the path "${namespace}"`);
+      throw badRequest(`metadata.namespace "${String(metadata.namespace)}" does not match the namespace in the path "${namespace}"`);
     if (info.scope === 'Cluster' && metadata.namespace !== undefined && metadata.namespace !== '')
-      throw new HttpError(400, `${info.kind} is cluster-scoped: metadata.namespace must not be set`);
+      throw badRequest(`${info.kind} is cluster-scoped: metadata.namespace must not be set`);
     const rv = metadata.resourceVersion;
     const precondition = rv === undefined || rv === null || rv === '' ? undefined : String(rv);
     const m: Record<string, unknown> = { ...metadata, name: metadata.name ?? name };
@@ -86,7 +86,7 @@ export class ResourceService {
   /** Validates, then applies server-owned normalisation (the Namespace name label). */
   validated(info: KindInfo, object: K8sObject, old?: K8sObject): K8sObject {
     const { object: valid, errors } = validate(object, old);
-    if (errors.length) throw new HttpError(422, `${info.kind} "${object.metadata?.name ?? ''}" is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
+    if (errors.length) throw invalid(`${info.kind} "${object.metadata?.name ?? ''}" is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
     return normalise(info, valid);
   }
 
@@ -108,10 +108,10 @@ export class ResourceService {
   }
 
   async patch(info: KindInfo, namespace: string, name: string, patch: unknown, actor: Actor, ifMatch?: string): Promise<WriteResult> {
-    if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw new HttpError(400, 'a merge patch must be a JSON object');
+    if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw badRequest('a merge patch must be a JSON object');
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
     const current = await getObject(this.db.sql, stream);
-    if (!current || current.deleted) throw new HttpError(404, `${info.kind} "${name}" not found`);
+    if (!current || current.deleted) throw notFound(`${info.kind} "${name}" not found`);
     let base = withoutStatus(current.object);
     if (isSecret(base)) base = presentSecret(base, await getSecretData(this.db.sql, stream));
     const merged = mergePatch(stripServerFields(base), stripServerFields(patch as K8sObject)) as K8sObject;
@@ -140,7 +140,7 @@ export class ResourceService {
       secretData = split.data;
     }
     const decision = decideWrite({ current, incoming: toDecide, mode, precondition, now: this.now(), newUid: randomUUID() });
-    if (decision.outcome === 'reject') throw new HttpError(decision.status, decision.message);
+    if (decision.outcome === 'reject') throw fromStatus(decision.status, decision.message);
     if (decision.outcome === 'unchanged') {
       return { status: 200, object: this.present(withStatus!.object, secretData, actor), changed: false };
     }
@@ -150,7 +150,7 @@ export class ResourceService {
     try {
       [appended] = await this.append([event]);
     } catch (e) {
-      if (e instanceof HttpError && e.status === 409) throw new ConflictRetry(e);
+      if (isConflict(e)) throw new ConflictRetry(e);
       throw e;
     }
     const out = status ? { ...decision.object, status } : decision.object;
@@ -161,7 +161,7 @@ export class ResourceService {
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
     const current = await getObject(this.db.sql, stream, { status: false });
     const decision = decideDelete({ current, kind: info.kind, name, precondition: parseIfMatch(ifMatch) });
-    if (decision.outcome !== 'append') throw new HttpError((decision as { status: number }).status ?? 404, (decision as { message: string }).message);
+    if (decision.outcome !== 'append') throw fromStatus((decision as { status?: 404 | 409 }).status ?? 404, (decision as { message: string }).message);
     const event = toEvent(info, stream, decision, actor, this.now(), current?.object);
     if (isSecret(decision.object)) event.secret = { op: 'delete' };
     await this.append([event]);
@@ -179,7 +179,7 @@ export class ResourceService {
       this.notifyAppended(out.map((o) => o.position), events);
       return out;
     } catch (err) {
-      if (err instanceof VersionConflictError) throw new HttpError(409, `${err.message}: the object was modified concurrently; read it again and retry`);
+      if (err instanceof VersionConflictError) throw conflict(`${err.message}: the object was modified concurrently; read it again and retry`);
       throw err;
     }
   }
@@ -210,7 +210,7 @@ export class ResourceService {
   async get(info: KindInfo, namespace: string, name: string, actor: Actor): Promise<K8sObject> {
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
     const row = await this.reads.submit(stream);
-    if (!row || row.deleted) throw new HttpError(404, `${info.kind} "${name}" not found${info.scope === 'Namespaced' ? ` in namespace "${namespace}"` : ''}`);
+    if (!row || row.deleted) throw notFound(`${info.kind} "${name}" not found${info.scope === 'Namespaced' ? ` in namespace "${namespace}"` : ''}`);
     const data = isSecret(row.object) && actor.secretReader ? await getSecretData(this.db.sql, stream) : undefined;
     return this.present(row.object, data ?? undefined, actor);
   }
@@ -226,13 +226,13 @@ export class ResourceService {
 
   async history(info: KindInfo, namespace: string, name: string) {
     const events = await readStream(this.db.sql, streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name));
-    if (events.length === 0) throw new HttpError(404, `${info.kind} "${name}" has no history`);
+    if (events.length === 0) throw notFound(`${info.kind} "${name}" has no history`);
     return events;
   }
 
   async at(info: KindInfo, namespace: string, name: string, version: number): Promise<K8sObject> {
     const ev = await readStreamVersion(this.db.sql, streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name), version);
-    if (!ev) throw new HttpError(404, `${info.kind} "${name}" has no version ${version}`);
+    if (!ev) throw notFound(`${info.kind} "${name}" has no version ${version}`);
     return ev.object;
   }
 
@@ -244,7 +244,7 @@ export class ResourceService {
 
 /** A lost race on append, which a write without a precondition may retry. */
 class ConflictRetry extends Error {
-  constructor(readonly conflict: HttpError) {
+  constructor(readonly conflict: ServiceError) {
     super(conflict.message);
   }
 }
@@ -284,6 +284,6 @@ export function parseIfMatch(header: string | undefined): string | undefined {
 function reconcilePreconditions(fromBody: string | undefined, ifMatch: string | undefined): string | undefined {
   const fromHeader = parseIfMatch(ifMatch);
   if (fromBody !== undefined && fromHeader !== undefined && fromBody !== fromHeader)
-    throw new HttpError(409, `metadata.resourceVersion ${fromBody} and If-Match ${fromHeader} disagree`);
+    throw conflict(`metadata.resourceVersion ${fromBody} and If-Match ${fromHeader} disagree`);
   return fromBody ?? fromHeader;
 }

@@ -2,11 +2,12 @@
 // (so a revoked or expired token stops on its next request on every API process).
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
-import { sha256, type Authenticator, type Principal } from '../adapters/http/auth';
-import { HttpError } from '../adapters/http/problem';
+import { findLiveToken, insertToken, listTokens, revokeToken } from '../adapters/store/tokens';
+import { ROLES, type Authenticator, type Principal, type Role } from './principal';
+import { tokenDigest } from './token-digest';
+import { conflict, invalid, notFound } from './errors';
 import type { components } from '../generated/api';
 
-export const ROLES: Principal['role'][] = ['admin', 'operator', 'developer', 'discovery', 'proxy', 'viewer'];
 const NAME = /^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$/;
 const RESERVED = new Set(['admin']);
 
@@ -30,10 +31,10 @@ export function checkTokenRequest(body: TokenRequest, now: Date): Omit<TokenInfo
   const errors: { path: string; message: string }[] = [];
   if (typeof body.name !== 'string' || !NAME.test(body.name)) errors.push({ path: 'name', message: 'Required value: a name of lowercase letters, digits, "-", "_" or "." (at most 63)' });
   else if (RESERVED.has(body.name)) errors.push({ path: 'name', message: `"${body.name}" is reserved for the bootstrap admin` });
-  if (typeof body.role !== 'string' || !ROLES.includes(body.role as Principal['role'])) errors.push({ path: 'role', message: `Unsupported value: ${JSON.stringify(body.role)}: supported values: ${ROLES.map((r) => `"${r}"`).join(', ')}` });
+  if (typeof body.role !== 'string' || !ROLES.includes(body.role as Role)) errors.push({ path: 'role', message: `Unsupported value: ${JSON.stringify(body.role)}: supported values: ${ROLES.map((r) => `"${r}"`).join(', ')}` });
   const namespaces = stringList(body.namespaces, 'namespaces', /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, errors);
   const gateways = stringList(body.gateways, 'gateways', /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\/[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, errors);
-  const role = body.role as Principal['role'];
+  const role = body.role as Role;
   if ((role === 'operator' || role === 'developer' || role === 'discovery') && namespaces.length === 0) errors.push({ path: 'namespaces', message: `Required value: a ${role} token acts in named namespaces` });
   if (role === 'proxy' && gateways.length === 0) errors.push({ path: 'gateways', message: 'Required value: a proxy token names its Gateways as "namespace/name"' });
   let expiresAt: string | undefined;
@@ -43,16 +44,8 @@ export function checkTokenRequest(body: TokenRequest, now: Date): Omit<TokenInfo
     else if (t <= now.getTime()) errors.push({ path: 'expiresAt', message: 'must be in the future' });
     else expiresAt = new Date(t).toISOString();
   }
-  if (errors.length) throw new HttpError(422, `the token request is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
+  if (errors.length) throw invalid(`the token request is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
   return { name: body.name as string, role, namespaces, gateways, ...(expiresAt ? { expiresAt } : {}) };
-}
-
-function row(r: any): TokenInfo {
-  const iso = (d: unknown) => (d ? new Date(d as string).toISOString() : undefined);
-  const out: TokenInfo = { id: r.id, name: r.name, role: r.role, namespaces: r.namespaces ?? [], gateways: r.gateways ?? [], createdAt: iso(r.created_at)! };
-  if (r.expires_at) out.expiresAt = iso(r.expires_at);
-  if (r.revoked_at) out.revokedAt = iso(r.revoked_at);
-  return out;
 }
 
 export class TokenStore implements Authenticator {
@@ -61,36 +54,24 @@ export class TokenStore implements Authenticator {
   async create(body: TokenRequest, now = new Date()): Promise<TokenInfo & { token: string }> {
     const t = checkTokenRequest(body, now);
     const token = `sy_${randomBytes(32).toString('base64url')}`;
-    const id = randomUUID();
-    try {
-      await this.db.sql.$executeRawUnsafe(
-        `INSERT INTO tokens (id, name, role, namespaces, gateways, hash, created_at, expires_at) VALUES ($1, $2, $3, $4::text[], $5::text[], $6, $7::timestamptz, $8::timestamptz)`,
-        id, t.name, t.role, t.namespaces, t.gateways, sha256(token).toString('hex'), now.toISOString(), t.expiresAt ?? null);
-    } catch (e) {
-      if (/unique|duplicate|23505/i.test(String((e as Error).message))) throw new HttpError(409, `a token named "${t.name}" exists; names are unique`);
-      throw e;
-    }
-    return { id, ...t, createdAt: now.toISOString(), token };
+    const info: TokenInfo = { id: randomUUID(), ...t, createdAt: now.toISOString() };
+    if ((await insertToken(this.db.sql, { ...info, hash: tokenDigest(token).toString('hex') })) === 'name-taken')
+      throw conflict(`a token named "${t.name}" exists; names are unique`);
+    return { ...info, token };
   }
 
-  async list(): Promise<TokenInfo[]> {
-    const rows = await this.db.sql.$queryRawUnsafe<any[]>(`SELECT id, name, role, namespaces, gateways, created_at, expires_at, revoked_at FROM tokens ORDER BY name`);
-    return rows.map(row);
+  list(): Promise<TokenInfo[]> {
+    return listTokens(this.db.sql);
   }
 
   async revoke(id: string): Promise<TokenInfo> {
-    const rows = await this.db.sql.$queryRawUnsafe<any[]>(
-      `UPDATE tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id, name, role, namespaces, gateways, created_at, expires_at, revoked_at`, id);
-    if (!rows[0]) throw new HttpError(404, `no token with id "${id}"`);
-    return row(rows[0]);
+    const info = await revokeToken(this.db.sql, id);
+    if (!info) throw notFound(`no token with id "${id}"`);
+    return info;
   }
 
-  async authenticate(token: string): Promise<Principal | null> {
+  authenticate(token: string): Promise<Principal | null> {
     // The lookup is by the token's hash: timing reveals nothing about any stored token.
-    const rows = await this.db.sql.$queryRawUnsafe<any[]>(
-      `SELECT name, role, namespaces, gateways FROM tokens WHERE hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-      sha256(token).toString('hex'));
-    const r = rows[0];
-    return r ? { name: r.name, role: r.role, namespaces: r.namespaces ?? [], gateways: r.gateways ?? [] } : null;
+    return findLiveToken(this.db.sql, tokenDigest(token).toString('hex'));
   }
 }

@@ -2,6 +2,7 @@
 // an in-process emitter in the embedded mode. Notices are hints; readers re-read the store.
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
+import { busChannel, busChannelName, DEFAULT_PREFIX } from '../queue/redis-keys';
 
 export type Handler = (message: string) => void;
 
@@ -31,14 +32,15 @@ export class RedisBus implements Bus {
   private local = new EventEmitter().setMaxListeners(0);
   private channels = new Set<string>();
 
-  constructor(url: string, private readonly prefix = 'switchyard:') {
+  constructor(url: string, private readonly prefix = DEFAULT_PREFIX) {
     const opts = { maxRetriesPerRequest: null, enableOfflineQueue: true, lazyConnect: false } as const;
     this.pub = new Redis(url, opts);
     this.sub = new Redis(url, opts);
     this.pub.on('error', () => undefined);
     this.sub.on('error', () => undefined);
     this.sub.on('message', (channel: string, message: string) => {
-      this.local.emit(channel.slice(this.prefix.length), message);
+      const name = busChannelName(this.prefix, channel);
+      if (name !== undefined) this.local.emit(name, message);
     });
     // After a reconnect ioredis re-subscribes by itself; wake every reader in case notices were missed.
     this.sub.on('ready', () => {
@@ -47,13 +49,13 @@ export class RedisBus implements Bus {
   }
 
   publish(channel: string, message: string): void {
-    this.pub.publish(this.prefix + channel, message).catch(() => undefined);
+    this.pub.publish(busChannel(this.prefix, channel), message).catch(() => undefined);
   }
 
   subscribe(channel: string, handler: Handler): () => void {
     if (!this.channels.has(channel)) {
       this.channels.add(channel);
-      this.sub.subscribe(this.prefix + channel).catch(() => undefined);
+      this.sub.subscribe(busChannel(this.prefix, channel)).catch(() => undefined);
     }
     this.local.on(channel, handler);
     return () => this.local.off(channel, handler);

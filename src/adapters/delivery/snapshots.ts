@@ -3,39 +3,36 @@
 // watched Gateways covers notices lost while Redis is away, so nobody is left on an old version.
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Database } from '../store/database';
+import { readSecretsWithData, readSnapshot, readSnapshotVersions, readUnattached, type StoredSnapshot } from '../store/snapshot-reads';
 import type { Bus } from './bus';
 import type { CompiledTable } from '../../core/compile';
+import { streamKey } from '../../core/objects/keys';
+import { mayReferenceSecrets, parseSnapshot, secretRefsOf, snapshotBody, withSecretData } from '../../core/snapshot/format';
+import { snapshotChannel, subscribe } from './channels';
 
-export const SNAPSHOT_CHANNEL = 'snapshots';
+/** The layout is the core's (core/snapshot/format.ts); kept here for the reconciler's write. */
+export { snapshotHead } from '../../core/snapshot/format';
 
-/** A snapshot body is `${snapshotHead(ns, name)}${version}${tail}`; the store keeps the tail deflated. */
-export function snapshotHead(ns: string, name: string): string {
-  return `${JSON.stringify({ gateway: { namespace: ns, name } }).slice(0, -1)},"version":`;
-}
-
+/** The store keeps a body's tail deflated: it holds the table, nearly all of the body. */
 export function deflateTail(tail: string): Buffer {
   return deflateRawSync(tail, { level: 1 });
 }
 
-function bodyOf(key: string, version: number, row: { body: string | null; tail_z: Uint8Array | null }): string {
-  if (row.tail_z === null || row.tail_z === undefined) return row.body ?? '';
-  const [ns, ...rest] = key.split('/');
-  return `${snapshotHead(ns, rest.join('/'))}${version}${inflateRawSync(row.tail_z).toString('utf8')}`;
+/** A hub key is "ns/name"; namespaces hold no "/". */
+function gatewayOf(key: string): { namespace: string; name: string } {
+  const at = key.indexOf('/');
+  return { namespace: key.slice(0, at), name: key.slice(at + 1) };
 }
 
-// A notice of a new snapshot carries its body when that is small enough for pub/sub, so that an
-// API process delivering it need not read it back from PostgreSQL: a line of JSON, then the body.
-const NOTICE_BODY_LIMIT = 1 << 20;
+const streamOf = (key: string) => {
+  const g = gatewayOf(key);
+  return streamKey('Gateway', g.namespace, g.name);
+};
 
-export function snapshotNotice(gateway: string, version: number | null, body?: string): string {
-  const head = JSON.stringify({ gateway, version });
-  return body !== undefined && version !== null && body.length <= NOTICE_BODY_LIMIT ? `${head}\n${body}` : head;
-}
-
-function readNotice(msg: string): { gateway: string; version: number | null; body?: string } {
-  const nl = msg.indexOf('\n');
-  const head = JSON.parse(nl < 0 ? msg : msg.slice(0, nl)) as { gateway: string; version: number | null };
-  return nl < 0 ? head : { ...head, body: msg.slice(nl + 1) };
+function bodyOf(key: string, row: StoredSnapshot): string {
+  if (row.tailZ === null) return row.body ?? '';
+  const g = gatewayOf(key);
+  return snapshotBody(g.namespace, g.name, row.version, inflateRawSync(row.tailZ).toString('utf8'));
 }
 
 export interface CachedSnapshot {
@@ -51,8 +48,8 @@ export interface CachedSnapshot {
 
 /** Routes that name the Gateway but are not attached, for resolve's explanations (read on demand). */
 export async function unattachedOf(db: Database, key: string): Promise<CompiledTable['unattached']> {
-  const rows = await db.sql.$queryRawUnsafe<{ unattached: string }[]>(`SELECT unattached FROM snapshots WHERE gateway = $1`, `Gateway/${key}`);
-  return rows[0] ? JSON.parse(rows[0].unattached) : [];
+  const text = await readUnattached(db.sql, streamOf(key));
+  return text === null ? [] : JSON.parse(text);
 }
 
 type Listener = (snap: CachedSnapshot | null) => void;
@@ -65,20 +62,16 @@ export class SnapshotHub {
   private timer: NodeJS.Timeout;
 
   constructor(private readonly db: Database, bus: Bus, pollMs = 1000) {
-    this.unsubscribe = bus.subscribe(SNAPSHOT_CHANNEL, (msg) => {
-      if (!msg) return void this.refreshWatched();
-      try {
-        const { gateway, version, body } = readNotice(msg);
-        // a Gateway this process has not served is loaded when first asked for, not on every change
-        if (!this.cache.has(gateway) && !this.listeners.has(gateway)) return;
-        const cur = this.cache.get(gateway);
-        if (cur && version !== null && cur.version >= version) return;
-        // a load under way may bring an older version: it is not waited for (it never replaces a newer one)
-        if (body !== undefined && version !== null) this.accept(gateway, parse(gateway, version, body));
-        else void this.reload(gateway);
-      } catch {
-        /* a malformed notice is ignored; the poll covers it */
-      }
+    this.unsubscribe = subscribe(bus, snapshotChannel, (notice) => {
+      if (!notice) return void this.refreshWatched();
+      const { gateway, version, body } = notice;
+      // a Gateway this process has not served is loaded when first asked for, not on every change
+      if (!this.cache.has(gateway) && !this.listeners.has(gateway)) return;
+      const cur = this.cache.get(gateway);
+      if (cur && version !== null && cur.version >= version) return;
+      // a load under way may bring an older version: it is not waited for (it never replaces a newer one)
+      if (body !== undefined && version !== null) this.accept(gateway, parse(gateway, version, body));
+      else void this.reload(gateway);
     });
     this.timer = setInterval(() => void this.refreshWatched(), pollMs);
     this.timer.unref();
@@ -107,9 +100,8 @@ export class SnapshotHub {
     const pending = this.loading.get(key);
     if (pending) return pending;
     const p = (async () => {
-      const rows = await this.db.sql.$queryRawUnsafe<{ version: bigint; body: string | null; tail_z: Uint8Array | null }[]>(
-        `SELECT version, body, tail_z FROM snapshots WHERE gateway = $1`, `Gateway/${key}`);
-      return this.accept(key, rows[0] ? parse(key, Number(rows[0].version), bodyOf(key, Number(rows[0].version), rows[0])) : null);
+      const row = await readSnapshot(this.db.sql, streamOf(key));
+      return this.accept(key, row ? parse(key, row.version, bodyOf(key, row)) : null);
     })().finally(() => this.loading.delete(key));
     this.loading.set(key, p);
     return p;
@@ -161,12 +153,10 @@ export class SnapshotHub {
     const keys = [...this.listeners.keys()];
     if (keys.length === 0) return;
     try {
-      const rows = await this.db.sql.$queryRawUnsafe<{ gateway: string; version: bigint }[]>(
-        `SELECT gateway, version FROM snapshots WHERE gateway = ANY($1::text[])`, keys.map((k) => `Gateway/${k}`));
-      const versions = new Map(rows.map((r) => [r.gateway.slice('Gateway/'.length), Number(r.version)]));
+      const versions = await readSnapshotVersions(this.db.sql, keys.map(streamOf));
       for (const k of keys) {
         const cur = this.cache.get(k);
-        if ((cur?.version ?? null) !== (versions.get(k) ?? null)) void this.reload(k);
+        if ((cur?.version ?? null) !== (versions.get(streamOf(k)) ?? null)) void this.reload(k);
       }
     } catch {
       /* the database is away; try again on the next tick */
@@ -177,36 +167,21 @@ export class SnapshotHub {
 function parse(key: string, version: number, body: string): CachedSnapshot {
   // Only TLS listeners reference Secrets; any other body is not parsed here at all, and a parsed
   // table is not kept for every cached snapshot (it takes several times the memory of its text).
-  const secretRefs = body.includes('"certificateRefs"') ? secretRefsOf(key, JSON.parse(body)) : [];
+  const secretRefs = mayReferenceSecrets(body) ? secretRefsOf(parseSnapshot(body).table, gatewayOf(key).namespace) : [];
   let parsed: WeakRef<CompiledTable> | undefined;
   return {
     key, version, body, secretRefs,
     table() {
       let table = parsed?.deref();
-      if (!table) parsed = new WeakRef((table = (JSON.parse(body) as { table: CompiledTable }).table));
+      if (!table) parsed = new WeakRef((table = parseSnapshot(body).table));
       return table;
     },
   };
 }
 
-function secretRefsOf(key: string, snap: { table?: { listeners?: { tls?: { certificateRefs?: { namespace?: string; name: string }[] } }[] } }) {
-  const [ns] = key.split('/');
-  const refs = new Map<string, { namespace: string; name: string }>();
-  for (const l of snap.table?.listeners ?? []) for (const r of l.tls?.certificateRefs ?? []) {
-    const namespace = r.namespace ?? ns;
-    refs.set(`${namespace}/${r.name}`, { namespace, name: r.name });
-  }
-  return [...refs.values()];
-}
-
 /** The body with the Secret data its listeners use, for the Gateway's proxies and admins. */
 export async function withSecrets(db: Database, snap: CachedSnapshot): Promise<string> {
-  // a slice and a concatenation: V8 copies nothing until the string is written out
-  if (snap.secretRefs.length === 0) return `${snap.body.slice(0, -1)},"secrets":[]}`;
-  const rows = await db.sql.$queryRawUnsafe<{ namespace: string; name: string; type: string | null; data: Record<string, string> | null }[]>(
-    `SELECT o.namespace, o.name, o.object->>'type' AS type, d.data FROM objects o LEFT JOIN secret_data d ON d.stream = o.stream
-     WHERE o.stream = ANY($1::text[]) AND NOT o.deleted ORDER BY o.namespace, o.name`,
-    snap.secretRefs.map((r) => `Secret/${r.namespace}/${r.name}`));
-  const secrets = rows.map((r) => ({ namespace: r.namespace, name: r.name, ...(r.type ? { type: r.type } : {}), data: r.data ?? {} }));
-  return snap.body.replace(/}$/, `,"secrets":${JSON.stringify(secrets)}}`);
+  if (snap.secretRefs.length === 0) return withSecretData(snap.body, []);
+  const secrets = await readSecretsWithData(db.sql, snap.secretRefs.map((r) => streamKey('Secret', r.namespace, r.name)));
+  return withSecretData(snap.body, secrets);
 }

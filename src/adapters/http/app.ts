@@ -3,7 +3,8 @@
 import { markWork } from '../../runtime/idle-gc';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppContext } from './context';
-import { HttpError, sendProblem } from './problem';
+import { HttpError, sendProblem, sendServiceProblem } from './problem';
+import { ServiceError } from '../../service/errors';
 import { jsonBody } from './body';
 import { bearerToken } from './auth';
 import { systemRouter } from './system-router';
@@ -64,6 +65,7 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
       for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
       return sendProblem(res, err.status, err.detail, err.errors);
     }
+    if (err instanceof ServiceError) return sendServiceProblem(res, err);
     const e = err as { type?: string; status?: number; message?: string; code?: string; cause?: { code?: string } };
     // a deadlock or serialization failure is a lost race with another writer: retry, as with any 409
     if (/40P01|40001/.test(`${e?.code ?? ''} ${e?.cause?.code ?? ''} ${e?.message ?? ''}`))

@@ -3,13 +3,13 @@ import { Router, type Request, type Response } from 'express';
 import type { AppContext } from './context';
 import { HttpError } from './problem';
 import { readBody } from './body';
-import { actorOf } from './resources-router';
-import type { Principal } from './auth';
+import { actorOf } from '../../service/access';
+import type { Principal } from '../../service/principal';
 import { manifestFormat } from '../../core/apply/manifest';
 import { dnsLabelErrors } from '../../core/validate/metadata';
 import { ApplyService, applySetNameProblem, type ApplyOptions } from '../../service/apply';
 import { ManifestParser } from '../../service/manifest-parser';
-import { RECONCILED_CHANNEL } from '../../worker';
+import { reconciledChannel, subscribe } from '../delivery/channels';
 
 export const MAX_WAIT_SECONDS = 600;
 
@@ -56,7 +56,7 @@ export function applyRouter(ctx: AppContext): Router {
   const parser = new ManifestParser();
   const service = new ApplyService(ctx.db, ctx.resources, parser, {
     controllerName: ctx.config.controllerName,
-    onReconciled: (fn) => ctx.bus.subscribe(RECONCILED_CHANNEL, fn),
+    onReconciled: (fn) => subscribe(ctx.bus, reconciledChannel, () => fn()),
   });
 
   r.all('/api/v1/apply', async (req: Request, res: Response, next) => {
@@ -74,12 +74,13 @@ export function applyRouter(ctx: AppContext): Router {
       res.on('close', () => abort.abort());
       const principal: Principal = res.locals.principal;
       const answer = await service.apply({ body, format, options, principal, actor: actorOf(principal), signal: abort.signal });
-      if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
-      if (answer.status === 504) {
-        res.status(504).type('application/problem+json').send(JSON.stringify(answer.body));
+      if (answer.outcome === 'committed-not-reconciled') {
+        const problem = { type: 'https://switchyard.dev/problems/504', title: 'Gateway Timeout', status: 504, detail: answer.detail, results: answer.results };
+        res.status(504).type('application/problem+json').send(JSON.stringify(problem));
         return;
       }
-      res.status(answer.status).json(answer.body);
+      if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
+      res.status(200).json(answer.body);
     } catch (e) {
       next(e);
     }

@@ -6,8 +6,7 @@ import type { Database } from '../store/database';
 import type { ResourceService } from '../../service/resources';
 import type { Bus } from '../delivery/bus';
 import type { Metrics } from './metrics';
-import type { Authenticator } from './auth';
-import type { RunningWorker } from '../../worker';
+import type { Authenticator } from '../../service/principal';
 import type { SnapshotHub } from '../delivery/snapshots';
 import type { TokenStore } from '../../service/tokens';
 import type { Limits } from './limits';
@@ -27,6 +26,4 @@ export interface AppContext {
   snapshots: SnapshotHub;
   tokens: TokenStore;
   limits: Limits;
-  /** the in-process worker, when this process runs one */
-  worker?: RunningWorker | null;
 }

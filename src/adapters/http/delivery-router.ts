@@ -6,7 +6,7 @@ import { HttpError } from './problem';
 import { openSse, lastEventId, sseFrame } from './sse';
 import { unattachedOf, withSecrets, type CachedSnapshot } from '../delivery/snapshots';
 import { canRead, canReadSnapshot } from '../../service/access';
-import type { Principal } from './auth';
+import type { Principal } from '../../service/principal';
 import { requireBody } from './body';
 import { resolve } from '../../core/resolve';
 

@@ -2,38 +2,19 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from './context';
 import { HttpError } from './problem';
-import { lastVisiblePosition, readEvents, type StoredEvent } from '../store/eventlog';
 import { openSse, lastEventId } from './sse';
-import type { Principal } from './auth';
-import { presentEvent, canReadEvent } from '../../service/event-view';
+import type { Principal } from '../../service/principal';
+import { presentEvent } from '../../service/event-view';
+import { eventPage, feedEnd, MAX_PAGE, type EventFilters } from '../../service/event-feed';
+import { eventsChannel, subscribe } from '../delivery/channels';
 
-export const EVENTS_CHANNEL = 'events';
 const POLL_MS = 1000;
-const MAX_LIMIT = 1000;
 
 function intParam(v: unknown, name: string, def: number, min: number): number {
   if (v === undefined || v === '') return def;
   const n = Number(v);
   if (!Number.isSafeInteger(n) || n < min) throw new HttpError(400, `${name} must be an integer >= ${min}, got "${String(v)}"`);
   return n;
-}
-
-interface Filters { kind?: string; namespace?: string }
-
-/** Reads up to `limit` events after `after` that the caller may see, skipping the others. */
-async function page(ctx: AppContext, p: Principal, after: number, limit: number, f: Filters): Promise<{ items: StoredEvent[]; next: number }> {
-  const items: StoredEvent[] = [];
-  let cursor = after;
-  for (;;) {
-    const batch = Math.min(MAX_LIMIT, Math.max(limit - items.length, 50));
-    const { items: read, horizon } = await readEvents(ctx.db.sql, { after: cursor, limit: batch, ...f });
-    for (const ev of read) {
-      cursor = ev.position;
-      if (canReadEvent(p, ev)) items.push(ev);
-      if (items.length === limit) return { items, next: cursor };
-    }
-    if (read.length < batch) return { items, next: Math.max(cursor, horizon) };
-  }
 }
 
 export function eventsRouter(ctx: AppContext): Router {
@@ -43,10 +24,10 @@ export function eventsRouter(ctx: AppContext): Router {
     res.locals.route = '/api/v1/events';
     try {
       const after = intParam(req.query.after, 'after', 0, 0);
-      const limit = Math.min(intParam(req.query.limit, 'limit', 100, 1), MAX_LIMIT);
+      const limit = Math.min(intParam(req.query.limit, 'limit', 100, 1), MAX_PAGE);
       const f = filters(req);
-      const { items, next: nextPos } = await page(ctx, res.locals.principal, after, limit, f);
-      const lastPosition = await lastVisiblePosition(ctx.db.sql);
+      const { items, next: nextPos } = await eventPage(ctx.db, res.locals.principal, after, limit, f);
+      const lastPosition = await feedEnd(ctx.db);
       res.json({ items: items.map((e) => presentEvent(res.locals.principal, e)), next: nextPos, lastPosition });
     } catch (e) {
       next(e);
@@ -56,10 +37,10 @@ export function eventsRouter(ctx: AppContext): Router {
   r.get('/api/v1/events/watch', async (req: Request, res: Response, next) => {
     res.locals.route = '/api/v1/events/watch';
     let cursor: number;
-    let f: Filters;
+    let f: EventFilters;
     try {
       const resume = lastEventId(req) ?? (req.query.after as string | undefined);
-      cursor = resume !== undefined ? intParam(resume, 'Last-Event-ID', 0, 0) : await lastVisiblePosition(ctx.db.sql);
+      cursor = resume !== undefined ? intParam(resume, 'Last-Event-ID', 0, 0) : await feedEnd(ctx.db);
       f = filters(req);
     } catch (e) {
       return next(e);
@@ -82,7 +63,7 @@ export function eventsRouter(ctx: AppContext): Router {
       wake = null;
       w?.();
     };
-    const unsubscribe = ctx.bus.subscribe(EVENTS_CHANNEL, poke);
+    const unsubscribe = subscribe(ctx.bus, eventsChannel, poke);
     const timer = setInterval(poke, POLL_MS);
     stream.onClose(() => {
       unsubscribe();
@@ -93,7 +74,7 @@ export function eventsRouter(ctx: AppContext): Router {
     try {
       while (!stream.closed) {
         dirty = false;
-        const { items, next: nextPos } = await page(ctx, principal, cursor, 500, f);
+        const { items, next: nextPos } = await eventPage(ctx.db, principal, cursor, 500, f);
         for (const ev of items) {
           await stream.send({ id: ev.position, event: ev.type, data: JSON.stringify(presentEvent(principal, ev)) });
         }
@@ -110,8 +91,8 @@ export function eventsRouter(ctx: AppContext): Router {
   return r;
 }
 
-function filters(req: Request): Filters {
-  const f: Filters = {};
+function filters(req: Request): EventFilters {
+  const f: EventFilters = {};
   if (typeof req.query.kind === 'string' && req.query.kind) f.kind = req.query.kind;
   if (typeof req.query.namespace === 'string') f.namespace = req.query.namespace;
   return f;

@@ -2,7 +2,7 @@
 // concurrent SSE connections. Per process: a client spread over N API processes gets N times the rate.
 import type { NextFunction, Request, Response } from 'express';
 import { HttpError } from './problem';
-import type { Principal } from './auth';
+import type { Principal } from '../../service/principal';
 
 interface Bucket { tokens: number; at: number }
 

@@ -1,10 +1,8 @@
 // Every 4xx/5xx body is application/problem+json: {type, title, status, detail, errors?}.
 import type { Response } from 'express';
+import type { FieldError, ServiceError, ServiceErrorKind } from '../../service/errors';
 
-export interface FieldError {
-  path: string;
-  message: string;
-}
+export type { FieldError };
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
@@ -22,6 +20,14 @@ export class HttpError extends Error {
   ) {
     super(detail);
   }
+}
+
+const STATUS_OF: Record<ServiceErrorKind, number> = {
+  'bad-request': 400, forbidden: 403, 'not-found': 404, conflict: 409, 'too-large': 413, 'unsupported-media-type': 415, invalid: 422,
+};
+
+export function sendServiceProblem(res: Response, err: ServiceError): void {
+  sendProblem(res, STATUS_OF[err.kind], err.detail, err.errors);
 }
 
 export function sendProblem(res: Response, status: number, detail: string, errors?: FieldError[]): void {

@@ -6,8 +6,8 @@ import { HttpError } from './problem';
 import { kindByPlural, type KindInfo } from '../../core/model/kinds';
 import { parseLabelSelector, SelectorError } from '../../core/objects/label-selector';
 import type { Actor } from '../../service/resources';
-import type { Principal } from './auth';
-import { canRead, canReadSecretData, canWrite, listScope } from '../../service/access';
+import type { Principal } from '../../service/principal';
+import { actorOf, canRead, canWrite, listScope } from '../../service/access';
 import { requireBody, sendJson } from './body';
 
 export interface ObjectPath {
@@ -48,10 +48,6 @@ function withSub(info: KindInfo, namespace: string, name: string | undefined, re
   if (info.kind === 'Gateway' && rest[0] === 'snapshot' && rest[1] === 'watch' && rest.length === 2) return { info, namespace, name, sub: 'snapshot/watch', template: `${t}/snapshot/watch` };
   if (info.kind === 'Gateway' && rest[0] === 'resolve' && rest.length === 1) return { info, namespace, name, sub: 'resolve', template: `${t}/resolve` };
   return null;
-}
-
-export function actorOf(p: Principal): Actor {
-  return { name: p.name, secretReader: canReadSecretData(p) };
 }
 
 function forbidden(p: Principal, verb: string, info: KindInfo, namespace: string, name?: string): HttpError {

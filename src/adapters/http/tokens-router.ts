@@ -2,13 +2,14 @@
 import { Router } from 'express';
 import type { AppContext } from './context';
 import { HttpError } from './problem';
-import type { Principal } from './auth';
+import type { Principal } from '../../service/principal';
 import { requireBody } from './body';
+import { canManageTokens } from '../../service/access';
 
 export function tokensRouter(ctx: AppContext): Router {
   const r = Router();
   const admin = (p: Principal) => {
-    if (p.role !== 'admin') throw new HttpError(403, 'only admins manage tokens');
+    if (!canManageTokens(p)) throw new HttpError(403, 'only admins manage tokens');
   };
   r.post('/api/v1/tokens', async (req, res, next) => {
     res.locals.route = '/api/v1/tokens';

@@ -6,6 +6,7 @@ import { Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Processor, ReconcileQueue } from './types';
 import { Holdoff, type HoldoffOptions } from './holdoff';
+import { bullJobId, DEFAULT_PREFIX, positionHashes } from './redis-keys';
 
 const MAX_SCRIPT = `
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
@@ -46,9 +47,10 @@ export class BullReconcileQueue implements ReconcileQueue {
 
   constructor(private readonly opts: BullQueueOptions) {
     this.name = opts.name ?? 'reconcile';
-    this.prefix = opts.prefix ?? 'switchyard';
-    this.wantKey = `${this.prefix}:${this.name}:want`;
-    this.doneKey = `${this.prefix}:${this.name}:done`;
+    this.prefix = opts.prefix ?? DEFAULT_PREFIX;
+    const hashes = positionHashes(this.prefix, this.name);
+    this.wantKey = hashes.want;
+    this.doneKey = hashes.done;
     // A held key's job waits in Redis as a delayed job (due at the hold's end at the latest, so a
     // process that dies holding it loses nothing); when its requests pause, it is promoted.
     this.holdoff = new Holdoff((key) => void this.release(key), opts.holdoff);
@@ -61,7 +63,7 @@ export class BullReconcileQueue implements ReconcileQueue {
   }
 
   private jobId(key: string): string {
-    return key.replaceAll(':', '_');
+    return bullJobId(key);
   }
 
   private jobOpts(key: string, delay = 0) {

@@ -9,7 +9,7 @@ import type { ReconcileQueue } from './types';
 import { inReadingOrder } from '../../core/objects/order';
 import { parseDepKey, touchedBy } from '../../core/deps';
 import { gatewaysDependingOn } from '../store/gateway-deps';
-import { jobKey } from './jobs';
+import { jobKey } from './job-keys';
 
 // While events stream in (more than PACE_EVENTS within PACE_WINDOW_MS), batches start at most every
 // PACE_MS: each batch costs a read, a round of requests and a checkpoint write whatever its size, and

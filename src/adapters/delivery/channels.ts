@@ -1,0 +1,82 @@
+// Every bus channel and the shape of its messages, in one place: publishers and subscribers in the
+// API, the worker and the delivery hub all speak through these. A message is a hint (readers
+// re-read the store); the empty message is the bus's wake-up after a reconnect, when notices may
+// have been lost, and every decoder answers it with `undefined`.
+import type { Bus } from './bus';
+
+export interface Channel<M> {
+  readonly name: string;
+  encode(message: M): string;
+  /** undefined: a wake-up, to be treated as "re-read"; throws on a message it cannot read */
+  decode(text: string): M | undefined;
+}
+
+/** The log grew: the highest position appended, where the writer knows it. */
+export const EVENTS_CHANNEL = 'events';
+export const eventsChannel: Channel<{ position?: number }> = {
+  name: EVENTS_CHANNEL,
+  encode: (m) => (m.position === undefined ? '' : String(m.position)),
+  decode: (text) => {
+    const position = text === '' ? NaN : Number(text);
+    return Number.isFinite(position) ? { position } : undefined;
+  },
+};
+
+/** A recompute finished: the reconcile job key it served (see adapters/queue/job-keys.ts). */
+export const RECONCILED_CHANNEL = 'reconciled';
+export const reconciledChannel: Channel<{ key: string }> = {
+  name: RECONCILED_CHANNEL,
+  encode: (m) => m.key,
+  decode: (text) => (text === '' ? undefined : { key: text }),
+};
+
+/** A Gateway has a new snapshot ("ns/name", version; null when it has none any more). */
+export interface SnapshotNotice {
+  gateway: string;
+  version: number | null;
+  /** the new body, when it is small enough to travel on the bus */
+  body?: string;
+}
+
+export const SNAPSHOT_CHANNEL = 'snapshots';
+
+// A notice carries its body when that is small enough for pub/sub, so that an API process
+// delivering it need not read it back from PostgreSQL: a line of JSON, then the body.
+const NOTICE_BODY_LIMIT = 1 << 20;
+
+export function snapshotNotice(gateway: string, version: number | null, body?: string): string {
+  const head = JSON.stringify({ gateway, version });
+  return body !== undefined && version !== null && body.length <= NOTICE_BODY_LIMIT ? `${head}\n${body}` : head;
+}
+
+function readSnapshotNotice(text: string): SnapshotNotice | undefined {
+  if (text === '') return undefined;
+  const nl = text.indexOf('\n');
+  const head = JSON.parse(nl < 0 ? text : text.slice(0, nl)) as { gateway?: unknown; version?: unknown };
+  if (typeof head.gateway !== 'string' || (head.version !== null && typeof head.version !== 'number')) throw new Error('not a snapshot notice');
+  const notice: SnapshotNotice = { gateway: head.gateway, version: head.version };
+  return nl < 0 ? notice : { ...notice, body: text.slice(nl + 1) };
+}
+
+export const snapshotChannel: Channel<SnapshotNotice> = {
+  name: SNAPSHOT_CHANNEL,
+  encode: (m) => snapshotNotice(m.gateway, m.version, m.body),
+  decode: readSnapshotNotice,
+};
+
+export function publish<M>(bus: Bus, channel: Channel<M>, message: M): void {
+  bus.publish(channel.name, channel.encode(message));
+}
+
+/** A message that cannot be read is dropped (the readers' polls cover it), never thrown into the bus. */
+export function subscribe<M>(bus: Bus, channel: Channel<M>, handler: (message: M | undefined) => void): () => void {
+  return bus.subscribe(channel.name, (text) => {
+    let message: M | undefined;
+    try {
+      message = channel.decode(text);
+    } catch {
+      return;
+    }
+    handler(message);
+  });
+}

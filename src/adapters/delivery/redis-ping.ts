@@ -1,0 +1,32 @@
+// Readiness of Redis: a connection of its own that fails fast (the bus's connections queue
+// commands while Redis is away, so a ping on them would wait rather than answer "not ready").
+import { Redis } from 'ioredis';
+
+const PING_TIMEOUT_MS = 1000;
+
+export class RedisPing {
+  private readonly client: Redis;
+
+  constructor(url: string) {
+    this.client = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
+    this.client.on('error', () => undefined);
+    this.client.connect().catch(() => undefined);
+  }
+
+  /** Resolves when Redis answers within a second; rejects with why not. */
+  async check(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.client.ping(),
+        new Promise((_, rej) => { timer = setTimeout(() => rej(new Error('timeout')), PING_TIMEOUT_MS); }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  disconnect(): void {
+    this.client.disconnect();
+  }
+}

@@ -1,0 +1,89 @@
+// The snapshot body a proxy receives, in one place: its layout, its content hash, and where the
+// Secret data goes for the Gateway's own proxies. The body is assembled from the table's JSON text
+// (compile serializes it once, natively) rather than by stringifying a Snapshot object: a large
+// table is serialized once, and the hash, the stored tail and the delivered body all reuse it.
+//
+//   body    = head + version + tail
+//   head    = {"gateway":{"namespace":NS,"name":NAME},"version":
+//   tail    = ,"hash":HASH,"table":TABLE}
+//   proxies = body without its closing brace + ,"secrets":[...]}
+//
+// The store keeps the tail (it holds everything large) and rebuilds the head, which needs the
+// version only the store's write knows.
+import { createHash } from 'node:crypto';
+import type { components } from '../../generated/api';
+import { canonicalJson } from '../objects/canonical';
+
+export type Snapshot = components['schemas']['Snapshot'];
+export type SnapshotSecret = components['schemas']['SnapshotSecret'];
+type CompiledTable = components['schemas']['CompiledTable'];
+
+/** A Secret the table's listeners use, as the hash covers it: the digest of its data, never the data. */
+export interface SecretDigest {
+  namespace: string;
+  name: string;
+  digest: string;
+}
+
+export function snapshotHead(namespace: string, name: string): string {
+  return `${JSON.stringify({ gateway: { namespace, name } }).slice(0, -1)},"version":`;
+}
+
+export function snapshotTail(hash: string, tableText: string): string {
+  return `,"hash":${JSON.stringify(hash)},"table":${tableText}}`;
+}
+
+/** The body as JSON.stringify({ gateway, version, hash, table }) would write it. */
+export function snapshotBody(namespace: string, name: string, version: number, tail: string): string {
+  return `${snapshotHead(namespace, name)}${version}${tail}`;
+}
+
+/** The digest of one Secret's data: its canonical JSON, so the order a client wrote keys in does not count. */
+export function secretDigest(data: Record<string, string> | undefined): string {
+  return createHash('sha256').update(canonicalJson(data ?? {})).digest('hex');
+}
+
+/** In namespace/name order, as the hash takes them. */
+export function secretDigests(secrets: readonly { metadata: { namespace?: string; name: string }; data?: Record<string, string> }[]): SecretDigest[] {
+  return secrets
+    .map((sec) => ({ namespace: sec.metadata.namespace ?? '', name: sec.metadata.name, digest: secretDigest(sec.data) }))
+    .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+}
+
+/**
+ * The content hash, and so what moves the version: the table and the digest of each Secret it
+ * uses, because the certificates travel beside the table and a rotated Secret must reach proxies.
+ * `digests` in the order secretDigests gives.
+ */
+export function snapshotHash(tableText: string, digests: readonly SecretDigest[]): string {
+  return createHash('sha256').update('{"table":').update(tableText).update(`,"secrets":${canonicalJson(digests)}}`).digest('hex');
+}
+
+/** Whether a body can name a Secret at all: when not, nothing needs to be parsed to know it names none. */
+export function mayReferenceSecrets(body: string): boolean {
+  return body.includes('"certificateRefs"');
+}
+
+/** The Secrets a table's listeners name (namespace/name, once each; namespace defaults to the Gateway's). */
+export function secretRefsOf(table: Pick<CompiledTable, 'listeners'> | undefined, gatewayNamespace: string): { namespace: string; name: string }[] {
+  const refs = new Map<string, { namespace: string; name: string }>();
+  for (const l of table?.listeners ?? []) for (const r of l.tls?.certificateRefs ?? []) {
+    const namespace = r.namespace ?? gatewayNamespace;
+    refs.set(`${namespace}/${r.name}`, { namespace, name: r.name });
+  }
+  return [...refs.values()];
+}
+
+export function parseSnapshot(body: string): Snapshot {
+  return JSON.parse(body) as Snapshot;
+}
+
+/**
+ * The body for the Gateway's proxies: `secrets` added as the last member. The body is not parsed
+ * again: every body this module makes ends with the brace that closes it, and the Secrets go just
+ * before it (a slice and a concatenation; V8 copies nothing until the string is written out).
+ */
+export function withSecretData(body: string, secrets: readonly SnapshotSecret[]): string {
+  if (body.charCodeAt(body.length - 1) !== 0x7d) throw new Error('not a snapshot body: it does not end with "}"');
+  return `${body.slice(0, -1)},"secrets":${JSON.stringify(secrets)}}`;
+}
