@@ -1,17 +1,16 @@
 // One recompute: load a Gateway's world, translate it in the pure core, diff it against what was
 // last written, and write the plan in one statement, unless a recompute from a newer log position
 // has already written.
-import { createHash } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
 import { loadGatewayWorld, gatewayStream, loaderMemo, type LoaderMemo } from '../adapters/store/world-loader';
 import { ObjectCache } from '../adapters/store/object-cache';
 import { readWritten, writeGatewayClassStatus, writeRecompute, type Written } from '../adapters/store/recompute-write';
 import { scoped } from '../adapters/store/scope';
 import { keepRecent } from '../core/model/recent';
-import { deflateTail, snapshotHead } from '../adapters/delivery/snapshots';
+import { deflateTail } from '../adapters/delivery/snapshots';
+import { secretDigests, snapshotBody, snapshotHash, snapshotTail } from '../core/snapshot/format';
 import { translateGateway, gatewayClassStatus } from '../core/translate';
 import { compileGateway, compileUnattached, tableJson } from '../core/compile';
-import { canonicalJson } from '../core/objects/canonical';
 import { planRecompute } from './recompute-plan';
 import { parseStreamKey, streamKey } from '../core/objects/keys';
 
@@ -110,20 +109,11 @@ export class Reconciler {
       : undefined;
     const table = translation ? compileGateway(translation.attachment, loaded.world, { includeUnattached: false }) : undefined;
     const unattached = translation ? JSON.stringify(compileUnattached(translation.attachment.rejected ?? [])) : '[]';
-    // The certificates travel beside the table (only to its proxies), so a rotated Secret must move
-    // the version too: the hash covers the table and the digest of each referenced Secret's data.
-    const secretDigests = loaded.world.secrets
-      .map((sec) => ({ namespace: sec.metadata.namespace, name: sec.metadata.name, digest: createHash('sha256').update(canonicalJson(sec.data ?? {})).digest('hex') }))
-      .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
     // compile's output is byte-for-byte deterministic, so its JSON is serialized once, natively, and
-    // serves both the hash and the stored body (a sorted-key copy of a large table cost more than
-    // the compile itself)
+    // serves the hash, the stored tail and the notice's body (see core/snapshot/format)
     const tableText = table ? tableJson(table) : undefined;
-    const hash = tableText !== undefined
-      ? createHash('sha256').update('{"table":').update(tableText).update(`,"secrets":${canonicalJson(secretDigests)}}`).digest('hex')
-      : undefined;
-    // the body is JSON.stringify({ gateway, version, hash, table }), reusing the table's JSON
-    const tail = hash !== undefined ? `,"hash":${JSON.stringify(hash)},"table":${tableText}}` : '';
+    const hash = tableText !== undefined ? snapshotHash(tableText, secretDigests(loaded.world.secrets)) : undefined;
+    const tail = hash !== undefined ? snapshotTail(hash, tableText!) : '';
 
     // diff
     const { plan, after } = planRecompute(before, {
@@ -151,7 +141,7 @@ export class Reconciler {
     // a recompute that found the same hash stored keeps its version
     const snapshotVersion = row.version ?? undefined;
     const body = row.snapshotWritten && snapshotVersion !== undefined && plan.snapshot.kind === 'put' && plan.snapshot.content
-      ? `${snapshotHead(ns, name)}${snapshotVersion}${tail}` : undefined;
+      ? snapshotBody(ns, name, snapshotVersion, tail) : undefined;
     return {
       key: owner, written: true, snapshotChanged: row.snapshotWritten, sourcePosition: loaded.sourcePosition, deps: loaded.deps,
       snapshotVersion, missed: row.missed, ...(body !== undefined ? { body } : {}),

@@ -10,9 +10,6 @@ import { streamKey } from '../../core/objects/keys';
 import { mayReferenceSecrets, parseSnapshot, secretRefsOf, snapshotBody, withSecretData } from '../../core/snapshot/format';
 import { snapshotChannel, subscribe } from './channels';
 
-/** The layout is the core's (core/snapshot/format.ts); kept here for the reconciler's write. */
-export { snapshotHead } from '../../core/snapshot/format';
-
 /** The store keeps a body's tail deflated: it holds the table, nearly all of the body. */
 export function deflateTail(tail: string): Buffer {
   return deflateRawSync(tail, { level: 1 });

@@ -164,7 +164,7 @@ export async function writeRecompute(db: Database, plan: RecomputePlan): Promise
     `ver AS (SELECT coalesce((SELECT version FROM sv), (SELECT version FROM snapshot_versions WHERE gateway = ${o})) AS version)`);
     version = '(SELECT version FROM ver)';
     if (snap.content) {
-      // the store keeps what follows the version, deflated (see snapshotHead)
+      // the store keeps what follows the version, deflated (see core/snapshot/format)
       ctes.push(`snap AS (
         INSERT INTO snapshots (gateway, version, hash, body, tail_z, source_position, updated_at, unattached, controller)
         SELECT ${o}, ver.version, ${h}, NULL, ${p(snap.content.tailZ)}::bytea,
