@@ -10,6 +10,8 @@
 // BENCH_STOP_AFTER=1000, BENCH_KEEP_DB=1, BENCH_RSS_TRACE=<seconds> and BENCH_NODE_OPTIONS (given to the API
 // and the worker; with an --import preload they get SIGUSR2 before the 1,000-route propagation and
 // at the 10,000-route memory reading, e.g. to start a CPU profile or dump heap statistics).
+import { busChannel, DEFAULT_PREFIX } from '../src/adapters/queue/redis-keys';
+import { SNAPSHOT_CHANNEL } from '../src/adapters/delivery/channels';
 import http from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -437,7 +439,7 @@ async function main(): Promise<void> {
       notices.set(`${gateway}@${version}`, at);
     } catch { /* not ours */ }
   });
-  await redis.subscribe('switchyard:snapshots');
+  await redis.subscribe(busChannel(DEFAULT_PREFIX, SNAPSHOT_CHANNEL));
   try {
     api = await startService({ ...common, MAX_SSE_PER_TOKEN: '100000', BODY_LIMIT_BYTES: String(8 * 1024 * 1024) }, 'src/main.ts', ['--role=api']);
     worker = await startWorker({ ...common, QUEUE_PREFIX: `sy-bench-${randomBytes(4).toString('hex')}` });
