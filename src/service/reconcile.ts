@@ -3,14 +3,14 @@
 // has already written.
 import { createHash } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
-import { loadGatewayWorld, gatewayStream, loaderMemo, type LoaderMemo } from '../adapters/store/world-loader';
+import { loadGatewayWorld, gatewayStream, loaderMemo, type GatewayWorld, type LoaderMemo } from '../adapters/store/world-loader';
 import { ObjectCache } from '../adapters/store/object-cache';
 import { readWritten, writeGatewayClassStatus, writeRecompute, type Written } from '../adapters/store/recompute-write';
 import { scoped } from '../adapters/store/scope';
 import { keepRecent } from '../core/model/recent';
 import { deflateTail, snapshotHead } from '../adapters/delivery/snapshots';
-import { translateGateway, gatewayClassStatus } from '../core/translate';
-import { compileGateway, compileUnattached, tableJson } from '../core/compile';
+import { translateGateway, gatewayClassStatus, type GatewayTranslation, type TranslateGatewayOptions } from '../core/translate';
+import { compileGateway, compileUnattached, tableJson, type CompiledTable } from '../core/compile';
 import { canonicalJson } from '../core/objects/canonical';
 import { planRecompute } from './recompute-plan';
 import { streamKey } from '../core/objects/keys';
@@ -42,6 +42,42 @@ export function gatewayOwner(ns: string, name: string): string {
 
 /** How many Gateways' worlds and last writes a worker keeps in memory. */
 const MEMORY_CAPACITY = 128;
+
+/**
+ * The translate step of a recompute, without I/O: from a Gateway's loaded world and what its last
+ * recompute wrote, the translation, its table, and the snapshot's hash and stored tail. Exported so
+ * that the golden cases run exactly this.
+ */
+export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; name: string }, before: Written, opts: TranslateGatewayOptions): {
+  translation?: GatewayTranslation; table?: CompiledTable; unattached: string; hash?: string; tail: string;
+} {
+  const translation = loaded.gateway
+    ? translateGateway(loaded.world, ref, opts, {
+        gatewayStatus: before.gatewayStatus as never,
+        routeParents: [...before.parts].map(([stream, part]) => {
+          const [kind, rns, ...rest] = stream.split('/');
+          return { kind, namespace: rns, name: rest.join('/'), parents: (part.parents ?? []) as never[] };
+        }) as never,
+      })
+    : undefined;
+  const table = translation ? compileGateway(translation.attachment, loaded.world, { includeUnattached: false }) : undefined;
+  const unattached = translation ? JSON.stringify(compileUnattached(translation.attachment.rejected ?? [])) : '[]';
+  // The certificates travel beside the table (only to its proxies), so a rotated Secret must move
+  // the version too: the hash covers the table and the digest of each referenced Secret's data.
+  const secretDigests = loaded.world.secrets
+    .map((sec) => ({ namespace: sec.metadata.namespace, name: sec.metadata.name, digest: createHash('sha256').update(canonicalJson(sec.data ?? {})).digest('hex') }))
+    .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+  // compile's output is byte-for-byte deterministic, so its JSON is serialized once, natively, and
+  // serves both the hash and the stored body (a sorted-key copy of a large table cost more than
+  // the compile itself)
+  const tableText = table ? tableJson(table) : undefined;
+  const hash = tableText !== undefined
+    ? createHash('sha256').update('{"table":').update(tableText).update(`,"secrets":${canonicalJson(secretDigests)}}`).digest('hex')
+    : undefined;
+  // the body is JSON.stringify({ gateway, version, hash, table }), reusing the table's JSON
+  const tail = hash !== undefined ? `,"hash":${JSON.stringify(hash)},"table":${tableText}}` : '';
+  return { translation, table, unattached, hash, tail };
+}
 
 class StaleBase extends Error {}
 
@@ -102,31 +138,7 @@ export class Reconciler {
     const now = this.clock().toISOString();
 
     // translate
-    const translation = loaded.gateway
-      ? translateGateway(loaded.world, { namespace: ns, name }, { controllerName: scope, now }, {
-          gatewayStatus: before.gatewayStatus as never,
-          routeParents: [...before.parts].map(([stream, part]) => {
-            const [kind, rns, ...rest] = stream.split('/');
-            return { kind, namespace: rns, name: rest.join('/'), parents: (part.parents ?? []) as never[] };
-          }) as never,
-        })
-      : undefined;
-    const table = translation ? compileGateway(translation.attachment, loaded.world, { includeUnattached: false }) : undefined;
-    const unattached = translation ? JSON.stringify(compileUnattached(translation.attachment.rejected ?? [])) : '[]';
-    // The certificates travel beside the table (only to its proxies), so a rotated Secret must move
-    // the version too: the hash covers the table and the digest of each referenced Secret's data.
-    const secretDigests = loaded.world.secrets
-      .map((sec) => ({ namespace: sec.metadata.namespace, name: sec.metadata.name, digest: createHash('sha256').update(canonicalJson(sec.data ?? {})).digest('hex') }))
-      .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
-    // compile's output is byte-for-byte deterministic, so its JSON is serialized once, natively, and
-    // serves both the hash and the stored body (a sorted-key copy of a large table cost more than
-    // the compile itself)
-    const tableText = table ? tableJson(table) : undefined;
-    const hash = tableText !== undefined
-      ? createHash('sha256').update('{"table":').update(tableText).update(`,"secrets":${canonicalJson(secretDigests)}}`).digest('hex')
-      : undefined;
-    // the body is JSON.stringify({ gateway, version, hash, table }), reusing the table's JSON
-    const tail = hash !== undefined ? `,"hash":${JSON.stringify(hash)},"table":${tableText}}` : '';
+    const { translation, unattached, hash, tail } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now });
 
     // diff
     const { plan, after } = planRecompute(before, {
