@@ -119,6 +119,11 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
   const parts = new StatusParts();
   const written = new Map<string, Written>();
   const memo = loaderMemo(128);
+  const source = new MemorySource();
+  /** the object each stream of the source was last put from */
+  const fed = new Map<string, K8sObject>();
+  const stand = new WeakMap<K8sObject, K8sObject[]>();
+  const slicesOf = (svc: K8sObject) => stand.get(svc) ?? stand.set(svc, [conformanceEndpointSlice(svc), ...testEndpointSlices(svc)].filter(Boolean)).get(svc)!;
   const out: string[] = [];
   const tablesOut: string[] = [];
   let features = options.supportedFeatures;
@@ -174,10 +179,20 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
       changes.push({ what: `${before ? 'Updated' : 'Created'} ${d.kind} ${id(after)}`, before, after });
     }
 
-    // the objects as the log holds them (statuses are not in it), and the Services' stand-in slices
-    const objects = store.list().map(({ status: _s, ...o }) => o as K8sObject);
-    const slices = objects.filter((o) => o.kind === 'Service').flatMap((svc) => [conformanceEndpointSlice(svc), ...testEndpointSlices(svc)].filter(Boolean));
-    const source = new MemorySource([...objects, ...slices], pi + 1);
+    // the objects as the log holds them (statuses are not in it) with the Services' stand-in
+    // slices; what did not change since the last phase stays the same value, as in the worker's cache
+    const held = new Map<string, K8sObject>();
+    for (const o of store.list()) {
+      held.set(streamOf(o), o);
+      if (o.kind === 'Service') for (const slice of slicesOf(o)) held.set(streamOf(slice), slice);
+    }
+    for (const stream of [...fed.keys()]) if (!held.has(stream)) { source.delete(stream); fed.delete(stream); }
+    for (const [stream, o] of held) {
+      if (fed.get(stream) === o) continue;
+      const { status: _s, ...obj } = o;
+      source.put(obj as K8sObject);
+      fed.set(stream, o);
+    }
     const whole = worldOf(source.all());
 
     const doc: Record<string, unknown> = { phase: pi + 1 };
