@@ -216,7 +216,7 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
     // every Gateway there is, and every one written for before (it may be gone now)
     const gateways = [...new Set([...store.list('Gateway').map(id), ...written.keys()])];
     const translations = new Map<string, GatewayTranslation>();
-    const tables = new Map<string, CompiledTable>();
+    const tables = new Map<string, Compiled>();
     const worlds = new Map<string, World>();
     for (const gw of gateways) {
       const [ns, name] = gw.split('/');
@@ -235,8 +235,9 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
       parts.apply(plan);
       written.set(gw, after);
       if (r.translation) translations.set(gw, r.translation);
-      // the table as proxies get it: the stored unattached list in its place
-      if (r.table) tables.set(gw, { ...r.table, unattached: JSON.parse(r.unattached) });
+      // the table shown with its unattached routes in their place (they are stored beside the
+      // snapshot, and the resolve endpoint passes them in: see answer)
+      if (r.table) tables.set(gw, { table: r.table, unattached: JSON.parse(r.unattached) });
       worlds.set(gw, loaded.world);
     }
 
@@ -265,7 +266,7 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
         ]),
       };
     });
-    doc.tables = Object.fromEntries(tables);
+    doc.tables = Object.fromEntries([...tables].map(([gw, t]) => [gw, { ...t.table, unattached: t.unattached }]));
     const requests = pi === 0 ? options.requests : phase.step.requests;
     if (requests?.length) doc.resolve = requests.map((req) => ({ request: req, response: answer(tables, req) }));
     tablesOut.push(render(doc.tables));
@@ -274,14 +275,18 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
   return { text: out.join('---\n'), tables: tablesOut };
 }
 
-function answer(tables: Map<string, CompiledTable>, r: Request): unknown {
+interface Compiled { table: CompiledTable; unattached: CompiledTable['unattached'] }
+
+/** What the resolve endpoint answers (src/adapters/http/delivery-router.ts). */
+function answer(tables: Map<string, Compiled>, r: Request): unknown {
   const { gateway, context, ...request } = r;
-  const table = gateway ? tables.get(gateway) : tables.values().next().value;
-  if (!table) throw new Error(`no table for Gateway ${gateway ?? '(the first)'}`);
-  const ctx = context
-    ? { ...(context.random !== undefined ? { random: context.random } : {}), ...(context.readable ? { canRead: (ns: string) => context.readable!.includes(ns) } : {}) }
-    : {};
-  return resolve(table, request as never, ctx);
+  const t = gateway ? tables.get(gateway) : tables.values().next().value;
+  if (!t) throw new Error(`no table for Gateway ${gateway ?? '(the first)'}`);
+  return resolve(t.table, request as never, {
+    unattached: t.unattached,
+    ...(context?.random !== undefined ? { random: context.random } : {}),
+    ...(context?.readable ? { canRead: (ns: string) => context.readable!.includes(ns) } : {}),
+  });
 }
 
 /** The same world with every list in reverse order. */
