@@ -2,15 +2,15 @@
 // last written, and write the plan in one statement, unless a recompute from a newer log position
 // has already written.
 import type { Database } from '../adapters/store/database';
-import { loadGatewayWorld, gatewayStream, loaderMemo, type LoaderMemo } from '../adapters/store/world-loader';
+import { loadGatewayWorld, gatewayStream, loaderMemo, type GatewayWorld, type LoaderMemo } from '../adapters/store/world-loader';
 import { ObjectCache } from '../adapters/store/object-cache';
 import { readWritten, writeGatewayClassStatus, writeRecompute, type Written } from '../adapters/store/recompute-write';
 import { scoped } from '../adapters/store/scope';
 import { keepRecent } from '../core/model/recent';
 import { deflateTail } from '../adapters/delivery/snapshots';
 import { secretDigests, snapshotBody, snapshotHash, snapshotTail } from '../core/snapshot/format';
-import { translateGateway, gatewayClassStatus } from '../core/translate';
-import { compileGateway, compileUnattached, tableJson } from '../core/compile';
+import { translateGateway, gatewayClassStatus, type GatewayTranslation, type TranslateGatewayOptions } from '../core/translate';
+import { compileGateway, compileUnattached, tableJson, type CompiledTable } from '../core/compile';
 import { planRecompute } from './recompute-plan';
 import { parseStreamKey, streamKey } from '../core/objects/keys';
 
@@ -41,6 +41,30 @@ export function gatewayOwner(ns: string, name: string): string {
 
 /** How many Gateways' worlds and last writes a worker keeps in memory. */
 const MEMORY_CAPACITY = 128;
+
+/**
+ * The translate step of a recompute, without I/O: from a Gateway's loaded world and what its last
+ * recompute wrote, the translation, its table, and the snapshot's hash and stored tail. Exported so
+ * that the golden cases run exactly this.
+ */
+export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; name: string }, before: Written, opts: TranslateGatewayOptions): {
+  translation?: GatewayTranslation; table?: CompiledTable; unattached: string; hash?: string; tail: string;
+} {
+  const translation = loaded.gateway
+    ? translateGateway(loaded.world, ref, opts, {
+        gatewayStatus: before.gatewayStatus as never,
+        routeParents: [...before.parts].map(([stream, part]) => ({ ...parseStreamKey(stream), parents: (part.parents ?? []) as never[] })) as never,
+      })
+    : undefined;
+  const table = translation ? compileGateway(translation.attachment, loaded.world, { includeUnattached: false }) : undefined;
+  const unattached = translation ? JSON.stringify(compileUnattached(translation.attachment.rejected ?? [])) : '[]';
+  // compile's output is byte-for-byte deterministic, so its JSON is serialized once, natively, and
+  // serves the hash, the stored tail and the notice's body (see core/snapshot/format)
+  const tableText = table ? tableJson(table) : undefined;
+  const hash = tableText !== undefined ? snapshotHash(tableText, secretDigests(loaded.world.secrets)) : undefined;
+  const tail = hash !== undefined ? snapshotTail(hash, tableText!) : '';
+  return { translation, table, unattached, hash, tail };
+}
 
 class StaleBase extends Error {}
 
@@ -101,19 +125,7 @@ export class Reconciler {
     const now = this.clock().toISOString();
 
     // translate
-    const translation = loaded.gateway
-      ? translateGateway(loaded.world, { namespace: ns, name }, { controllerName: scope, now }, {
-          gatewayStatus: before.gatewayStatus as never,
-          routeParents: [...before.parts].map(([stream, part]) => ({ ...parseStreamKey(stream), parents: (part.parents ?? []) as never[] })) as never,
-        })
-      : undefined;
-    const table = translation ? compileGateway(translation.attachment, loaded.world, { includeUnattached: false }) : undefined;
-    const unattached = translation ? JSON.stringify(compileUnattached(translation.attachment.rejected ?? [])) : '[]';
-    // compile's output is byte-for-byte deterministic, so its JSON is serialized once, natively, and
-    // serves the hash, the stored tail and the notice's body (see core/snapshot/format)
-    const tableText = table ? tableJson(table) : undefined;
-    const hash = tableText !== undefined ? snapshotHash(tableText, secretDigests(loaded.world.secrets)) : undefined;
-    const tail = hash !== undefined ? snapshotTail(hash, tableText!) : '';
+    const { translation, unattached, hash, tail } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now });
 
     // diff
     const { plan, after } = planRecompute(before, {

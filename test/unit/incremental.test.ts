@@ -5,13 +5,13 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { worldOf, CONTROLLER } from '../golden/compile/golden-harness';
+import { worldOf, CONTROLLER } from '../support/compile-world';
 import { translateGateway } from '../../src/core/translate';
 import { compileGateway, tableJson } from '../../src/core/compile';
 import type { World } from '../../src/core/model/world';
 
-const dirs = ['compile', 'status'].map((d) => join(import.meta.dirname, '../golden', d));
-const cases = dirs.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.in.yaml')).map((f) => join(d, f))).sort();
+const dir = join(import.meta.dirname, '../golden/cases');
+const cases = readdirSync(dir).filter((f) => f.endsWith('.in.yaml')).map((f) => join(dir, f)).sort();
 const now = '2026-03-02T00:00:00.000Z';
 
 function outputs(world: World): string {

@@ -1,0 +1,56 @@
+// The in-memory object source answers as the worker's object cache does: routes by the Gateways
+// their parentRefs name, slices by their Service label, objects by kind and namespace, each in
+// stream order, frozen, and the same value until replaced.
+import { describe, expect, it } from 'vitest';
+import { MemorySource } from '../../src/adapters/store/memory-source';
+import type { K8sObject } from '../../src/core/model/objects';
+
+const GW = 'gateway.networking.k8s.io/v1';
+const route = (ns: string, name: string, parents: { name: string; namespace?: string }[]) =>
+  ({ apiVersion: GW, kind: 'HTTPRoute', metadata: { namespace: ns, name }, spec: { parentRefs: parents } }) as unknown as K8sObject;
+const slice = (ns: string, name: string, service: string) =>
+  ({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { namespace: ns, name, labels: { 'kubernetes.io/service-name': service } } }) as unknown as K8sObject;
+const names = (os: K8sObject[]) => os.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`);
+
+describe('MemorySource', () => {
+  it('indexes routes by the Gateways they name, in stream order', () => {
+    const src = new MemorySource([route('b', 'r2', [{ name: 'gw', namespace: 'infra' }]), route('infra', 'r1', [{ name: 'gw' }, { name: 'other' }]), route('a', 'r3', [{ name: 'gw' }])]);
+    expect(names(src.routesNaming('infra', 'gw'))).toEqual(['b/r2', 'infra/r1']);
+    expect(names(src.routesNaming('infra', 'other'))).toEqual(['infra/r1']);
+    expect(names(src.routesNaming('a', 'gw'))).toEqual(['a/r3']);
+  });
+
+  it('moves a route to the Gateways its new parentRefs name and forgets a deleted one', () => {
+    const src = new MemorySource([route('infra', 'r', [{ name: 'gw' }])]);
+    src.put(route('infra', 'r', [{ name: 'gw2' }]));
+    expect(src.routesNaming('infra', 'gw')).toEqual([]);
+    expect(names(src.routesNaming('infra', 'gw2'))).toEqual(['infra/r']);
+    src.delete('HTTPRoute/infra/r');
+    expect(src.routesNaming('infra', 'gw2')).toEqual([]);
+    expect(src.get('HTTPRoute/infra/r')).toBeUndefined();
+  });
+
+  it('indexes slices by their Service and objects by kind and namespace', () => {
+    const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } } as unknown as K8sObject;
+    const src = new MemorySource([slice('apps', 's2', 'web'), slice('apps', 's1', 'web'), slice('apps', 's3', 'api'), ns]);
+    expect(names(src.slicesOf('apps', 'web'))).toEqual(['apps/s1', 'apps/s2']);
+    expect(names(src.ofKind('EndpointSlice', 'apps'))).toEqual(['apps/s1', 'apps/s2', 'apps/s3']);
+    expect(names(src.ofKind('Namespace'))).toEqual(['/apps']);
+    expect(src.ofKind('EndpointSlice', 'other')).toEqual([]);
+  });
+
+  it('holds frozen copies that stay the same value until replaced, and answers Secret data from the object', async () => {
+    const input = route('infra', 'r', [{ name: 'gw' }]);
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { namespace: 'infra', name: 'cert' }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'Y3J0' } } as unknown as K8sObject;
+    const src = new MemorySource([input, secret]);
+    const held = src.get('HTTPRoute/infra/r')!;
+    expect(Object.isFrozen(held) && Object.isFrozen(held.spec)).toBe(true);
+    expect(Object.isFrozen(input.spec)).toBe(false);
+    expect(src.routesNaming('infra', 'gw')[0]).toBe(held);
+    const before = src.position;
+    src.put(route('other', 'x', []));
+    expect(src.position).toBeGreaterThan(before);
+    expect(src.get('HTTPRoute/infra/r')).toBe(held);
+    expect(await src.secretData([src.get('Secret/infra/cert')!])).toEqual(new Map([['Secret/infra/cert', { 'tls.crt': 'Y3J0' }]]));
+  });
+});
