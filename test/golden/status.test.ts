@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Document, isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
 import type { K8sObject } from '../../src/core/model/objects';
 import { affectedGateways } from '../../src/core/translate';
-import { routeRefs } from '../../src/core/refs';
+import { routeRefs, viewOf } from '../../src/core/refs';
 import { CONTROLLER, Store, reconcile } from '../unit/status-harness';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'status');
@@ -84,9 +84,10 @@ export function runCase(text: string): string {
       })),
       rejected: t.attachment.rejected.map((r) => ({ route: `${r.kind} ${id(r.route as K8sObject)}`, parentRefIndex: r.parentRefIndex, reason: r.reason })),
     }));
+    const view = viewOf(world);
     doc.backends = (world.routes as K8sObject[]).map((r) => ({
       route: `${r.kind} ${id(r)}`,
-      rules: routeRefs(world, r as any).rules.map((rule) => [
+      rules: routeRefs(view, r as any).rules.map((rule) => [
         ...rule.backends.map((b) => backend(b)),
         ...rule.mirrors.map((m) => ({ mirror: m.path, ...backend(m.backend) })),
       ]),

@@ -1,5 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { covers, intersect, matchListenerHostname, hostnamesOverlap, compileLabelSelector, attachGateway, unsupportedRules } from '../../src/core/attach';
+import { matchListenerHostname, hostnamesOverlap, compileLabelSelector, attachGateway, unsupportedRules } from '../../src/core/attach';
+import { covers, intersectHostname as intersect } from '../../src/core/match/hostname';
+import { TranslationContext } from '../../src/core/translate';
 import type { World } from '../../src/core/model/world';
 
 const CONTROLLER = 'switchyard.dev/gateway-controller';
@@ -116,7 +118,7 @@ describe('unsupportedRules', () => {
     const r: any = { kind: 'HTTPRoute', metadata: { name: 'r' }, spec: { rules: [
       {}, { retry: { attempts: 1 } }, { filters: [{ type: 'Bogus' }] }, { matches: [{ path: { type: 'Glob', value: '/x' } }] },
     ] } };
-    const u = unsupportedRules(r);
+    const u = unsupportedRules(new TranslationContext(), r);
     expect([...u.keys()]).toEqual([1, 2, 3]);
     expect(u.get(2)).toMatch(/Bogus/);
   });

@@ -1,12 +1,13 @@
 // Filters as the table carries them: normalized (defaults filled in, header names deduplicated),
 // in the order the rule lists them. A filter the table cannot express makes its rule invalid.
 import type { Route } from '../model/objects';
-import type { World } from '../model/world';
+import type { TranslationContext } from '../translate/context';
+import { RouteReason } from '../status/reasons';
 import { compileBackend, type BackendResolver } from './backends';
 import type { CompiledFilter, CompiledHeaderModifier, CompiledPathModifier, CompiledProblem } from './types';
 
 export interface FilterContext {
-  world: World;
+  ctx: TranslationContext;
   route: Route;
   resolve: BackendResolver;
 }
@@ -32,7 +33,7 @@ export function compileFilters(raw: unknown, where: keyof typeof ALLOWED, ctx: F
       return {
         filters,
         problem: {
-          reason: 'UnsupportedValue',
+          reason: RouteReason.UnsupportedValue,
           message: type === 'ExtensionRef'
             ? `ExtensionRef filter ${f?.extensionRef?.kind ?? '?'}/${f?.extensionRef?.name ?? '?'} is not supported`
             : `filter type ${JSON.stringify(type)} is not supported here`,
@@ -82,9 +83,9 @@ function compileFilter(f: any, ctx: FilterContext): { filter: CompiledFilter } |
     case 'RequestRedirect': {
       const r = f.requestRedirect ?? {};
       const path = pathModifier(r.path);
-      if (r.path && !path) return { problem: { reason: 'UnsupportedValue', message: `redirect path type ${JSON.stringify(r.path.type)} is not supported` } };
+      if (r.path && !path) return { problem: { reason: RouteReason.UnsupportedValue, message: `redirect path type ${JSON.stringify(r.path.type)} is not supported` } };
       if (r.scheme !== undefined && r.scheme !== 'http' && r.scheme !== 'https') {
-        return { problem: { reason: 'UnsupportedValue', message: `redirect scheme ${JSON.stringify(r.scheme)} is not supported` } };
+        return { problem: { reason: RouteReason.UnsupportedValue, message: `redirect scheme ${JSON.stringify(r.scheme)} is not supported` } };
       }
       return {
         filter: {
@@ -102,7 +103,7 @@ function compileFilter(f: any, ctx: FilterContext): { filter: CompiledFilter } |
     case 'URLRewrite': {
       const r = f.urlRewrite ?? {};
       const path = pathModifier(r.path);
-      if (r.path && !path) return { problem: { reason: 'UnsupportedValue', message: `rewrite path type ${JSON.stringify(r.path.type)} is not supported` } };
+      if (r.path && !path) return { problem: { reason: RouteReason.UnsupportedValue, message: `rewrite path type ${JSON.stringify(r.path.type)} is not supported` } };
       return {
         filter: {
           type: 'URLRewrite',
@@ -112,15 +113,15 @@ function compileFilter(f: any, ctx: FilterContext): { filter: CompiledFilter } |
     }
     case 'RequestMirror': {
       const m = f.requestMirror ?? {};
-      const ref = { ...(m.backendRef ?? {}), weight: 1 };
-      const res = ctx.resolve(ctx.world, ctx.route, ref);
+      // the resolution of the reference as written; a mirror takes every request it is given, whatever the weight
+      const res = { ...ctx.resolve(ctx.route, m.backendRef ?? {}), weight: 1 };
       let percent = 100;
       if (typeof m.percent === 'number') percent = m.percent;
       else if (m.fraction && typeof m.fraction.numerator === 'number') {
         const den = typeof m.fraction.denominator === 'number' && m.fraction.denominator > 0 ? m.fraction.denominator : 100;
         percent = (m.fraction.numerator / den) * 100;
       }
-      return { filter: { type: 'RequestMirror', requestMirror: { backend: compileBackend(res), percent } } };
+      return { filter: { type: 'RequestMirror', requestMirror: { backend: compileBackend(ctx.ctx, res), percent } } };
     }
     case 'CORS': {
       const c = f.cors ?? {};
@@ -140,6 +141,6 @@ function compileFilter(f: any, ctx: FilterContext): { filter: CompiledFilter } |
       };
     }
     default:
-      return { problem: { reason: 'UnsupportedValue', message: `filter type ${JSON.stringify(f.type)} is not supported` } };
+      return { problem: { reason: RouteReason.UnsupportedValue, message: `filter type ${JSON.stringify(f.type)} is not supported` } };
   }
 }

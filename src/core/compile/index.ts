@@ -1,4 +1,4 @@
-export { compileGateway, compileUnattached, routeKey, tableJson } from './compile-gateway';
+export { compileGateway, compileTable, compileUnattached, tableJson } from './compile-gateway';
 export type { CompileOptions } from './compile-gateway';
 export type { BackendResolver } from './backends';
 export * from './types';

@@ -1,7 +1,7 @@
 // Ranks of compiled entries, and their figures in words for explanations ("path 4, header 1").
 import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute } from '../compile/types';
 import { isWildcard } from '../match/hostname';
-import { creationMillis, type GRPCRank, type HTTPRank, type LadderStep, type SNIRank, type StreamRank } from './ladder';
+import { creationMillis, namespacedName, type GRPCRank, type HTTPRank, type LadderStep, type SNIRank, type StreamRank } from './ladder';
 
 export interface RouteMeta {
   namespace: string;
@@ -12,7 +12,7 @@ export interface RouteMeta {
 function tie(route: RouteMeta, ruleIndex: number, matchIndex: number) {
   return {
     created: creationMillis(route.creationTimestamp),
-    routeKey: `${route.namespace}/${route.name}`,
+    routeKey: namespacedName(route.namespace, route.name),
     ruleIndex,
     matchIndex,
   };

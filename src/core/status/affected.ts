@@ -2,9 +2,11 @@
 // `world` is the state after the change; `before`/`after` are the object's two versions (either
 // absent for a create or a delete).
 import type { World } from '../model/world';
-import type { Gateway, K8sObject, Route } from '../model/objects';
+import type { Gateway, K8sObject, ReferenceGrantFrom, Route } from '../model/objects';
 import { isRouteKind } from '../model/kinds';
 import { GATEWAY_GROUP, NAMESPACE_NAME_LABEL, SERVICE_NAME_LABEL, cmp, gatewaysNamedBy, indexWorld, key } from '../refs/lookup';
+import { grantFromAdmits } from '../refs/grants';
+import { TranslationContext } from '../translate/context';
 import { namespacePolicy } from '../attach/namespaces';
 
 export interface GatewayKey {
@@ -19,7 +21,7 @@ export function affectedGateways(world: World, before?: K8sObject | null, after?
   const out = new Map<string, GatewayKey>();
   const add = (namespace: string, name: string) => out.set(key(namespace, name), { namespace, name });
   const addGateway = (g: Gateway) => add(g.metadata.namespace ?? '', g.metadata.name);
-  const idx = indexWorld(world);
+  const idx = indexWorld(new TranslationContext(), world);
   const ns = obj.metadata.namespace ?? '';
 
   if (isRouteKind(obj.kind)) {
@@ -58,9 +60,9 @@ export function affectedGateways(world: World, before?: K8sObject | null, after?
       break;
     }
     case 'ReferenceGrant': {
-      const froms = versions.flatMap((v) => (v.spec?.from ?? []) as any[]);
+      const froms: ReferenceGrantFrom[] = versions.flatMap((v) => v.spec?.from ?? []);
       const admits = (kind: string, namespace: string) =>
-        froms.some((f) => (f?.group ?? '') === GATEWAY_GROUP && f?.kind === kind && f?.namespace === namespace);
+        froms.some((f) => grantFromAdmits(f, { group: GATEWAY_GROUP, kind, namespace }));
       for (const r of world.routes ?? []) {
         const rns = r.metadata.namespace ?? '';
         if (rns !== ns && admits(r.kind, rns) && backendTargets(r).some((t) => t.startsWith(`${ns}/`))) gatewaysOfRoute(r);

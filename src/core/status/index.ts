@@ -4,7 +4,7 @@ export { gatewayClassStatus, gatewayClassVerdict, isOurClass } from './gatewaycl
 export type { GatewayClassStatus } from './gatewayclass';
 export { gatewayStatusOf } from './gateway';
 export type { GatewayStatus, ListenerStatus } from './gateway';
-export { routeParentsOf, sameParentRef } from './route';
+export { routeParentsOf } from './route';
 export type { RouteParents, RouteParentStatus } from './route';
 export { mergeConditions, draft } from './conditions';
 export type { ConditionDraft } from './conditions';
