@@ -10,8 +10,8 @@ import { endpointsFor, servicePortFor } from './endpoints';
 import { GATEWAY_GROUP, backendMemo, key, refName, type WorldView } from './lookup';
 import { BackendReason, RouteReason } from '../status/reasons';
 
-/** A backendRef as written (defaults may be missing: group "", kind Service, weight 1 apply). */
-export type BackendRefInput = Partial<BackendRef> & { name: string };
+/** A backendRef as written: defaults (group "", kind Service, weight 1) and even the name may be missing. */
+export type BackendRefInput = Partial<BackendRef>;
 
 export function resolveBackendRef(view: WorldView, route: Route, backendRef: BackendRefInput): BackendResolution {
   if (!backendRef || typeof backendRef !== 'object') return resolve(view, route, backendRef);

@@ -2,7 +2,10 @@
 // `world` is the state after the change; `before`/`after` are the object's two versions (either
 // absent for a create or a delete).
 import type { World } from '../model/world';
-import type { Gateway, K8sObject, ReferenceGrantFrom, Route } from '../model/objects';
+import type {
+  BackendObjectReference, Gateway, K8sObject, ObjectReference, ReferenceGrantFrom, Route, SecretObjectReference,
+} from '../model/objects';
+import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, type RouteFilter } from '../model/route-parts';
 import { isRouteKind } from '../model/kinds';
 import { GATEWAY_GROUP, NAMESPACE_NAME_LABEL, SERVICE_NAME_LABEL, cmp, gatewaysNamedBy, indexWorld, key } from '../refs/lookup';
 import { grantFromAdmits } from '../refs/grants';
@@ -95,15 +98,15 @@ export function affectedGateways(world: World, before?: K8sObject | null, after?
 function backendTargets(r: Route): string[] {
   const out: string[] = [];
   const ns = r.metadata.namespace ?? '';
-  const add = (ref: any) => {
-    if (ref && (ref.group ?? '') === '' && (ref.kind ?? 'Service') === 'Service') out.push(key(ref.namespace ?? ns, ref.name));
+  const add = (ref: Partial<BackendObjectReference> | undefined) => {
+    if (ref && (ref.group ?? '') === '' && (ref.kind ?? 'Service') === 'Service') out.push(key(ref.namespace ?? ns, String(ref.name)));
   };
-  const filters = (fs: any[] | undefined) => (fs ?? []).forEach((f) => f?.type === 'RequestMirror' && add(f.requestMirror?.backendRef));
-  for (const rule of (r.spec?.rules ?? []) as any[]) {
-    filters(rule?.filters);
-    for (const b of (rule?.backendRefs ?? []) as any[]) {
+  const filters = (fs: readonly RouteFilter[]) => fs.forEach((f) => f?.type === 'RequestMirror' && add(f.requestMirror?.backendRef));
+  for (const rule of rulesOf(r)) {
+    filters(ruleFilters(rule));
+    for (const b of ruleBackendRefs(rule)) {
       add(b);
-      filters(b?.filters);
+      filters(backendRefFilters(b));
     }
   }
   return out;
@@ -113,10 +116,10 @@ function backendTargets(r: Route): string[] {
 function gatewaySecretAndConfigMapRefs(g: Gateway, only?: string): string[] {
   const ns = g.metadata.namespace ?? '';
   const out: string[] = [];
-  const add = (ref: any, defaultKind: string) => {
+  const add = (ref: Partial<SecretObjectReference | ObjectReference> | undefined, defaultKind: string) => {
     if (!ref || (ref.group ?? '') !== '') return;
     const kind = ref.kind ?? defaultKind;
-    if (only === undefined || kind === only) out.push(key(ref.namespace ?? ns, ref.name));
+    if (only === undefined || kind === only) out.push(key(ref.namespace ?? ns, String(ref.name)));
   };
   for (const l of g.spec?.listeners ?? []) for (const c of l?.tls?.certificateRefs ?? []) add(c, 'Secret');
   add(g.spec?.tls?.backend?.clientCertificateRef, 'Secret');
