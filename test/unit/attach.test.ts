@@ -1,7 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { matchListenerHostname, hostnamesOverlap, compileLabelSelector, attachGateway, unsupportedRules } from '../../src/core/attach';
+import { matchListenerHostname, hostnamesOverlap, compileLabelSelector, unsupportedRules } from '../../src/core/attach';
 import { covers, intersectHostname as intersect } from '../../src/core/match/hostname';
-import { TranslationContext } from '../../src/core/translate';
+import { translate, TranslationContext } from '../../src/core/translate';
+import type { ObjectRef, TranslateOptions } from '../../src/core/model/world';
+
+/** The attachment step's result, through the one entry point. */
+const attachGateway = (w: World, ref: Pick<ObjectRef, 'namespace' | 'name'>, opts: TranslateOptions) => translate(w, ref, opts)?.attachment;
 import type { World } from '../../src/core/model/world';
 
 const CONTROLLER = 'switchyard.dev/gateway-controller';
@@ -67,7 +71,7 @@ describe('label selectors', () => {
   });
 });
 
-describe('attachGateway', () => {
+describe('attachment', () => {
   const gc = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'sw' }, spec: { controllerName: CONTROLLER } };
   const gw = {
     apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'public', namespace: 'infra', generation: 1 },

@@ -4,16 +4,16 @@
 // the route's namespace, and (for HTTP, GRPC and TLS routes) shares a hostname with it. Consent is
 // two-sided: the route names the parent, the listener admits the route.
 import type {
-  AttachedRoute, GatewayAttachment, ListenerAttachment, ObjectRef, RejectedRoute, TranslateOptions, World,
+  AttachedRoute, GatewayAttachment, ListenerAttachment, ObjectRef, RejectedRoute, TranslateOptions,
 } from '../model/world';
 import type { Gateway, GatewayClass, ParentReference, Route } from '../model/objects';
 import { isRouteKind, type RouteKind } from '../model/kinds';
 import { routeHostnames } from '../model/route-parts';
 import { RouteReason } from '../status/reasons';
 import { featureSet } from '../status/features';
-import { GATEWAY_GROUP, cmp, key, refName, viewOf, type WorldView } from '../refs/lookup';
+import { GATEWAY_GROUP, cmp, key, refName, type WorldView } from '../refs/lookup';
 import { byAgeThenName } from '../precedence/ladder';
-import { memoSlot, TranslationContext } from '../translate/context';
+import { memoSlot } from '../translate/context';
 import { analyzeListeners, type ListenerAnalysis } from './listeners';
 import { gatewayClassOf, gatewayVerdict, isOurGateway, type GatewayVerdict } from './gateway';
 import { kindHasHostnames, protocolHasHostname } from './kinds';
@@ -24,7 +24,7 @@ import { keepRecent } from '../model/recent';
 /** A parentRef as a route holds it: validated, but group and kind may still be missing. */
 type ParentRefInput = Partial<ParentReference>;
 
-export const MAX_PARENTS_PER_ROUTE = 32;
+const MAX_PARENTS_PER_ROUTE = 32;
 
 export interface AttachOptions extends TranslateOptions {
   /** features the GatewayClass claims; default: SUPPORTED_FEATURES */
@@ -68,12 +68,12 @@ export interface RouteAttachments {
 
 export type GatewayAnalysis = ValidatedGateway & RouteAttachments;
 
-export function findGateway(view: WorldView, ref: Pick<ObjectRef, 'namespace' | 'name'>): Gateway | undefined {
+function findGateway(view: WorldView, ref: Pick<ObjectRef, 'namespace' | 'name'>): Gateway | undefined {
   return view.index.gateways.get(key(ref.namespace, ref.name));
 }
 
 /** Does this parentRef of the route name the Gateway? */
-export function namesGateway(route: Route, parentRef: ParentRefInput | undefined, gateway: Gateway): boolean {
+function namesGateway(route: Route, parentRef: ParentRefInput | undefined, gateway: Gateway): boolean {
   return !!parentRef && (parentRef.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (parentRef.kind ?? 'Gateway') === 'Gateway'
     && (parentRef.namespace ?? route.metadata.namespace) === gateway.metadata.namespace && parentRef.name === gateway.metadata.name;
 }
@@ -129,12 +129,6 @@ export function attachRoutes(view: WorldView, validated: ValidatedGateway): Rout
     });
   }
   return { routes, outcomes };
-}
-
-/** Steps 1 and 2 together: everything status needs about one Gateway of ours. */
-export function analyzeGateway(view: WorldView, gatewayRef: Pick<ObjectRef, 'namespace' | 'name'>, opts: AttachOptions): GatewayAnalysis | undefined {
-  const validated = validateGateway(view, gatewayRef, opts);
-  return validated && { ...validated, ...attachRoutes(view, validated) };
 }
 
 // Whether a parentRef attaches depends on the route, on what matchParentRef reads of the listeners
@@ -211,14 +205,6 @@ function matchParentRef(
       `Every rule uses a value this implementation does not support: ${[...droppedRules].map(([i, m]) => `rule ${i}: ${m}`).join('; ')}`);
   const names = [...attached.keys()].map((i) => `"${listeners[i].name}"`).join(', ');
   return { ...base, attached, accepted: true, reason: RouteReason.Accepted, message: `Accepted by ${gw} on listener${attached.size > 1 ? 's' : ''} ${names}` };
-}
-
-/** The attachment of one Gateway of ours: its listeners with the routes attached to each, and the rejects. */
-export function attachGateway(
-  world: World, gatewayRef: Pick<ObjectRef, 'namespace' | 'name'>, opts: AttachOptions, ctx = new TranslationContext(),
-): GatewayAttachment | undefined {
-  const analysis = analyzeGateway(viewOf(world, ctx), gatewayRef, opts);
-  return analysis && attachmentOf(analysis);
 }
 
 /** Per listener, the routes attached to it, oldest first (the order Gateway API gives to equal routes). */

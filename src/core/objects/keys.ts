@@ -2,8 +2,3 @@
 export function streamKey(kind: string, namespace: string, name: string): string {
   return `${kind}/${namespace}/${name}`;
 }
-
-export function parseStreamKey(stream: string): { kind: string; namespace: string; name: string } {
-  const [kind, namespace, ...rest] = stream.split('/');
-  return { kind, namespace, name: rest.join('/') };
-}

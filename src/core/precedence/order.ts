@@ -131,7 +131,7 @@ function hostnamesOf(ar: AttachedRoute, listenerHostname: string | undefined): s
   return [...new Set(given.length > 0 ? given : [listenerHostname ?? ''])].sort();
 }
 
-export function orderListener(ctx: TranslationContext, la: ListenerAttachment): OrderedListener {
+function orderListener(ctx: TranslationContext, la: ListenerAttachment): OrderedListener {
   const l = la.listener;
   const protocol = String(l?.protocol ?? '');
   const hostname = l?.hostname ? String(l.hostname).toLowerCase() : undefined;

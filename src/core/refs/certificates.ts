@@ -9,7 +9,7 @@ import { GATEWAY_GROUP, key, refName, type WorldView } from './lookup';
 import { decodeBase64, decodeUtf8, hasCertificate, hasPrivateKey } from './pem';
 
 /** Not permitted (no ReferenceGrant), or permitted but unusable; each caller names its own reason. */
-export type SecretRefProblem = 'notPermitted' | 'invalid';
+type SecretRefProblem = 'notPermitted' | 'invalid';
 
 export interface SecretRefResult {
   path: string;
@@ -23,7 +23,7 @@ export interface SecretRefResult {
   secret?: Secret;
 }
 
-export function resolveSecretRef(view: WorldView, gateway: Gateway, ref: Partial<SecretObjectReference> | undefined, path: string): SecretRefResult {
+function resolveSecretRef(view: WorldView, gateway: Gateway, ref: Partial<SecretObjectReference> | undefined, path: string): SecretRefResult {
   const group = ref?.group ?? '';
   const kind = ref?.kind ?? 'Secret';
   const gwNs = gateway.metadata.namespace ?? '';
@@ -56,7 +56,7 @@ export function tlsSecretProblem(secret: Secret): string | undefined {
 }
 
 /** A Secret value as text: data is base64 (as Kubernetes stores it), stringData is plain. */
-export function secretValue(secret: Secret, field: string): string | undefined {
+function secretValue(secret: Secret, field: string): string | undefined {
   const data = secret.data?.[field];
   if (typeof data === 'string') {
     const bytes = decodeBase64(data);

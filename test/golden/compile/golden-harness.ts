@@ -4,8 +4,8 @@
 // resolve against the table; the output holds the compiled table of each Gateway and the resolve
 // answers, explanations included. UPDATE_GOLDEN=1 rewrites the outputs.
 import { worldOf as sortIntoWorld } from '../../../src/core/model/world';
-import { attachGateway } from '../../../src/core/attach';
-import { compileGateway, type CompiledTable } from '../../../src/core/compile';
+import { translate } from '../../../src/core/translate';
+import type { CompiledTable } from '../../../src/core/compile';
 import type { World } from '../../../src/core/model/world';
 import { resolve } from '../../../src/core/resolve';
 import { applyDefaults } from '../../../src/core/validate';
@@ -54,9 +54,9 @@ function sliceFor(svc: any): any[] {
 export function compileAll(world: World): { gateway: string; table: CompiledTable }[] {
   return world.gateways.map((gw) => {
     const ref = { namespace: gw.metadata.namespace!, name: gw.metadata.name };
-    const att = attachGateway(world, ref, { controllerName: CONTROLLER, now: '2026-03-02T00:00:00.000Z' });
-    if (!att) throw new Error(`Gateway ${ref.namespace}/${ref.name} is not ours`);
-    return { gateway: `${ref.namespace}/${ref.name}`, table: compileGateway(att, world) };
+    const t = translate(world, ref, { controllerName: CONTROLLER, now: '2026-03-02T00:00:00.000Z' });
+    if (!t) throw new Error(`Gateway ${ref.namespace}/${ref.name} is not ours`);
+    return { gateway: `${ref.namespace}/${ref.name}`, table: { ...t.table, unattached: t.unattached } };
   });
 }
 
