@@ -4,6 +4,7 @@
 import type { Route } from '../model/objects';
 import type { AttachedRoute, GatewayAttachment, ListenerAttachment } from '../model/world';
 import { rulesOf } from '../model/route-parts';
+import { unreachable } from '../model/unreachable';
 import { unsupportedRules } from '../attach/rules';
 import { memoSlot, type TranslationContext } from '../translate/context';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from '../compile/matches';
@@ -109,14 +110,10 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         plan.stream.push({ plan, rank: streamRank(meta, ri), ri });
         return;
       default:
-        return unknownKind(kind);
+        return unreachable(kind, 'route kind');
     }
   });
   return plan;
-}
-
-function unknownKind(kind: never): never {
-  throw new Error(`unknown route kind ${String(kind)}`);
 }
 
 /** Two wildcard hostnames of equal length rank equal; order them by name to stay deterministic. */

@@ -1,6 +1,7 @@
 // Ranks of compiled entries, and their figures in words for explanations ("path 4, header 1").
 import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute } from '../compile/types';
 import { isWildcard } from '../match/hostname';
+import { unreachable } from '../model/unreachable';
 import { creationMillis, namespacedName, type GRPCRank, type HTTPRank, type LadderStep, type SNIRank, type StreamRank } from './ladder';
 
 export interface RouteMeta {
@@ -122,10 +123,6 @@ export function stepFigure(step: LadderStep, r: HTTPRank | GRPCRank | SNIRank | 
     case 'listener':
       return ''; // not a comparison of two ranks
     default:
-      return unknownStep(step);
+      return unreachable(step, 'ladder step');
   }
-}
-
-function unknownStep(step: never): never {
-  throw new Error(`unknown ladder step ${String(step)}`);
 }
