@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareGRPC, compareHTTP, compareSNI, compareStream, creationMillis, type HTTPRank } from '../../src/core/precedence';
-import { byAgeThenName, compareNamespacedNames, httpFigures, namespacedName, stepFigure } from '../../src/core/precedence';
+import { ageAndName, byAgeThenName, compareNamespacedNames, httpFigures, namespacedName, stepFigure } from '../../src/core/precedence';
 import { translate } from '../../src/core/translate';
 import type { World } from '../../src/core/model/world';
 
@@ -89,7 +89,7 @@ describe('the name tie-break is one rule', () => {
 
   it('orders "a-b/a" before "a/z" in the ladder, the attachment and the table alike', () => {
     expect(compareNamespacedNames(namespacedName('a-b', 'a'), namespacedName('a', 'z'))).toBeLessThan(0);
-    expect(byAgeThenName({ creationTimestamp: ts, namespace: 'a-b', name: 'a' }, { creationTimestamp: ts, namespace: 'a', name: 'z' })).toBeLessThan(0);
+    expect(byAgeThenName(ageAndName({ creationTimestamp: ts, namespace: 'a-b', name: 'a' }), ageAndName({ creationTimestamp: ts, namespace: 'a', name: 'z' }))).toBeLessThan(0);
     const t = translate(world, { namespace: 'infra', name: 'gw' }, { controllerName: 'switchyard.dev/gateway-controller', now: ts })!;
     const attached = t.attachment.listeners[0].routes.map((r) => `${r.route.metadata.namespace}/${r.route.metadata.name}`);
     expect(attached).toEqual(['a-b/a', 'a/z']);

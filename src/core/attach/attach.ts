@@ -12,7 +12,7 @@ import { routeHostnames } from '../model/route-parts';
 import { RouteReason } from '../status/reasons';
 import { featureSet } from '../status/features';
 import { GATEWAY_GROUP, cmp, key, refName, type WorldView } from '../refs/lookup';
-import { byAgeThenName } from '../precedence/ladder';
+import { ageAndName, byAgeThenName } from '../precedence/ladder';
 import { memoSlot } from '../translate/context';
 import { analyzeListeners, type ListenerAnalysis } from './listeners';
 import { gatewayClassOf, gatewayVerdict, isOurGateway, type GatewayVerdict } from './gateway';
@@ -225,11 +225,13 @@ export function attachmentOf(analysis: GatewayAnalysis): GatewayAttachment {
   const listeners: ListenerAttachment[] = analysis.listeners.map((l, i) => ({
     listener: l.listener,
     valid: l.valid,
-    routes: [...perListener[i].values()].sort(byAge),
+    routes: oldestFirst([...perListener[i].values()]),
   }));
   return { gateway: analysis.gateway, listeners, rejected };
 }
 
-function byAge(a: AttachedRoute, b: AttachedRoute): number {
-  return byAgeThenName(a.route.metadata, b.route.metadata) || cmp(a.kind, b.kind);
+function oldestFirst(routes: AttachedRoute[]): AttachedRoute[] {
+  const keyed = routes.map((ar) => ({ ar, key: ageAndName(ar.route.metadata) }));
+  keyed.sort((a, b) => byAgeThenName(a.key, b.key) || cmp(a.ar.kind, b.ar.kind));
+  return keyed.map((k) => k.ar);
 }

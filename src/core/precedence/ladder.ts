@@ -139,13 +139,19 @@ function compareCreated(a: number, b: number): number {
   return a === b ? 0 : a < b ? -1 : 1;
 }
 
+/** What orders otherwise equal routes, worked out once per route rather than once per comparison. */
+export interface AgeAndName {
+  created: number;
+  name: string;
+}
+
+export function ageAndName(meta: { creationTimestamp?: string; namespace?: string; name: string }): AgeAndName {
+  return { created: creationMillis(meta.creationTimestamp), name: namespacedName(meta.namespace ?? '', meta.name) };
+}
+
 /** Oldest first, then "{namespace}/{name}": the order Gateway API gives to otherwise equal routes. */
-export function byAgeThenName(
-  a: { creationTimestamp?: string; namespace?: string; name: string },
-  b: { creationTimestamp?: string; namespace?: string; name: string },
-): number {
-  return compareCreated(creationMillis(a.creationTimestamp), creationMillis(b.creationTimestamp))
-    || compareNamespacedNames(namespacedName(a.namespace ?? '', a.name), namespacedName(b.namespace ?? '', b.name));
+export function byAgeThenName(a: AgeAndName, b: AgeAndName): number {
+  return compareCreated(a.created, b.created) || compareNamespacedNames(a.name, b.name);
 }
 
 /** creationTimestamp at millisecond precision; unknown or unparsable ranks last. */
