@@ -2,13 +2,13 @@
 // allowed route kinds, conflicts between listeners sharing a port, certificate and CA references,
 // and whether the listener can be programmed. The verdicts become the listener conditions; the
 // attachment step only lets routes attach to the kinds a listener supports.
-import type { Gateway, Listener } from '../model/objects';
+import type { Gateway, Listener, RouteGroupKind } from '../model/objects';
 import { draft, type ConditionDraft } from '../status/conditions';
 import { ConditionType, ListenerReason } from '../status/reasons';
 import { resolveListenerCertificates, type SecretRefResult } from '../refs/certificates';
 import { resolveFrontendValidation, type FrontendValidation } from '../refs/ca';
 import { GATEWAY_GROUP, type WorldView } from '../refs/lookup';
-import { protocolKinds, SUPPORTED_PROTOCOLS, type RouteGroupKind } from './kinds';
+import { protocolKinds, SUPPORTED_PROTOCOLS } from './kinds';
 import { namespacePolicy, type NamespacePolicy } from './namespaces';
 import { hostnamesOverlap } from './hostnames';
 

@@ -8,7 +8,7 @@ import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, routeHostname
 import { frontendValidationFor } from '../refs/ca';
 import { resolveBackendRef } from '../refs/backends';
 import { routeRefs, type RouteRefs } from '../refs/route-refs';
-import { backendMemo, viewOf, type WorldView } from '../refs/lookup';
+import { backendMemo, cmp, viewOf, type WorldView } from '../refs/lookup';
 import { RouteReason } from '../status/reasons';
 import { memoSlot, TranslationContext } from '../translate/context';
 import { orderGateway, routeKey, routeMeta, type OrderedListener, type RoutePlan } from '../precedence/order';
@@ -39,10 +39,6 @@ interface RouteInfo {
 type RuleBody = Omit<CompiledRule, 'route'>;
 
 const KIND_ORDER: RouteKindName[] = ['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute'];
-
-function cmpStr(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 /** The table of one Gateway from its attachment alone: steps 3 to 5 with a context of its own unless one is given. */
 export function compileGateway(attachment: GatewayAttachment, world: World, opts: CompileOptions = {}, ctx = new TranslationContext()): CompiledTable {
@@ -100,7 +96,7 @@ export function compileTable(
   // indices: routes by kind, namespace, name; rules by route, then rule index
   const routeList = [...routes.values()].sort((a, b) =>
     KIND_ORDER.indexOf(a.meta.kind) - KIND_ORDER.indexOf(b.meta.kind) ||
-    cmpStr(a.meta.namespace, b.meta.namespace) || cmpStr(a.meta.name, b.meta.name));
+    cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name));
   const routeIndex = new Map(routeList.map((r, i) => [r.key, i]));
   const ruleList = [...rules.entries()].sort(([, a], [, b]) =>
     (routeIndex.get(a.routeKey)! - routeIndex.get(b.routeKey)!) || a.index - b.index);
@@ -285,6 +281,6 @@ export function compileUnattached(rejected: readonly RejectedRoute[]): CompiledU
     out.push(u);
   }
   return out.sort((a, b) =>
-    KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || cmpStr(a.namespace, b.namespace) ||
-    cmpStr(a.name, b.name) || a.parentRefIndex - b.parentRefIndex);
+    KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || cmp(a.namespace, b.namespace) ||
+    cmp(a.name, b.name) || a.parentRefIndex - b.parentRefIndex);
 }
