@@ -14,7 +14,7 @@
 import type { GatewayAttachment, ObjectRef, World } from './model/world';
 import type { Route } from './model/objects';
 import { attachmentOf, attachRoutes, validateGateway, type AttachOptions, type GatewayAnalysis } from './attach/attach';
-import { viewOf } from './refs/lookup';
+import { viewOf, type WorldView } from './refs/lookup';
 import { refsOf, resolveReferences, type ResolvedReferences } from './refs/resolution';
 import { orderGateway } from './precedence/order';
 import { compileTable, compileUnattached } from './compile/compile-gateway';
@@ -62,7 +62,7 @@ export function translate(
   const ordered = orderGateway(ctx, attachment);
   const table = compileTable(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false });
   return {
-    ...statuses(analysis, refsOf(view, refs), refs, opts, previous),
+    ...statuses(view, analysis, refs, opts, previous),
     attachment,
     table,
     unattached: compileUnattached(attachment.rejected),
@@ -79,12 +79,12 @@ export function translateGateway(
   if (!validated) return undefined;
   const analysis: GatewayAnalysis = { ...validated, ...attachRoutes(view, validated) };
   const refs = resolveReferences(view, analysis.gateway, analysis.routes);
-  return { ...statuses(analysis, refsOf(view, refs), refs, opts, previous), attachment: attachmentOf(analysis) };
+  return { ...statuses(view, analysis, refs, opts, previous), attachment: attachmentOf(analysis) };
 }
 
 /** Step 6: the Gateway's status and its routes' status.parents entries, merged with what was there. */
 function statuses(
-  analysis: GatewayAnalysis, routeRefs: ReturnType<typeof refsOf>, refs: ResolvedReferences,
+  view: WorldView, analysis: GatewayAnalysis, refs: ResolvedReferences,
   opts: TranslateGatewayOptions, previous: PreviousStatuses | undefined,
 ): Pick<GatewayTranslation, 'gatewayStatus' | 'routeParents'> {
   const prevGateway = previous?.gatewayStatus ?? analysis.gateway.status;
@@ -95,7 +95,7 @@ function statuses(
     prevRoutes ? prevRoutes.get(`${route.kind}/${route.metadata.namespace ?? ''}/${route.metadata.name}`) : route.status?.parents;
   return {
     gatewayStatus: gatewayStatusOf(analysis, refs, opts.now, prevGateway),
-    routeParents: routeParentsOf(analysis, routeRefs, opts.controllerName, opts.now, previousFor),
+    routeParents: routeParentsOf(analysis, refsOf(view, refs), opts.controllerName, opts.now, previousFor),
   };
 }
 
