@@ -1,13 +1,29 @@
-// Per Gateway: validate its listeners, attach the routes that name it, resolve their references,
-// and produce every status this Gateway is responsible for — its own, and the status.parents
-// entries of the routes that name it — together with the attachment that compile turns into the
-// route table. Recomputing one Gateway refreshes all the route entries it owns, so a change to the
-// Gateway alone still reaches its routes.
+// Per Gateway, in explicit steps, each a typed value (as Envoy Gateway's Translate() runs its
+// Process* steps over one TranslatorContext):
+//   1. validate   the Gateway and its listeners              attach/attach.ts validateGateway
+//   2. attach     parentRefs x listeners, allowedRoutes,     attach/attach.ts attachRoutes
+//                 hostnames
+//   3. resolve    the references of the Gateway and routes   refs/resolution.ts resolveReferences
+//   4. order      every listener's entries by precedence     precedence/order.ts orderGateway
+//   5. compile    the route table                            compile/compile-gateway.ts compileTable
+//   6. statuses   the Gateway's, and the status.parents      status/gateway.ts, status/route.ts
+//                 entries of the routes that name it
+// Recomputing one Gateway refreshes all the route entries it owns, so a change to the Gateway alone
+// still reaches its routes. The memos live in the TranslationContext the caller passes; a caller
+// that keeps one across calls gets incremental recomputes.
 import type { GatewayAttachment, ObjectRef, World } from './model/world';
 import type { Route } from './model/objects';
-import { analyzeGateway, attachmentOf, type AttachOptions } from './attach/attach';
+import { attachmentOf, attachRoutes, validateGateway, type AttachOptions, type GatewayAnalysis } from './attach/attach';
+import { viewOf, type WorldView } from './refs/lookup';
+import { refsOf, resolveReferences, type ResolvedReferences } from './refs/resolution';
+import { orderGateway } from './precedence/order';
+import { compileTable, compileUnattached } from './compile/compile-gateway';
+import type { CompiledTable, CompiledUnattachedRoute } from './compile/types';
 import { gatewayStatusOf, type GatewayStatus } from './status/gateway';
 import { routeParentsOf, type RouteParents, type RouteParentStatus } from './status/route';
+import { TranslationContext } from './translate/context';
+
+export { TranslationContext, DEFAULT_CAPACITY, type TranslationContextOptions } from './translate/context';
 
 export type TranslateGatewayOptions = AttachOptions;
 
@@ -25,12 +41,52 @@ export interface GatewayTranslation {
   attachment: GatewayAttachment;
 }
 
-/** undefined when the Gateway does not exist or its GatewayClass is not ours (nothing to write). */
+export interface Translation extends GatewayTranslation {
+  /** the compiled route table, without the unattached routes */
+  table: CompiledTable;
+  /** the routes that name the Gateway but are not attached, for resolve's explanations */
+  unattached: CompiledUnattachedRoute[];
+}
+
+/** Every step; undefined when the Gateway does not exist or its GatewayClass is not ours (nothing to write). */
+export function translate(
+  world: World, gatewayRef: Pick<ObjectRef, 'namespace' | 'name'>, opts: TranslateGatewayOptions,
+  previous?: PreviousStatuses, ctx: TranslationContext = new TranslationContext(),
+): Translation | undefined {
+  const view = viewOf(world, ctx);
+  const validated = validateGateway(view, gatewayRef, opts);
+  if (!validated) return undefined;
+  const analysis: GatewayAnalysis = { ...validated, ...attachRoutes(view, validated) };
+  const refs = resolveReferences(view, analysis.gateway, analysis.routes);
+  const attachment = attachmentOf(analysis);
+  const ordered = orderGateway(ctx, attachment);
+  const table = compileTable(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false });
+  return {
+    ...statuses(view, analysis, refs, opts, previous),
+    attachment,
+    table,
+    unattached: compileUnattached(attachment.rejected),
+  };
+}
+
+/** Steps 1 to 3 and the statuses, without the table; undefined as for translate. */
 export function translateGateway(
-  world: World, gatewayRef: Pick<ObjectRef, 'namespace' | 'name'>, opts: TranslateGatewayOptions, previous?: PreviousStatuses,
+  world: World, gatewayRef: Pick<ObjectRef, 'namespace' | 'name'>, opts: TranslateGatewayOptions,
+  previous?: PreviousStatuses, ctx: TranslationContext = new TranslationContext(),
 ): GatewayTranslation | undefined {
-  const analysis = analyzeGateway(world, gatewayRef, opts);
-  if (!analysis) return undefined;
+  const view = viewOf(world, ctx);
+  const validated = validateGateway(view, gatewayRef, opts);
+  if (!validated) return undefined;
+  const analysis: GatewayAnalysis = { ...validated, ...attachRoutes(view, validated) };
+  const refs = resolveReferences(view, analysis.gateway, analysis.routes);
+  return { ...statuses(view, analysis, refs, opts, previous), attachment: attachmentOf(analysis) };
+}
+
+/** Step 6: the Gateway's status and its routes' status.parents entries, merged with what was there. */
+function statuses(
+  view: WorldView, analysis: GatewayAnalysis, refs: ResolvedReferences,
+  opts: TranslateGatewayOptions, previous: PreviousStatuses | undefined,
+): Pick<GatewayTranslation, 'gatewayStatus' | 'routeParents'> {
   const prevGateway = previous?.gatewayStatus ?? analysis.gateway.status;
   const prevRoutes = previous?.routeParents
     ? new Map(previous.routeParents.map((r) => [`${r.kind}/${r.namespace}/${r.name}`, r.parents]))
@@ -38,12 +94,9 @@ export function translateGateway(
   const previousFor = (route: Route): RouteParentStatus[] | undefined =>
     prevRoutes ? prevRoutes.get(`${route.kind}/${route.metadata.namespace ?? ''}/${route.metadata.name}`) : route.status?.parents;
   return {
-    gatewayStatus: gatewayStatusOf(world, analysis, opts.now, prevGateway),
-    routeParents: routeParentsOf(world, analysis, opts.controllerName, opts.now, previousFor),
-    attachment: attachmentOf(analysis),
+    gatewayStatus: gatewayStatusOf(analysis, refs, opts.now, prevGateway),
+    routeParents: routeParentsOf(analysis, refsOf(view, refs), opts.controllerName, opts.now, previousFor),
   };
 }
 
 export { gatewayClassStatus } from './status/gatewayclass';
-export { attachGateway } from './attach/attach';
-export { resolveBackendRef } from './refs/backends';

@@ -9,8 +9,8 @@ import { scoped } from '../adapters/store/scope';
 import { keepRecent } from '../core/model/recent';
 import { deflateTail } from '../adapters/delivery/snapshots';
 import { secretDigests, snapshotBody, snapshotHash, snapshotTail } from '../core/snapshot/format';
-import { translateGateway, gatewayClassStatus, type GatewayTranslation, type TranslateGatewayOptions } from '../core/translate';
-import { compileGateway, compileUnattached, tableJson, type CompiledTable } from '../core/compile';
+import { translate, gatewayClassStatus, DEFAULT_CAPACITY, TranslationContext, type Translation, type TranslateGatewayOptions } from '../core/translate';
+import { tableJson } from '../core/compile';
 import { planRecompute } from './recompute-plan';
 import { parseStreamKey, streamKey } from '../core/objects/keys';
 
@@ -39,31 +39,34 @@ export function gatewayOwner(ns: string, name: string): string {
   return gatewayStream(ns, name);
 }
 
-/** How many Gateways' worlds and last writes a worker keeps in memory. */
-const MEMORY_CAPACITY = 128;
+/** How many Gateways' worlds, translations and last writes a worker keeps in memory: the one setting. */
+const MEMORY_CAPACITY = DEFAULT_CAPACITY;
 
 /**
  * The translate step of a recompute, without I/O: from a Gateway's loaded world and what its last
  * recompute wrote, the translation, its table, and the snapshot's hash and stored tail. Exported so
  * that the golden cases run exactly this.
  */
-export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; name: string }, before: Written, opts: TranslateGatewayOptions): {
-  translation?: GatewayTranslation; table?: CompiledTable; unattached: string; hash?: string; tail: string;
+/**
+ * The translate step of a recompute: statuses, the table and its snapshot hash and tail. `ctx` is
+ * the translation memory kept across recomputes (what makes them incremental).
+ */
+export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; name: string }, before: Written, opts: TranslateGatewayOptions, ctx: TranslationContext): {
+  translation?: Translation; unattached: string; hash?: string; tail: string;
 } {
   const translation = loaded.gateway
-    ? translateGateway(loaded.world, ref, opts, {
+    ? translate(loaded.world, ref, opts, {
         gatewayStatus: before.gatewayStatus as never,
         routeParents: [...before.parts].map(([stream, part]) => ({ ...parseStreamKey(stream), parents: (part.parents ?? []) as never[] })) as never,
-      })
+      }, ctx)
     : undefined;
-  const table = translation ? compileGateway(translation.attachment, loaded.world, { includeUnattached: false }) : undefined;
-  const unattached = translation ? JSON.stringify(compileUnattached(translation.attachment.rejected ?? [])) : '[]';
+  const unattached = translation ? JSON.stringify(translation.unattached) : '[]';
   // compile's output is byte-for-byte deterministic, so its JSON is serialized once, natively, and
   // serves the hash, the stored tail and the notice's body (see core/snapshot/format)
-  const tableText = table ? tableJson(table) : undefined;
+  const tableText = translation ? tableJson(translation.table, ctx) : undefined;
   const hash = tableText !== undefined ? snapshotHash(tableText, secretDigests(loaded.world.secrets)) : undefined;
   const tail = hash !== undefined ? snapshotTail(hash, tableText!) : '';
-  return { translation, table, unattached, hash, tail };
+  return { translation, unattached, hash, tail };
 }
 
 class StaleBase extends Error {}
@@ -77,6 +80,7 @@ export class Reconciler {
    */
   private readonly written = new Map<string, Written>();
   private readonly loaded: LoaderMemo = loaderMemo(MEMORY_CAPACITY);
+  private readonly translation = new TranslationContext({ capacity: MEMORY_CAPACITY });
 
   constructor(private readonly db: Database, private readonly opts: ReconcileOptions) {
     this.clock = opts.clock ?? (() => new Date());
@@ -125,7 +129,7 @@ export class Reconciler {
     const now = this.clock().toISOString();
 
     // translate
-    const { translation, unattached, hash, tail } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now });
+    const { translation, unattached, hash, tail } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now }, this.translation);
 
     // diff
     const { plan, after } = planRecompute(before, {

@@ -25,6 +25,7 @@ import type { K8sObject } from '../../src/core/model/objects';
 import { worldOf, type World } from '../../src/core/model/world';
 import { affectedGateways } from '../../src/core/deps';
 import { routeRefs } from '../../src/core/refs';
+import { viewOf } from '../../src/core/refs/lookup';
 import { isRouteKind } from '../../src/core/model/kinds';
 import { gatewayClassStatus, type GatewayTranslation } from '../../src/core/translate';
 import type { CompiledTable } from '../../src/core/compile';
@@ -35,6 +36,7 @@ import { loadGatewayWorld, loaderMemo, gatewayStream } from '../../src/adapters/
 import type { RecomputePlan, Written } from '../../src/adapters/store/recompute-write';
 import { scoped } from '../../src/adapters/store/scope';
 import { translateLoaded } from '../../src/service/reconcile';
+import { TranslationContext } from '../../src/core/translate';
 import { planRecompute } from '../../src/service/recompute-plan';
 import { CONTROLLER, Store } from '../support/object-store';
 import { conformanceEndpointSlice } from '../support/conformance';
@@ -119,6 +121,8 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
   const parts = new StatusParts();
   const written = new Map<string, Written>();
   const memo = loaderMemo(128);
+  // one translation memory for the whole case, as a worker keeps one across recomputes
+  const ctx = new TranslationContext();
   const source = new MemorySource();
   /** the object each stream of the source was last put from */
   const fed = new Map<string, K8sObject>();
@@ -225,7 +229,7 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
       const before = writtenFor(gw);
       const loaded = await loadGatewayWorld(source, ns, name, memo, before.gatewayStatus);
       const world = opts.reverse ? reversed(loaded.world) : loaded.world;
-      const r = translateLoaded({ ...loaded, world }, { namespace: ns, name }, before, translateOpts);
+      const r = translateLoaded({ ...loaded, world }, { namespace: ns, name }, before, translateOpts, ctx);
       const { plan, after } = planRecompute(before, {
         gateKey, owner, scope: controllerName, routeOwner: gateKey, sourcePosition: source.position, now, durationMs: 0,
         deps: loaded.deps,
@@ -237,7 +241,7 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
       if (r.translation) translations.set(gw, r.translation);
       // the table shown with its unattached routes in their place (they are stored beside the
       // snapshot, and the resolve endpoint passes them in: see answer)
-      if (r.table) tables.set(gw, { table: r.table, unattached: JSON.parse(r.unattached) });
+      if (r.translation) tables.set(gw, { table: r.translation.table, unattached: JSON.parse(r.unattached) });
       worlds.set(gw, loaded.world);
     }
 
@@ -260,7 +264,7 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
       const route = (world.routes as K8sObject[]).find((x) => streamOf(x) === streamOf(r)) ?? r;
       return {
         route: `${r.kind} ${id(r)}`,
-        rules: routeRefs(world, route as never).rules.map((rule) => [
+        rules: routeRefs(viewOf(world), route as never).rules.map((rule) => [
           ...rule.backends.map((b) => backend(b)),
           ...rule.mirrors.map((m) => ({ mirror: m.path, ...backend(m.backend) })),
         ]),

@@ -1,5 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { covers, intersect, matchListenerHostname, hostnamesOverlap, compileLabelSelector, attachGateway, unsupportedRules } from '../../src/core/attach';
+import { matchListenerHostname, hostnamesOverlap, compileLabelSelector, unsupportedRules } from '../../src/core/attach';
+import { covers, intersectHostname as intersect } from '../../src/core/match/hostname';
+import { translate, TranslationContext } from '../../src/core/translate';
+import type { ObjectRef, TranslateOptions } from '../../src/core/model/world';
+
+/** The attachment step's result, through the one entry point. */
+const attachGateway = (w: World, ref: Pick<ObjectRef, 'namespace' | 'name'>, opts: TranslateOptions) => translate(w, ref, opts)?.attachment;
 import type { World } from '../../src/core/model/world';
 
 const CONTROLLER = 'switchyard.dev/gateway-controller';
@@ -65,7 +71,7 @@ describe('label selectors', () => {
   });
 });
 
-describe('attachGateway', () => {
+describe('attachment', () => {
   const gc = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'sw' }, spec: { controllerName: CONTROLLER } };
   const gw = {
     apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'public', namespace: 'infra', generation: 1 },
@@ -116,7 +122,7 @@ describe('unsupportedRules', () => {
     const r: any = { kind: 'HTTPRoute', metadata: { name: 'r' }, spec: { rules: [
       {}, { retry: { attempts: 1 } }, { filters: [{ type: 'Bogus' }] }, { matches: [{ path: { type: 'Glob', value: '/x' } }] },
     ] } };
-    const u = unsupportedRules(r);
+    const u = unsupportedRules(new TranslationContext(), r);
     expect([...u.keys()]).toEqual([1, 2, 3]);
     expect(u.get(2)).toMatch(/Bogus/);
   });

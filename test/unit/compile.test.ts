@@ -12,7 +12,7 @@ const world: World = {
 };
 
 /** A resolver that knows Services by name: "missing*" are not found, "empty*" have no endpoints. */
-function resolver(_w: World, route: any, ref: any): BackendResolution {
+function resolver(route: any, ref: any): BackendResolution {
   const namespace = ref.namespace ?? route.metadata.namespace;
   const base = { group: ref.group ?? '', kind: ref.kind ?? 'Service', namespace, name: ref.name, port: ref.port, weight: ref.weight ?? 1, ref, endpoints: [] as { address: string; port: number }[] };
   if (String(ref.name).startsWith('missing')) return { ...base, valid: false, reason: 'BackendNotFound', message: `Service "${namespace}/${ref.name}" does not exist` };

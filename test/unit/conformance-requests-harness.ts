@@ -6,8 +6,8 @@
 import { worldOf } from '../../src/core/model/world';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
-import { attachGateway } from '../../src/core/attach';
-import { compileGateway, type CompiledTable } from '../../src/core/compile';
+import { translate } from '../../src/core/translate';
+import type { CompiledTable } from '../../src/core/compile';
 import type { World } from '../../src/core/model/world';
 import { pickBackend, resolve, type ResolveResponse } from '../../src/core/resolve';
 import { SUPPORTED_FEATURES } from '../../src/core/status/features';
@@ -144,8 +144,8 @@ export function runCase(c: CaseFile, base: any[]): Outcome[] {
     const tableFor = (gw: { namespace: string; name: string }) => {
       const k = `${gw.namespace}/${gw.name}`;
       if (!tables.has(k)) {
-        const att = attachGateway(world, gw, { controllerName: CONTROLLER, now: NOW });
-        tables.set(k, att && compileGateway(att, world));
+        const t = translate(world, gw, { controllerName: CONTROLLER, now: NOW });
+        tables.set(k, t && { ...t.table, unattached: t.unattached });
       }
       return tables.get(k);
     };

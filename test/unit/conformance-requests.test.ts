@@ -2,8 +2,7 @@
 // resolve() against the compiled table of the Gateway it is sent to.
 import { describe, expect, it } from 'vitest';
 import { checkRequest, conformanceDir, ConformanceStore, CONTROLLER, loadBase, loadCases, needsDataPlane, NOW, requestsOf, runCase, skipReason, type Outcome } from './conformance-requests-harness';
-import { attachGateway } from '../../src/core/attach';
-import { compileGateway } from '../../src/core/compile';
+import { translate } from '../../src/core/translate';
 
 const cases = loadCases();
 const base = cases.length ? loadBase() : [];
@@ -46,7 +45,8 @@ describe('conformance requests', () => {
     for (const o of [...base, ...c.manifests]) store.apply(o);
     const world = store.world();
     const ref = { namespace: 'gateway-conformance-infra', name: 'same-namespace' };
-    const table = compileGateway(attachGateway(world, ref, { controllerName: CONTROLLER, now: NOW })!, world);
+    const t = translate(world, ref, { controllerName: CONTROLLER, now: NOW })!;
+    const table = { ...t.table, unattached: t.unattached };
     const req = { protocol: 'http', host: '', path: '/v2/x', method: 'GET', port: 80 };
     const ok = checkRequest({ caseName: 't', where: 't', gateway: ref, request: req, expect: { statusCode: 200, backend: { namespace: ref.namespace, name: 'infra-backend-v2' } } }, table);
     expect(ok.failures).toEqual([]);

@@ -1,12 +1,13 @@
-// The core memoizes per route, per rule and per backend reference on object identity (the worker
-// passes the same objects again for whatever did not change). Whatever is memoized, a translation
-// of a world that shares objects with earlier ones must equal the translation of a fresh copy.
+// The core memoizes per route, per rule and per backend reference on object identity, in the
+// TranslationContext the caller keeps (the worker passes the same objects again for whatever did
+// not change). Whatever is memoized, a translation of a world that shares objects with earlier
+// ones, in a context that saw them, must equal the translation of a fresh copy in a fresh context.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { worldOf, CONTROLLER } from '../support/compile-world';
-import { translateGateway } from '../../src/core/translate';
+import { translate, TranslationContext } from '../../src/core/translate';
 import { compileGateway, tableJson } from '../../src/core/compile';
 import type { World } from '../../src/core/model/world';
 
@@ -14,14 +15,18 @@ const dir = join(import.meta.dirname, '../golden/cases');
 const cases = readdirSync(dir).filter((f) => f.endsWith('.in.yaml')).map((f) => join(dir, f)).sort();
 const now = '2026-03-02T00:00:00.000Z';
 
-function outputs(world: World): string {
+/** Every Gateway's statuses and table, translated in `ctx` (whatever it memoized before is reused). */
+function outputs(world: World, ctx: TranslationContext): string {
   return JSON.stringify(world.gateways.map((gw) => {
     const ref = { namespace: gw.metadata.namespace!, name: gw.metadata.name };
-    const t = translateGateway(world, ref, { controllerName: CONTROLLER, now });
+    const t = translate(world, ref, { controllerName: CONTROLLER, now }, undefined, ctx);
     if (!t) return null;
-    const table = compileGateway(t.attachment, world);
-    expect(tableJson(table)).toBe(JSON.stringify(table));
-    return { status: t.gatewayStatus, parents: t.routeParents, table: JSON.parse(tableJson(table)) };
+    // the table with its unattached routes, as compileGateway makes it, in the same context
+    const table = compileGateway(t.attachment, world, {}, ctx);
+    expect({ ...table, unattached: [] }).toEqual(t.table);
+    expect(table.unattached).toEqual(t.unattached);
+    expect(tableJson(table, ctx)).toBe(JSON.stringify(table));
+    return { status: t.gatewayStatus, parents: t.routeParents, table: JSON.parse(tableJson(table, ctx)) };
   }));
 }
 
@@ -68,15 +73,18 @@ describe('memoized translation', () => {
       const docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS());
       const objects = docs.length === 1 && Array.isArray(docs[0]?.objects) ? docs[0].objects : docs.filter((d) => d && d.kind !== 'GoldenOptions');
       const base = worldOf(objects);
-      expect(outputs(base)).toBe(outputs(fresh(base)));
+      // one context for the whole sequence, as the worker keeps one; each reference gets a new one
+      const ctx = new TranslationContext();
+      const reference = (w: World) => outputs(fresh(w), new TranslationContext());
+      expect(outputs(base, ctx)).toBe(reference(base));
       // one object changed at a time; everything else passed again as it was
       let n = 0;
       for (const key of ['routes', 'services', 'endpointSlices', 'referenceGrants', 'namespaces', 'gateways'] as const) {
         for (const target of base[key] as unknown[]) {
           const list = (base[key] as unknown[]).map((o) => (o === target ? edited(target, ++n) : o)).filter((o) => o !== undefined);
           const next = { ...base, [key]: list } as World;
-          expect(outputs(next)).toBe(outputs(fresh(next)));
-          expect(outputs(base)).toBe(outputs(fresh(base)));
+          expect(outputs(next, ctx)).toBe(reference(next));
+          expect(outputs(base, ctx)).toBe(reference(base));
         }
       }
     });

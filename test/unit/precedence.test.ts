@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareGRPC, compareHTTP, compareSNI, compareStream, creationMillis, type HTTPRank } from '../../src/core/precedence';
-import { httpFigures, stepFigure } from '../../src/core/precedence';
+import { ageAndName, byAgeThenName, compareNamespacedNames, httpFigures, namespacedName, stepFigure } from '../../src/core/precedence';
+import { translate } from '../../src/core/translate';
+import type { World } from '../../src/core/model/world';
 
 const base: HTTPRank = {
   hostname: '', pathType: 'PathPrefix', pathValue: '/', method: false, headers: 0, query: 0,
@@ -64,5 +66,37 @@ describe('GRPC, TLS and stream precedence', () => {
     expect(compareStream({ ...t, created: 0 }, t).order).toBeLessThan(0);
     expect(compareStream({ ...t, routeKey: 'ns/0' }, t).step).toBe('name');
     expect(compareStream({ ...t, ruleIndex: 1 }, t).order).toBeGreaterThan(0);
+  });
+});
+
+describe('the name tie-break is one rule', () => {
+  // "a-b/a" < "a/z" as "{namespace}/{name}" strings ("-" sorts before "/"), while comparing the
+  // namespace first would put namespace "a" before "a-b": the two orders disagree on this pair.
+  const ts = '2026-01-01T00:00:00.000Z';
+  const route = (namespace: string, name: string) => ({
+    apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute',
+    metadata: { name, namespace, creationTimestamp: ts, generation: 1 },
+    spec: { parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'gw', namespace: 'infra' }],
+      rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [] }] },
+  });
+  const world = {
+    gatewayClasses: [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'sy' }, spec: { controllerName: 'switchyard.dev/gateway-controller' } }],
+    gateways: [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'gw', namespace: 'infra', generation: 1 },
+      spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }] } }],
+    routes: [route('a', 'z'), route('a-b', 'a')],
+    referenceGrants: [], namespaces: [], services: [], endpointSlices: [], secrets: [], configMaps: [],
+  } as unknown as World;
+
+  it('orders "a-b/a" before "a/z" in the ladder, the attachment and the table alike', () => {
+    expect(compareNamespacedNames(namespacedName('a-b', 'a'), namespacedName('a', 'z'))).toBeLessThan(0);
+    expect(byAgeThenName(ageAndName({ creationTimestamp: ts, namespace: 'a-b', name: 'a' }), ageAndName({ creationTimestamp: ts, namespace: 'a', name: 'z' }))).toBeLessThan(0);
+    const t = translate(world, { namespace: 'infra', name: 'gw' }, { controllerName: 'switchyard.dev/gateway-controller', now: ts })!;
+    const attached = t.attachment.listeners[0].routes.map((r) => `${r.route.metadata.namespace}/${r.route.metadata.name}`);
+    expect(attached).toEqual(['a-b/a', 'a/z']);
+    const entries = t.table.listeners[0].httpRoutes!.map((e) => {
+      const r = t.table.routes[t.table.rules[e.rule].route];
+      return `${r.namespace}/${r.name}`;
+    });
+    expect(entries).toEqual(attached);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { resolveBackendRef, routeRefs, referenceAllowed, tlsSecretProblem, resolveCaRef } from '../../src/core/refs';
+import { resolveBackendRef, routeRefs, referenceAllowed, tlsSecretProblem, resolveCaRef, viewOf } from '../../src/core/refs';
 import { decodeBase64, pemBlocks } from '../../src/core/refs/pem';
 import type { World } from '../../src/core/model/world';
 
@@ -28,26 +28,26 @@ describe('resolveBackendRef', () => {
         { addresses: ['10.0.0.3'], conditions: { ready: true, terminating: true } },
       ])] as any,
     });
-    const b = resolveBackendRef(w, route, { name: 'web', port: 80 });
+    const b = resolveBackendRef(viewOf(w), route, { name: 'web', port: 80 });
     expect(b).toMatchObject({ group: '', kind: 'Service', namespace: 'apps', name: 'web', port: 80, weight: 1, valid: true });
     expect(b.endpoints).toEqual([{ address: '10.0.0.1', port: 8080 }]);
   });
 
   it('flags each failure with its reason, permission first', () => {
     const w = world({ services: [svc('apps', 'web', [{ port: 80 }]), svc('other', 'x', [{ port: 80 }])] as any });
-    expect(resolveBackendRef(w, route, { group: 'example.com', kind: 'Thing', name: 'web', port: 80 }).reason).toBe('InvalidKind');
-    expect(resolveBackendRef(w, route, { name: 'nope', port: 80 }).reason).toBe('BackendNotFound');
-    expect(resolveBackendRef(w, route, { name: 'web', port: 81 }).reason).toBe('BackendNotFound');
-    expect(resolveBackendRef(w, route, { name: 'x', namespace: 'other', port: 80 }).reason).toBe('RefNotPermitted');
-    expect(resolveBackendRef(w, route, { name: 'missing', namespace: 'other', port: 80 }).reason).toBe('RefNotPermitted');
-    const none = resolveBackendRef(w, route, { name: 'web', port: 80, weight: 0 });
+    expect(resolveBackendRef(viewOf(w), route, { group: 'example.com', kind: 'Thing', name: 'web', port: 80 }).reason).toBe('InvalidKind');
+    expect(resolveBackendRef(viewOf(w), route, { name: 'nope', port: 80 }).reason).toBe('BackendNotFound');
+    expect(resolveBackendRef(viewOf(w), route, { name: 'web', port: 81 }).reason).toBe('BackendNotFound');
+    expect(resolveBackendRef(viewOf(w), route, { name: 'x', namespace: 'other', port: 80 }).reason).toBe('RefNotPermitted');
+    expect(resolveBackendRef(viewOf(w), route, { name: 'missing', namespace: 'other', port: 80 }).reason).toBe('RefNotPermitted');
+    const none = resolveBackendRef(viewOf(w), route, { name: 'web', port: 80, weight: 0 });
     expect(none).toMatchObject({ valid: false, reason: 'NoEndpoints', weight: 0 });
   });
 
   it('a ReferenceGrant admits by from group/kind/namespace and to group/kind/optional name', () => {
     const from = { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: 'apps' };
     const to = { group: '', kind: 'Service', namespace: 'other', name: 'x' };
-    const with_ = (g: any) => referenceAllowed(world({ referenceGrants: [g] as any }), from, to);
+    const with_ = (g: any) => referenceAllowed(viewOf(world({ referenceGrants: [g] as any })), from, to);
     expect(with_(grant('other', [from], [{ group: '', kind: 'Service', name: 'x' }]))).toBe(true);
     expect(with_(grant('other', [from], [{ group: '', kind: 'Service' }]))).toBe(true);
     expect(with_(grant('other', [from], [{ group: '', kind: 'Service', name: 'y' }]))).toBe(false);
@@ -61,7 +61,7 @@ describe('resolveBackendRef', () => {
       { backendRefs: [{ name: 'a', port: 80 }, { name: 'b', port: 80 }] },
       { filters: [{ type: 'RequestMirror', requestMirror: { backendRef: { name: 'c', port: 80 } } }] },
     ] } };
-    const refs = routeRefs(world({}), r);
+    const refs = routeRefs(viewOf(world({})), r);
     expect(refs.resolved).toBe(false);
     expect(refs.reason).toBe('BackendNotFound');
     expect(refs.problems.map((p) => p.path)).toEqual([
@@ -92,10 +92,10 @@ describe('PEM and Secrets', () => {
     const gw: any = { metadata: { name: 'gw', namespace: 'infra' } };
     const cm = (ns: string, name: string, data: any) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data });
     const w = world({ configMaps: [cm('infra', 'ca', { 'ca.crt': PEM_CERT }), cm('infra', 'empty', {}), cm('web', 'ca', { 'ca.crt': PEM_CERT })] as any });
-    expect(resolveCaRef(w, gw, { group: '', kind: 'ConfigMap', name: 'ca' }, 'p').ok).toBe(true);
-    expect(resolveCaRef(w, gw, { group: '', kind: 'Secret', name: 'ca' }, 'p').reason).toBe('InvalidCACertificateKind');
-    expect(resolveCaRef(w, gw, { group: '', kind: 'ConfigMap', name: 'empty' }, 'p').reason).toBe('InvalidCACertificateRef');
-    expect(resolveCaRef(w, gw, { group: '', kind: 'ConfigMap', name: 'gone' }, 'p').reason).toBe('InvalidCACertificateRef');
-    expect(resolveCaRef(w, gw, { group: '', kind: 'ConfigMap', name: 'ca', namespace: 'web' }, 'p').reason).toBe('RefNotPermitted');
+    expect(resolveCaRef(viewOf(w), gw, { group: '', kind: 'ConfigMap', name: 'ca' }, 'p').ok).toBe(true);
+    expect(resolveCaRef(viewOf(w), gw, { group: '', kind: 'Secret', name: 'ca' }, 'p').reason).toBe('InvalidCACertificateKind');
+    expect(resolveCaRef(viewOf(w), gw, { group: '', kind: 'ConfigMap', name: 'empty' }, 'p').reason).toBe('InvalidCACertificateRef');
+    expect(resolveCaRef(viewOf(w), gw, { group: '', kind: 'ConfigMap', name: 'gone' }, 'p').reason).toBe('InvalidCACertificateRef');
+    expect(resolveCaRef(viewOf(w), gw, { group: '', kind: 'ConfigMap', name: 'ca', namespace: 'web' }, 'p').reason).toBe('RefNotPermitted');
   });
 });

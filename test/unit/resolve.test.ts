@@ -8,7 +8,7 @@ const world: World = {
   gatewayClasses: [], gateways: [], routes: [], referenceGrants: [], namespaces: [], services: [], endpointSlices: [],
   secrets: [], configMaps: [],
 };
-function resolver(_w: World, route: any, ref: any): BackendResolution {
+function resolver(route: any, ref: any): BackendResolution {
   const namespace = ref.namespace ?? route.metadata.namespace;
   const base = { group: '', kind: 'Service', namespace, name: ref.name, port: ref.port, weight: ref.weight ?? 1, ref, endpoints: [] as any[] };
   if (String(ref.name).startsWith('missing')) return { ...base, valid: false, reason: 'BackendNotFound', message: 'does not exist' };

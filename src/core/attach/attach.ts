@@ -4,13 +4,16 @@
 // the route's namespace, and (for HTTP, GRPC and TLS routes) shares a hostname with it. Consent is
 // two-sided: the route names the parent, the listener admits the route.
 import type {
-  AttachedRoute, GatewayAttachment, ListenerAttachment, ObjectRef, RejectedRoute, TranslateOptions, World,
+  AttachedRoute, GatewayAttachment, ListenerAttachment, ObjectRef, RejectedRoute, TranslateOptions,
 } from '../model/world';
-import type { Gateway, GatewayClass, Route } from '../model/objects';
+import type { Gateway, GatewayClass, ParentReference, Route } from '../model/objects';
 import { isRouteKind, type RouteKind } from '../model/kinds';
+import { routeHostnames } from '../model/route-parts';
 import { RouteReason } from '../status/reasons';
 import { featureSet } from '../status/features';
-import { GATEWAY_GROUP, cmp, indexWorld, key, refName } from '../refs/lookup';
+import { GATEWAY_GROUP, cmp, key, refName, type WorldView } from '../refs/lookup';
+import { ageAndName, byAgeThenName } from '../precedence/ladder';
+import { memoSlot } from '../translate/context';
 import { analyzeListeners, type ListenerAnalysis } from './listeners';
 import { gatewayClassOf, gatewayVerdict, isOurGateway, type GatewayVerdict } from './gateway';
 import { kindHasHostnames, protocolHasHostname } from './kinds';
@@ -18,7 +21,10 @@ import { matchListenerHostname } from './hostnames';
 import { unsupportedRules } from './rules';
 import { keepRecent } from '../model/recent';
 
-export const MAX_PARENTS_PER_ROUTE = 32;
+/** A parentRef as a route holds it: validated, but group and kind may still be missing. */
+type ParentRefInput = Partial<ParentReference>;
+
+const MAX_PARENTS_PER_ROUTE = 32;
 
 export interface AttachOptions extends TranslateOptions {
   /** features the GatewayClass claims; default: SUPPORTED_FEATURES */
@@ -33,7 +39,7 @@ export interface ParentOutcome {
   kind: RouteKind;
   parentRefIndex: number;
   /** the spec parentRef with group and kind defaulted, as status.parents[].parentRef echoes it */
-  parentRef: Record<string, unknown>;
+  parentRef: ParentReference;
   accepted: boolean;
   reason: string;
   message: string;
@@ -43,87 +49,109 @@ export interface ParentOutcome {
   droppedRules: Map<number, string>;
 }
 
-export interface GatewayAnalysis {
+/** The first step's value: a Gateway of ours, validated, with its listeners validated. */
+export interface ValidatedGateway {
   gateway: Gateway;
   gatewayClass: GatewayClass;
   verdict: GatewayVerdict;
   listeners: ListenerAnalysis[];
+  /** the route kinds the GatewayClass claims (feature name = kind) */
+  features: ReadonlySet<string>;
+}
+
+/** The attach step's value: the routes that name the Gateway and the outcome of each parentRef. */
+export interface RouteAttachments {
   /** routes that name this Gateway in a parentRef, sorted by kind, namespace, name */
   routes: Route[];
   outcomes: ParentOutcome[];
 }
 
-export function findGateway(world: World, ref: Pick<ObjectRef, 'namespace' | 'name'>): Gateway | undefined {
-  return indexWorld(world).gateways.get(key(ref.namespace, ref.name));
+export type GatewayAnalysis = ValidatedGateway & RouteAttachments;
+
+function findGateway(view: WorldView, ref: Pick<ObjectRef, 'namespace' | 'name'>): Gateway | undefined {
+  return view.index.gateways.get(key(ref.namespace, ref.name));
 }
 
 /** Does this parentRef of the route name the Gateway? */
-export function namesGateway(route: Route, parentRef: any, gateway: Gateway): boolean {
+function namesGateway(route: Route, parentRef: ParentRefInput | undefined, gateway: Gateway): boolean {
   return !!parentRef && (parentRef.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (parentRef.kind ?? 'Gateway') === 'Gateway'
     && (parentRef.namespace ?? route.metadata.namespace) === gateway.metadata.namespace && parentRef.name === gateway.metadata.name;
 }
 
-export function echoParentRef(parentRef: any): Record<string, unknown> {
-  const out: Record<string, unknown> = { group: parentRef.group ?? GATEWAY_GROUP, kind: parentRef.kind ?? 'Gateway' };
+function echoParentRef(parentRef: ParentRefInput): ParentReference {
+  // key order is the order status.parents[].parentRef is written in
+  const out: Partial<ParentReference> = { group: parentRef.group ?? GATEWAY_GROUP, kind: parentRef.kind ?? 'Gateway' };
   if (parentRef.namespace !== undefined) out.namespace = parentRef.namespace;
   out.name = parentRef.name;
   if (parentRef.sectionName !== undefined) out.sectionName = parentRef.sectionName;
   if (parentRef.port !== undefined) out.port = parentRef.port;
-  return out;
+  return out as ParentReference;
 }
 
-/** Everything translation needs about one Gateway of ours; undefined when it is missing or not ours. */
-export function analyzeGateway(world: World, gatewayRef: Pick<ObjectRef, 'namespace' | 'name'>, opts: AttachOptions): GatewayAnalysis | undefined {
-  const gateway = findGateway(world, gatewayRef);
-  if (!gateway || !isOurGateway(world, gateway, opts.controllerName)) return undefined;
+/**
+ * Step 1, validate: the Gateway (its class is ours and accepted, its addresses and parameters) and
+ * its listeners (protocols, conflicts, certificate and CA references). Undefined when the Gateway
+ * is missing or not ours.
+ */
+export function validateGateway(view: WorldView, gatewayRef: Pick<ObjectRef, 'namespace' | 'name'>, opts: AttachOptions): ValidatedGateway | undefined {
+  const gateway = findGateway(view, gatewayRef);
+  if (!gateway || !isOurGateway(view, gateway, opts.controllerName)) return undefined;
   const features = featureSet(opts.supportedFeatures);
-  const verdict = gatewayVerdict(world, gateway);
-  const listeners = analyzeListeners(world, gateway, {
+  const verdict = gatewayVerdict(view, gateway);
+  const listeners = analyzeListeners(view, gateway, {
     features,
     unavailablePorts: new Set(opts.unavailablePorts ?? []),
     gatewayProblem: verdict.accepted ? undefined : `The Gateway is not accepted: ${verdict.message}`,
   });
-  const routes = [...(indexWorld(world).routesByGateway.get(key(gateway.metadata.namespace, gateway.metadata.name)) ?? [])]
+  return { gateway, gatewayClass: gatewayClassOf(view, gateway)!, verdict, listeners, features };
+}
+
+/** Step 2, attach: parentRefs x listeners, allowedRoutes and hostnames, for every route naming the Gateway. */
+export function attachRoutes(view: WorldView, validated: ValidatedGateway): RouteAttachments {
+  const { gateway, listeners, features } = validated;
+  const routes = [...(view.index.routesByGateway.get(key(gateway.metadata.namespace, gateway.metadata.name)) ?? [])]
     .filter((r) => isRouteKind(r.kind) && features.has(r.kind))
     .sort((a, b) => cmp(a.kind, b.kind) || cmp(a.metadata.namespace ?? '', b.metadata.namespace ?? '') || cmp(a.metadata.name, b.metadata.name));
   const outcomes: ParentOutcome[] = [];
-  const memo = outcomeMemo(world, gateway, listeners);
+  const memo = outcomeMemo(view, gateway, listeners);
   for (const route of routes) {
-    const dropped = unsupportedRules(route);
+    const dropped = unsupportedRules(view.ctx, route);
     let n = 0;
     let byIndex = memo.get(route);
     if (!byIndex) memo.set(route, (byIndex = new Map()));
-    (route.spec?.parentRefs ?? []).forEach((p: any, i: number) => {
+    const parentRefs: readonly ParentRefInput[] = route.spec?.parentRefs ?? [];
+    parentRefs.forEach((p, i) => {
       if (!namesGateway(route, p, gateway) || n >= MAX_PARENTS_PER_ROUTE) return;
       n++;
       let outcome = byIndex!.get(i);
-      if (!outcome) byIndex!.set(i, (outcome = matchParentRef(world, gateway, listeners, route, p, i, dropped)));
+      if (!outcome) byIndex!.set(i, (outcome = matchParentRef(view, gateway, listeners, route, p, i, dropped)));
       outcomes.push(outcome);
     });
   }
-  return { gateway, gatewayClass: gatewayClassOf(world, gateway)!, verdict, listeners, routes, outcomes };
+  return { routes, outcomes };
 }
 
 // Whether a parentRef attaches depends on the route, on what matchParentRef reads of the listeners
 // (the signature below) and, through label selectors, on the Namespaces. Outcomes are kept per
-// signature and table of Namespaces, so a change to one route re-matches that route alone.
-const MAX_SIGNATURES = 128;
-const outcomes = new Map<string, WeakMap<object, WeakMap<Route, Map<number, ParentOutcome>>>>();
+// signature and table of Namespaces, so a change to one route re-matches that route alone. The
+// signatures are values, not objects, so the context keeps only its capacity's worth of them.
+const OUTCOMES = memoSlot('attach.outcomes', () => new Map<string, WeakMap<object, WeakMap<Route, Map<number, ParentOutcome>>>>());
 
-function outcomeMemo(world: World, gateway: Gateway, listeners: ListenerAnalysis[]): WeakMap<Route, Map<number, ParentOutcome>> {
+function outcomeMemo(view: WorldView, gateway: Gateway, listeners: ListenerAnalysis[]): WeakMap<Route, Map<number, ParentOutcome>> {
   const signature = JSON.stringify([gateway.metadata.namespace ?? '', gateway.metadata.name, listeners.map((l) => [
     l.index, l.name, l.port, l.protocol, l.hostname ?? null, l.supportedKinds, l.accepted.status, l.accepted.reason ?? null,
     l.listener?.allowedRoutes?.namespaces ?? null,
   ])]);
-  const byNamespaces = keepRecent(outcomes, signature, outcomes.get(signature) ?? new WeakMap(), MAX_SIGNATURES);
-  const table = indexWorld(world).namespaces;
+  const outcomes = view.ctx.memo(OUTCOMES);
+  const byNamespaces = keepRecent(outcomes, signature, outcomes.get(signature) ?? new WeakMap(), view.ctx.capacity);
+  const table = view.index.namespaces;
   let byRoute = byNamespaces.get(table);
   if (!byRoute) byNamespaces.set(table, (byRoute = new WeakMap()));
   return byRoute;
 }
 
 function matchParentRef(
-  world: World, gateway: Gateway, listeners: ListenerAnalysis[], route: Route, parentRef: any, index: number,
+  view: WorldView, gateway: Gateway, listeners: ListenerAnalysis[], route: Route, parentRef: ParentRefInput, index: number,
   droppedRules: Map<number, string>,
 ): ParentOutcome {
   const kind = route.kind as RouteKind;
@@ -148,7 +176,7 @@ function matchParentRef(
         : `listener "${l.name}" allows no route kinds (${l.accepted.status === 'False' ? l.accepted.reason : 'none it can carry'})`);
       return false;
     }
-    if (!l.namespaces.admits(world, routeNs)) {
+    if (!l.namespaces.admits(view, routeNs)) {
       why.push(`listener "${l.name}" does not admit routes from namespace "${routeNs}" (it admits ${l.namespaces.describe()})`);
       return false;
     }
@@ -156,20 +184,20 @@ function matchParentRef(
   });
   if (!admitting.length) return reject(RouteReason.NotAllowedByListeners, `${gw} does not admit this route: ${why.join('; ')}`);
 
-  const routeHostnames: string[] = kindHasHostnames(kind) ? (route.spec as any)?.hostnames ?? [] : [];
+  const hostnames = kindHasHostnames(kind) ? routeHostnames(route) : [];
   const attached = new Map<number, string[]>();
   for (const l of admitting) {
     if (!kindHasHostnames(kind)) {
       attached.set(l.index, []);
       continue;
     }
-    const m = matchListenerHostname(protocolHasHostname(l.protocol) ? l.hostname : undefined, routeHostnames);
+    const m = matchListenerHostname(protocolHasHostname(l.protocol) ? l.hostname : undefined, hostnames);
     if (m.ok) attached.set(l.index, m.hostnames);
   }
   if (!attached.size) {
     const ls = admitting.map((l) => `"${l.name}" (${l.hostname ?? 'any'})`).join(', ');
     return reject(RouteReason.NoMatchingListenerHostname,
-      `None of the route's hostnames (${routeHostnames.join(', ')}) matches the hostname of listener${admitting.length > 1 ? 's' : ''} ${ls}`);
+      `None of the route's hostnames (${hostnames.join(', ')}) matches the hostname of listener${admitting.length > 1 ? 's' : ''} ${ls}`);
   }
   const ruleCount = (route.spec?.rules ?? []).length;
   if (ruleCount > 0 && droppedRules.size === ruleCount)
@@ -179,12 +207,7 @@ function matchParentRef(
   return { ...base, attached, accepted: true, reason: RouteReason.Accepted, message: `Accepted by ${gw} on listener${attached.size > 1 ? 's' : ''} ${names}` };
 }
 
-/** The attachment of one Gateway of ours: its listeners with the routes attached to each, and the rejects. */
-export function attachGateway(world: World, gatewayRef: Pick<ObjectRef, 'namespace' | 'name'>, opts: AttachOptions): GatewayAttachment | undefined {
-  const analysis = analyzeGateway(world, gatewayRef, opts);
-  return analysis && attachmentOf(analysis);
-}
-
+/** Per listener, the routes attached to it, oldest first (the order Gateway API gives to equal routes). */
 export function attachmentOf(analysis: GatewayAnalysis): GatewayAttachment {
   const perListener = analysis.listeners.map(() => new Map<Route, AttachedRoute>());
   const rejected: RejectedRoute[] = [];
@@ -202,15 +225,13 @@ export function attachmentOf(analysis: GatewayAnalysis): GatewayAttachment {
   const listeners: ListenerAttachment[] = analysis.listeners.map((l, i) => ({
     listener: l.listener,
     valid: l.valid,
-    routes: [...perListener[i].values()].sort(byAge),
+    routes: oldestFirst([...perListener[i].values()]),
   }));
   return { gateway: analysis.gateway, listeners, rejected };
 }
 
-/** Oldest first, then namespace/name: the order Gateway API gives to otherwise equal routes. */
-function byAge(a: AttachedRoute, b: AttachedRoute): number {
-  const ta = a.route.metadata.creationTimestamp ?? '';
-  const tb = b.route.metadata.creationTimestamp ?? '';
-  return cmp(ta, tb) || cmp(a.route.metadata.namespace ?? '', b.route.metadata.namespace ?? '')
-    || cmp(a.route.metadata.name, b.route.metadata.name) || cmp(a.kind, b.kind);
+function oldestFirst(routes: AttachedRoute[]): AttachedRoute[] {
+  const keyed = routes.map((ar) => ({ ar, key: ageAndName(ar.route.metadata) }));
+  keyed.sort((a, b) => byAgeThenName(a.key, b.key) || cmp(a.ar.kind, b.ar.kind));
+  return keyed.map((k) => k.ar);
 }

@@ -1,10 +1,9 @@
 // Gateway-level validation that comes before its listeners: is its class ours and accepted, does
 // it ask for infrastructure parameters (none are supported), are its requested addresses usable.
-import type { World } from '../model/world';
 import type { Gateway, GatewayClass } from '../model/objects';
 import { GatewayReason } from '../status/reasons';
 import { gatewayClassVerdict, isOurClass } from '../status/gatewayclass';
-import { indexWorld } from '../refs/lookup';
+import type { WorldView } from '../refs/lookup';
 
 export interface GatewayVerdict {
   accepted: boolean;
@@ -17,23 +16,23 @@ export interface GatewayVerdict {
   addresses: { type: string; value: string }[];
 }
 
-export function gatewayClassOf(world: World, gateway: Gateway): GatewayClass | undefined {
-  return indexWorld(world).gatewayClasses.get(gateway.spec?.gatewayClassName ?? '');
+export function gatewayClassOf(view: WorldView, gateway: Gateway): GatewayClass | undefined {
+  return view.index.gatewayClasses.get(gateway.spec?.gatewayClassName ?? '');
 }
 
 /** Is this Gateway ours: its GatewayClass exists and names our controller. */
-export function isOurGateway(world: World, gateway: Gateway, controllerName: string): boolean {
-  return isOurClass(gatewayClassOf(world, gateway), controllerName);
+export function isOurGateway(view: WorldView, gateway: Gateway, controllerName: string): boolean {
+  return isOurClass(gatewayClassOf(view, gateway), controllerName);
 }
 
 const ADDRESS_TYPES = new Set(['IPAddress', 'Hostname']);
 
-export function gatewayVerdict(world: World, gateway: Gateway): GatewayVerdict {
-  const gc = gatewayClassOf(world, gateway);
+export function gatewayVerdict(view: WorldView, gateway: Gateway): GatewayVerdict {
+  const gc = gatewayClassOf(view, gateway);
   const out: GatewayVerdict = { accepted: true, addresses: [] };
   const unassigned: number[] = [];
-  (gateway.spec?.addresses ?? []).forEach((a: any, i: number) => {
-    const type: string = a?.type ?? 'IPAddress';
+  (gateway.spec?.addresses ?? []).forEach((a, i) => {
+    const type = a?.type ?? 'IPAddress';
     if (!ADDRESS_TYPES.has(type)) {
       if (out.accepted) Object.assign(out, { accepted: false, reason: GatewayReason.UnsupportedAddress,
         message: `spec.addresses[${i}]: address type "${type}" is not supported; use IPAddress or Hostname` });

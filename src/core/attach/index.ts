@@ -1,11 +1,6 @@
-export { attachGateway, analyzeGateway, attachmentOf, findGateway, namesGateway, echoParentRef, MAX_PARENTS_PER_ROUTE } from './attach';
-export type { AttachOptions, GatewayAnalysis, ParentOutcome } from './attach';
-export { analyzeListeners } from './listeners';
+export { validateGateway, attachRoutes, attachmentOf } from './attach';
+export type { AttachOptions, GatewayAnalysis, ValidatedGateway, RouteAttachments, ParentOutcome } from './attach';
 export type { ListenerAnalysis } from './listeners';
-export { gatewayVerdict, gatewayClassOf, isOurGateway } from './gateway';
-export type { GatewayVerdict } from './gateway';
-export { matchListenerHostname, covers, intersect, hostnamesOverlap, isWildcard } from './hostnames';
-export { compileLabelSelector, namespacePolicy } from './namespaces';
-export { protocolKinds, kindHasHostnames, SUPPORTED_PROTOCOLS } from './kinds';
-export type { RouteGroupKind } from './kinds';
+export { matchListenerHostname, hostnamesOverlap } from './hostnames';
+export { compileLabelSelector } from './namespaces';
 export { unsupportedRules } from './rules';

@@ -2,11 +2,6 @@
 // features the GatewayClass claims.
 import type { RouteKind } from '../model/kinds';
 
-export interface RouteGroupKind {
-  group: string;
-  kind: string;
-}
-
 export const SUPPORTED_PROTOCOLS = ['HTTP', 'HTTPS', 'TLS', 'TCP', 'UDP'] as const;
 
 const BY_PROTOCOL: Record<string, RouteKind[]> = {

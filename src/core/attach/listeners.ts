@@ -2,14 +2,13 @@
 // allowed route kinds, conflicts between listeners sharing a port, certificate and CA references,
 // and whether the listener can be programmed. The verdicts become the listener conditions; the
 // attachment step only lets routes attach to the kinds a listener supports.
-import type { World } from '../model/world';
-import type { Gateway, Listener } from '../model/objects';
+import type { Gateway, Listener, RouteGroupKind } from '../model/objects';
 import { draft, type ConditionDraft } from '../status/conditions';
 import { ConditionType, ListenerReason } from '../status/reasons';
 import { resolveListenerCertificates, type SecretRefResult } from '../refs/certificates';
 import { resolveFrontendValidation, type FrontendValidation } from '../refs/ca';
-import { GATEWAY_GROUP } from '../refs/lookup';
-import { protocolKinds, SUPPORTED_PROTOCOLS, type RouteGroupKind } from './kinds';
+import { GATEWAY_GROUP, type WorldView } from '../refs/lookup';
+import { protocolKinds, SUPPORTED_PROTOCOLS } from './kinds';
 import { namespacePolicy, type NamespacePolicy } from './namespaces';
 import { hostnamesOverlap } from './hostnames';
 
@@ -54,11 +53,11 @@ interface Work {
   kinds: RouteGroupKind[];
 }
 
-export function analyzeListeners(world: World, gateway: Gateway, ctx: ListenerContext): ListenerAnalysis[] {
+export function analyzeListeners(view: WorldView, gateway: Gateway, ctx: ListenerContext): ListenerAnalysis[] {
   const listeners: Listener[] = gateway.spec?.listeners ?? [];
   const work: Work[] = listeners.map((l, i) => validateOne(gateway, l, i, ctx));
   detectConflicts(work, ctx);
-  for (const w of work) resolveRefsAndProgram(world, gateway, w, ctx);
+  for (const w of work) resolveRefsAndProgram(view, gateway, w, ctx);
   detectOverlappingTLS(work);
   return work.map((w) => w.a);
 }
@@ -69,8 +68,8 @@ function label(w: Work): string {
 
 function validateOne(gateway: Gateway, listener: Listener, index: number, ctx: ListenerContext): Work {
   const protocol: string = listener?.protocol ?? '';
-  const port: number = listener?.port;
-  const name: string = listener?.name ?? `#${index}`;
+  const port = listener?.port;
+  const name = listener?.name ?? `#${index}`;
   const a: ListenerAnalysis = {
     index, listener, name, port, protocol,
     supportedKinds: [], namespaces: namespacePolicy(gateway, listener),
@@ -114,16 +113,17 @@ function validateOne(gateway: Gateway, listener: Listener, index: number, ctx: L
     return w;
   }
 
-  const wanted: any[] = listener?.allowedRoutes?.kinds ?? [];
+  const wanted = listener?.allowedRoutes?.kinds ?? [];
   const supported: RouteGroupKind[] = [];
   const add = (k: RouteGroupKind) => {
     if (!supported.some((s) => s.group === k.group && s.kind === k.kind)) supported.push(k);
   };
   if (wanted.length === 0) for (const k of kinds) add({ group: GATEWAY_GROUP, kind: k });
   for (const k of wanted) {
-    const group: string = k?.group ?? GATEWAY_GROUP;
-    const kind: string = k?.kind ?? '';
-    if (group === GATEWAY_GROUP && (kinds as string[]).includes(kind)) add({ group, kind });
+    const group = k?.group ?? GATEWAY_GROUP;
+    const kind = k?.kind ?? '';
+    const known = kinds.find((x) => x === kind);
+    if (group === GATEWAY_GROUP && known) add({ group, kind: known });
     else w.invalidKinds.push(group === GATEWAY_GROUP ? kind : `${kind} (group ${group})`);
   }
   w.kinds = supported;
@@ -178,7 +178,7 @@ function detectConflicts(work: Work[], ctx: ListenerContext): void {
   }
 }
 
-function resolveRefsAndProgram(world: World, gateway: Gateway, w: Work, ctx: ListenerContext): void {
+function resolveRefsAndProgram(view: WorldView, gateway: Gateway, w: Work, ctx: ListenerContext): void {
   const a = w.a;
   const terminates = a.protocol === 'HTTPS' || (a.protocol === 'TLS' && a.tlsMode === 'Terminate');
   const refProblems: { reason: string; message: string }[] = [];
@@ -189,15 +189,15 @@ function resolveRefsAndProgram(world: World, gateway: Gateway, w: Work, ctx: Lis
     if (!tls) tlsMissing = `The ${a.protocol} listener has no tls configuration; it needs a certificate to terminate TLS`;
     else if (!(tls.certificateRefs ?? []).length) tlsMissing = 'tls.certificateRefs is empty; this implementation needs a certificate to terminate TLS';
     else {
-      a.certificates = resolveListenerCertificates(world, gateway, a.listener, a.index);
+      a.certificates = resolveListenerCertificates(view, gateway, a.listener, a.index);
       for (const c of a.certificates) if (!c.ok)
-        refProblems.push({ reason: c.problem === 'RefNotPermitted' ? ListenerReason.RefNotPermitted : ListenerReason.InvalidCertificateRef, message: c.message });
+        refProblems.push({ reason: c.problem === 'notPermitted' ? ListenerReason.RefNotPermitted : ListenerReason.InvalidCertificateRef, message: c.message });
       noUsableCertificate = !a.certificates.some((c) => c.ok);
     }
   }
   let noValidCA: string | undefined;
   if (!w.notAccepted) {
-    const fv = resolveFrontendValidation(world, gateway, a.listener);
+    const fv = resolveFrontendValidation(view, gateway, a.listener);
     if (fv && fv.refs.length) {
       a.frontendValidation = fv;
       for (const r of fv.refs) if (!r.ok) refProblems.push({ reason: r.reason!, message: r.message });

@@ -1,24 +1,23 @@
 // allowedRoutes.namespaces: which namespaces a listener admits routes from. Selector uses the
 // Kubernetes LabelSelector (matchLabels AND matchExpressions with In, NotIn, Exists, DoesNotExist)
 // over the Namespace's labels; an empty selector selects every namespace.
-import type { World } from '../model/world';
-import type { Gateway, Listener } from '../model/objects';
-import { namespaceLabels } from '../refs/lookup';
+import type { Gateway, LabelSelector, Listener } from '../model/objects';
+import { namespaceLabels, type WorldView } from '../refs/lookup';
 
 export interface CompiledSelector {
   error?: string;
   matches(labels: Record<string, string>): boolean;
 }
 
-export function compileLabelSelector(selector: any): CompiledSelector {
+export function compileLabelSelector(selector: LabelSelector | null | undefined): CompiledSelector {
   if (selector === undefined || selector === null) return { error: 'no selector is given', matches: () => false };
   if (typeof selector !== 'object') return { error: 'the selector is not an object', matches: () => false };
   const checks: ((l: Record<string, string>) => boolean)[] = [];
   for (const [k, v] of Object.entries(selector.matchLabels ?? {})) {
     checks.push((l) => Object.prototype.hasOwnProperty.call(l, k) && l[k] === v);
   }
-  for (const [i, e] of ((selector.matchExpressions ?? []) as any[]).entries()) {
-    const k: string = e?.key;
+  for (const [i, e] of (selector.matchExpressions ?? []).entries()) {
+    const k = e?.key;
     const values: string[] = Array.isArray(e?.values) ? e.values : [];
     const has = (l: Record<string, string>) => typeof k === 'string' && Object.prototype.hasOwnProperty.call(l, k);
     switch (e?.operator) {
@@ -54,7 +53,7 @@ export interface NamespacePolicy {
   selector?: CompiledSelector;
   /** why the policy admits nothing, when its selector is unusable */
   error?: string;
-  admits(world: World, namespace: string): boolean;
+  admits(view: WorldView, namespace: string): boolean;
   describe(): string;
 }
 
@@ -69,7 +68,7 @@ export function namespacePolicy(gateway: Gateway, listener: Listener): Namespace
       const selector = compileLabelSelector(ns?.selector);
       return {
         from, selector, error: selector.error,
-        admits: (world, namespace) => selector.matches(namespaceLabels(world, namespace)),
+        admits: (view, namespace) => selector.matches(namespaceLabels(view, namespace)),
         describe: () => 'routes from namespaces selected by its label selector',
       };
     }

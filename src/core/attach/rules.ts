@@ -2,7 +2,9 @@
 // route whose rules are all dropped is not accepted (Accepted=False, UnsupportedValue), and a route
 // with some dropped rules is accepted with PartiallyInvalid=True ("Dropped Rule ..."), as the
 // Gateway API asks. The compile step must leave the dropped rules out of the table.
-import type { Route } from '../model/objects';
+import type { GRPCRouteRule, HTTPRouteRule, Route } from '../model/objects';
+import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, type RouteFilter, type RouteRule } from '../model/route-parts';
+import { memoSlot, type TranslationContext } from '../translate/context';
 
 const HTTP_FILTERS = new Set(['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite',
   'RequestMirror', 'CORS', 'ExtensionRef']);
@@ -10,11 +12,12 @@ const GRPC_FILTERS = new Set(['RequestHeaderModifier', 'ResponseHeaderModifier',
 const PATH_TYPES = new Set(['Exact', 'PathPrefix', 'RegularExpression']);
 const VALUE_MATCH_TYPES = new Set(['Exact', 'RegularExpression']);
 
-// asked for by attachment, status and compile alike; a route is not changed once written
-const memo = new WeakMap<Route, Map<number, string>>();
+// asked for by attachment and compile alike; a route is not changed once written
+const UNSUPPORTED = memoSlot('attach.unsupportedRules', () => new WeakMap<Route, Map<number, string>>());
 
 /** ruleIndex -> why the rule is dropped, for the rules of the route that use unsupported values. */
-export function unsupportedRules(route: Route): Map<number, string> {
+export function unsupportedRules(ctx: TranslationContext, route: Route): Map<number, string> {
+  const memo = ctx.memo(UNSUPPORTED);
   let out = memo.get(route);
   if (!out) memo.set(route, (out = findUnsupported(route)));
   return out;
@@ -24,36 +27,41 @@ function findUnsupported(route: Route): Map<number, string> {
   const out = new Map<number, string>();
   if (route.kind !== 'HTTPRoute' && route.kind !== 'GRPCRoute') return out;
   const filterSet = route.kind === 'HTTPRoute' ? HTTP_FILTERS : GRPC_FILTERS;
-  (route.spec?.rules ?? []).forEach((rule: any, ri: number) => {
+  rulesOf(route).forEach((rule: RouteRule, ri) => {
+    if (!rule) return;
     const problems: string[] = [];
-    const checkFilters = (filters: any[] | undefined, where: string) => {
-      (filters ?? []).forEach((f, fi) => {
+    const checkFilters = (filters: readonly RouteFilter[], where: string) => {
+      filters.forEach((f, fi) => {
         const type = f?.type;
         if (!filterSet.has(type)) problems.push(`${where}filters[${fi}]: filter type "${type}" is not supported`);
         else if (type === 'RequestMirror' && (f.requestMirror?.percent !== undefined || f.requestMirror?.fraction !== undefined))
           problems.push(`${where}filters[${fi}]: mirroring a fraction of requests is not supported`);
       });
     };
-    if (rule?.retry !== undefined) problems.push('retry is not supported');
-    if (rule?.sessionPersistence !== undefined) problems.push('sessionPersistence is not supported');
-    checkFilters(rule?.filters, '');
-    (rule?.backendRefs ?? []).forEach((b: any, bi: number) => checkFilters(b?.filters, `backendRefs[${bi}].`));
-    (rule?.matches ?? []).forEach((m: any, mi: number) => {
-      if (route.kind === 'HTTPRoute') {
+    if ('retry' in rule && rule.retry !== undefined) problems.push('retry is not supported');
+    if ('sessionPersistence' in rule && rule.sessionPersistence !== undefined) problems.push('sessionPersistence is not supported');
+    checkFilters(ruleFilters(rule), '');
+    ruleBackendRefs(rule).forEach((b, bi) => checkFilters(backendRefFilters(b), `backendRefs[${bi}].`));
+    if (route.kind === 'HTTPRoute') {
+      const matches = (rule as HTTPRouteRule).matches ?? [];
+      matches.forEach((m, mi) => {
         const pt = m?.path?.type;
         if (pt !== undefined && !PATH_TYPES.has(pt)) problems.push(`matches[${mi}]: path match type "${pt}" is not supported`);
         for (const [what, list] of [['headers', m?.headers], ['queryParams', m?.queryParams]] as const)
-          (list ?? []).forEach((h: any, hi: number) => {
+          (list ?? []).forEach((h, hi) => {
             if (h?.type !== undefined && !VALUE_MATCH_TYPES.has(h.type)) problems.push(`matches[${mi}].${what}[${hi}]: match type "${h.type}" is not supported`);
           });
-      } else {
+      });
+    } else {
+      const matches = (rule as GRPCRouteRule).matches ?? [];
+      matches.forEach((m, mi) => {
         const mt = m?.method?.type;
         if (mt !== undefined && !VALUE_MATCH_TYPES.has(mt)) problems.push(`matches[${mi}]: method match type "${mt}" is not supported`);
-        (m?.headers ?? []).forEach((h: any, hi: number) => {
+        (m?.headers ?? []).forEach((h, hi) => {
           if (h?.type !== undefined && !VALUE_MATCH_TYPES.has(h.type)) problems.push(`matches[${mi}].headers[${hi}]: match type "${h.type}" is not supported`);
         });
-      }
-    });
+      });
+    }
     if (problems.length) out.set(ri, problems.join('; '));
   });
   return out;

@@ -1,12 +1,17 @@
 // Backends as the table carries them: every backendRef stays, with its weight; an unusable one is
 // flagged (valid: false, reason) so that a proxy rejects its share instead of spreading it.
-import type { BackendRef, Route } from '../model/objects';
-import type { BackendResolution, World } from '../model/world';
+import type { Route } from '../model/objects';
+import type { BackendResolution } from '../model/world';
+import type { BackendRefInput } from '../refs/backends';
+import { BackendReason } from '../status/reasons';
+import { memoSlot, type TranslationContext } from '../translate/context';
 import type { CompiledBackend, CompiledEndpoint, CompiledFilter } from './types';
 
-export type BackendResolver = (world: World, route: Route, backendRef: BackendRef) => BackendResolution;
+export type BackendResolver = (route: Route, backendRef: BackendRefInput) => BackendResolution;
 
-export function compileBackend(res: BackendResolution, filters?: CompiledFilter[], problem?: { reason: string; message: string }): CompiledBackend {
+export function compileBackend(
+  ctx: TranslationContext, res: BackendResolution, filters?: CompiledFilter[], problem?: { reason: string; message: string },
+): CompiledBackend {
   const valid = res.valid && !problem;
   const out: CompiledBackend = {
     group: res.group ?? '',
@@ -16,10 +21,10 @@ export function compileBackend(res: BackendResolution, filters?: CompiledFilter[
     ...(res.port !== undefined && res.port !== null ? { port: res.port } : {}),
     weight: Number.isFinite(res.weight) ? res.weight : 1,
     valid,
-    ...(!valid ? { reason: problem?.reason ?? res.reason ?? 'Invalid' } : {}),
+    ...(!valid ? { reason: problem?.reason ?? res.reason ?? BackendReason.Invalid } : {}),
     ...(!valid && (problem?.message ?? res.message) ? { message: (problem?.message ?? res.message) as string } : {}),
     ...(res.appProtocol ? { appProtocol: res.appProtocol } : {}),
-    endpoints: valid ? sortEndpoints(res.endpoints ?? []) : [],
+    endpoints: valid ? sortEndpoints(ctx, res.endpoints ?? []) : [],
     ...(filters && filters.length ? { filters } : {}),
   };
   return out;
@@ -27,9 +32,10 @@ export function compileBackend(res: BackendResolution, filters?: CompiledFilter[
 
 // Backends of the same Service port share one resolved endpoint list (refs/endpoints.ts), so its
 // sorted form is made once per list; the table may then hold one array in several places.
-const sorted = new WeakMap<object, CompiledEndpoint[]>();
+const SORTED = memoSlot('compile.sortedEndpoints', () => new WeakMap<object, CompiledEndpoint[]>());
 
-function sortEndpoints(endpoints: readonly { address: string; port: number }[]): CompiledEndpoint[] {
+function sortEndpoints(ctx: TranslationContext, endpoints: readonly { address: string; port: number }[]): CompiledEndpoint[] {
+  const sorted = ctx.memo(SORTED);
   let out = sorted.get(endpoints);
   if (!out) sorted.set(endpoints, (out = Object.freeze(sortEndpointsOnce(endpoints).map((e) => Object.freeze(e))) as CompiledEndpoint[]));
   return out;

@@ -1,12 +1,17 @@
 // Filters as the table carries them: normalized (defaults filled in, header names deduplicated),
 // in the order the rule lists them. A filter the table cannot express makes its rule invalid.
-import type { Route } from '../model/objects';
-import type { World } from '../model/world';
+import type {
+  HTTPCORSFilter, HTTPHeaderFilter, HTTPPathModifier, HTTPRequestMirrorFilter, HTTPRequestRedirectFilter,
+  HTTPURLRewriteFilter, Route,
+} from '../model/objects';
+import type { RouteFilter } from '../model/route-parts';
+import type { TranslationContext } from '../translate/context';
+import { RouteReason } from '../status/reasons';
 import { compileBackend, type BackendResolver } from './backends';
 import type { CompiledFilter, CompiledHeaderModifier, CompiledPathModifier, CompiledProblem } from './types';
 
 export interface FilterContext {
-  world: World;
+  ctx: TranslationContext;
   route: Route;
   resolve: BackendResolver;
 }
@@ -26,13 +31,13 @@ const ALLOWED: Record<'rule' | 'grpcRule' | 'backend', ReadonlySet<string>> = {
 export function compileFilters(raw: unknown, where: keyof typeof ALLOWED, ctx: FilterContext): CompiledFilters {
   const filters: CompiledFilter[] = [];
   if (!Array.isArray(raw)) return { filters };
-  for (const f of raw as any[]) {
+  for (const f of raw as readonly (RouteFilter | null | undefined)[]) {
     const type = f?.type;
-    if (!ALLOWED[where].has(type)) {
+    if (!f || !type || !ALLOWED[where].has(type)) {
       return {
         filters,
         problem: {
-          reason: 'UnsupportedValue',
+          reason: RouteReason.UnsupportedValue,
           message: type === 'ExtensionRef'
             ? `ExtensionRef filter ${f?.extensionRef?.kind ?? '?'}/${f?.extensionRef?.name ?? '?'} is not supported`
             : `filter type ${JSON.stringify(type)} is not supported here`,
@@ -46,8 +51,8 @@ export function compileFilters(raw: unknown, where: keyof typeof ALLOWED, ctx: F
   return { filters };
 }
 
-function headerModifier(m: any): CompiledHeaderModifier {
-  const dedupe = (list: any[] | undefined) => {
+function headerModifier(m: Partial<HTTPHeaderFilter> | undefined): CompiledHeaderModifier {
+  const dedupe = (list: readonly ({ name?: unknown; value?: unknown } | null)[] | undefined) => {
     const seen = new Set<string>();
     const out: { name: string; value: string }[] = [];
     for (const h of list ?? []) {
@@ -66,25 +71,25 @@ function headerModifier(m: any): CompiledHeaderModifier {
   };
 }
 
-function pathModifier(p: any): CompiledPathModifier | undefined {
+function pathModifier(p: Partial<HTTPPathModifier> | undefined): CompiledPathModifier | undefined {
   if (!p) return undefined;
   if (p.type === 'ReplaceFullPath') return { type: 'ReplaceFullPath', value: String(p.replaceFullPath ?? '/') };
   if (p.type === 'ReplacePrefixMatch') return { type: 'ReplacePrefixMatch', value: String(p.replacePrefixMatch ?? '') };
   return undefined;
 }
 
-function compileFilter(f: any, ctx: FilterContext): { filter: CompiledFilter } | { problem: CompiledProblem } {
+function compileFilter(f: RouteFilter, ctx: FilterContext): { filter: CompiledFilter } | { problem: CompiledProblem } {
   switch (f.type) {
     case 'RequestHeaderModifier':
       return { filter: { type: 'RequestHeaderModifier', requestHeaderModifier: headerModifier(f.requestHeaderModifier) } };
     case 'ResponseHeaderModifier':
       return { filter: { type: 'ResponseHeaderModifier', responseHeaderModifier: headerModifier(f.responseHeaderModifier) } };
     case 'RequestRedirect': {
-      const r = f.requestRedirect ?? {};
+      const r: Partial<HTTPRequestRedirectFilter> = f.requestRedirect ?? {};
       const path = pathModifier(r.path);
-      if (r.path && !path) return { problem: { reason: 'UnsupportedValue', message: `redirect path type ${JSON.stringify(r.path.type)} is not supported` } };
+      if (r.path && !path) return { problem: { reason: RouteReason.UnsupportedValue, message: `redirect path type ${JSON.stringify(r.path.type)} is not supported` } };
       if (r.scheme !== undefined && r.scheme !== 'http' && r.scheme !== 'https') {
-        return { problem: { reason: 'UnsupportedValue', message: `redirect scheme ${JSON.stringify(r.scheme)} is not supported` } };
+        return { problem: { reason: RouteReason.UnsupportedValue, message: `redirect scheme ${JSON.stringify(r.scheme)} is not supported` } };
       }
       return {
         filter: {
@@ -100,9 +105,9 @@ function compileFilter(f: any, ctx: FilterContext): { filter: CompiledFilter } |
       };
     }
     case 'URLRewrite': {
-      const r = f.urlRewrite ?? {};
+      const r: Partial<HTTPURLRewriteFilter> = f.urlRewrite ?? {};
       const path = pathModifier(r.path);
-      if (r.path && !path) return { problem: { reason: 'UnsupportedValue', message: `rewrite path type ${JSON.stringify(r.path.type)} is not supported` } };
+      if (r.path && !path) return { problem: { reason: RouteReason.UnsupportedValue, message: `rewrite path type ${JSON.stringify(r.path.type)} is not supported` } };
       return {
         filter: {
           type: 'URLRewrite',
@@ -111,19 +116,19 @@ function compileFilter(f: any, ctx: FilterContext): { filter: CompiledFilter } |
       };
     }
     case 'RequestMirror': {
-      const m = f.requestMirror ?? {};
-      const ref = { ...(m.backendRef ?? {}), weight: 1 };
-      const res = ctx.resolve(ctx.world, ctx.route, ref);
+      const m: Partial<HTTPRequestMirrorFilter> = f.requestMirror ?? {};
+      // the resolution of the reference as written; a mirror takes every request it is given, whatever the weight
+      const res = { ...ctx.resolve(ctx.route, m.backendRef ?? {}), weight: 1 };
       let percent = 100;
       if (typeof m.percent === 'number') percent = m.percent;
       else if (m.fraction && typeof m.fraction.numerator === 'number') {
         const den = typeof m.fraction.denominator === 'number' && m.fraction.denominator > 0 ? m.fraction.denominator : 100;
         percent = (m.fraction.numerator / den) * 100;
       }
-      return { filter: { type: 'RequestMirror', requestMirror: { backend: compileBackend(res), percent } } };
+      return { filter: { type: 'RequestMirror', requestMirror: { backend: compileBackend(ctx.ctx, res), percent } } };
     }
     case 'CORS': {
-      const c = f.cors ?? {};
+      const c: Partial<HTTPCORSFilter> = f.cors ?? {};
       const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
       return {
         filter: {
@@ -140,6 +145,6 @@ function compileFilter(f: any, ctx: FilterContext): { filter: CompiledFilter } |
       };
     }
     default:
-      return { problem: { reason: 'UnsupportedValue', message: `filter type ${JSON.stringify(f.type)} is not supported` } };
+      return { problem: { reason: RouteReason.UnsupportedValue, message: `filter type ${JSON.stringify(f.type)} is not supported` } };
   }
 }

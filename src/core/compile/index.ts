@@ -1,4 +1,2 @@
-export { compileGateway, compileUnattached, routeKey, tableJson } from './compile-gateway';
-export type { CompileOptions } from './compile-gateway';
-export type { BackendResolver } from './backends';
+export { compileGateway, compileTable, compileUnattached, tableJson } from './compile-gateway';
 export * from './types';

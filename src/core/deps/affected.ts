@@ -3,7 +3,7 @@
 // form serves callers that hold the whole world (the golden cases).
 import type { World } from '../model/world';
 import type { Gateway } from '../model/objects';
-import { indexWorld, cmp, key } from '../refs/lookup';
+import { cmp, gatewaysNamedBy, key } from '../refs/lookup';
 import { depKey, parseDepKey } from './keys';
 import { gatewayDependencies } from './gateway-deps';
 import { touchedBy } from './touches';
@@ -25,10 +25,10 @@ export function affectedGateways(world: World, before?: Changed | null, after?: 
     const d = parseDepKey(k);
     if (d?.kind === 'Gateway') out.set(key(d.namespace, d.name), { namespace: d.namespace, name: d.name });
   }
-  const idx = indexWorld(world);
   for (const g of world.gateways as Gateway[]) {
     const ns = g.metadata.namespace ?? '';
-    const deps = gatewayDependencies(g, idx.routesByGateway.get(key(ns, g.metadata.name)) ?? []);
+    const named = key(ns, g.metadata.name);
+    const deps = gatewayDependencies(g, world.routes.filter((r) => gatewaysNamedBy(r).includes(named)));
     if (deps.some((d) => touched.has(depKey(d)))) out.set(key(ns, g.metadata.name), { namespace: ns, name: g.metadata.name });
   }
   return [...out.values()].sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.name, b.name));

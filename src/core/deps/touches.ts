@@ -13,7 +13,7 @@ function touchedByVersion(kind: string, v: Version, out: Dependency[]): void {
   const ns = v.metadata?.namespace ?? '';
   const name = v.metadata?.name ?? '';
   if (isRouteKind(kind)) {
-    for (const g of gatewaysNamedBy(v)) {
+    for (const g of gatewaysNamedBy(v as Parameters<typeof gatewaysNamedBy>[0])) {
       const slash = g.indexOf('/');
       out.push(dep.gateway(g.slice(0, slash), g.slice(slash + 1)));
     }

@@ -32,20 +32,27 @@ export function hostnameMatches(pattern: string, host: string): boolean {
   return p === host;
 }
 
+/** Does `pattern` cover `host` (each exact or a wildcard)? A wildcard covers the wildcards under it. */
+export function covers(pattern: string, host: string): boolean {
+  const p = pattern.toLowerCase();
+  const h = host.toLowerCase();
+  if (p === h) return true;
+  if (!isWildcard(p)) return false;
+  const suffix = p.slice(1); // ".example.com"
+  if (isWildcard(h)) return h.slice(1).endsWith(suffix) && h.length - 1 > suffix.length;
+  return h.endsWith(suffix) && h.length > suffix.length;
+}
+
 /**
- * The hostnames two hostname sets (a listener's and a route's, "" = any) have in common, the more
- * specific of each overlapping pair: listener "*.example.com" and route "foo.example.com" give
+ * The one hostname intersection of Gateway API ("" = any): the more specific of two hostnames when
+ * one covers the other, else none. Listener "*.example.com" and route "foo.example.com" give
  * "foo.example.com"; route "*.com" gives "*.example.com".
  */
-export function intersectHostname(listener: string, route: string): string | undefined {
-  const l = listener.toLowerCase();
-  const r = route.toLowerCase();
-  if (l === '') return r;
-  if (r === '') return l;
-  if (l === r) return l;
-  if (hostnameMatches(l, r)) return r; // r is exact or a narrower wildcard inside l
-  if (isWildcard(r) && (hostnameMatches(r, l) || (isWildcard(l) && hostnameMatches(r, l.slice(2))))) return l;
-  if (isWildcard(l) && isWildcard(r) && r.length > l.length && r.endsWith(l.slice(1))) return r;
+export function intersectHostname(a: string, b: string): string | undefined {
+  if (a === '') return b.toLowerCase();
+  if (b === '') return a.toLowerCase();
+  if (covers(a, b)) return b.toLowerCase();
+  if (covers(b, a)) return a.toLowerCase();
   return undefined;
 }
 

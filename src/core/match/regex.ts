@@ -12,6 +12,8 @@ export const MAX_PROGRAM_SIZE = 50_000;
 export type CompiledRegex = { ok: true; re: RE2JS } | { ok: false; error: string };
 
 const CACHE_LIMIT = 2048;
+// module-level, unlike translation memos: a pure function of a string, also used by resolve (the
+// proxies' matcher), which runs without a translation context
 const cache = new Map<string, CompiledRegex>();
 
 /** Compiles once per pattern (bounded cache); never throws. */

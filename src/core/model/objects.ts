@@ -13,6 +13,7 @@ export interface K8sObject {
   apiVersion: string;
   kind: string;
   metadata: ObjectMeta;
+  // any: the generic paths (store, merge patch, apply) handle every kind's fields without knowing them
   /* eslint-disable @typescript-eslint/no-explicit-any */
   spec?: any;
   status?: any;

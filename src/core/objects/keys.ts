@@ -4,6 +4,7 @@ export function streamKey(kind: string, namespace: string, name: string): string
 }
 
 export function parseStreamKey(stream: string): { kind: string; namespace: string; name: string } {
-  const [kind, namespace, ...rest] = stream.split('/');
-  return { kind, namespace, name: rest.join('/') };
+  const first = stream.indexOf('/');
+  const second = stream.indexOf('/', first + 1);
+  return { kind: stream.slice(0, first), namespace: stream.slice(first + 1, second), name: stream.slice(second + 1) };
 }

@@ -60,18 +60,3 @@ function checkValue(value: string): string {
   if (!VALUE.test(value) || value.length > 63) throw new SelectorError(`invalid label value "${value}"`);
   return value;
 }
-
-export function matchesSelector(labels: Record<string, string> | undefined, reqs: Requirement[]): boolean {
-  const l = labels ?? {};
-  const has = (k: string) => Object.prototype.hasOwnProperty.call(l, k);
-  return reqs.every((r) => {
-    switch (r.op) {
-      case 'eq': return has(r.key) && l[r.key] === r.value;
-      case 'neq': return !has(r.key) || l[r.key] !== r.value;
-      case 'exists': return has(r.key);
-      case 'notexists': return !has(r.key);
-      case 'in': return has(r.key) && r.values.includes(l[r.key]);
-      case 'notin': return !has(r.key) || !r.values.includes(l[r.key]);
-    }
-  });
-}

@@ -63,10 +63,8 @@ const byHostname = <T extends { hostname: string }>(a: T, b: T): number => {
   const be = bl === 0 || isWildcard(b.hostname) ? 0 : bl;
   return be - ae || bl - al;
 };
-const byCreation = (a: RouteTieBreak, b: RouteTieBreak): number =>
-  a.created === b.created ? 0 : a.created < b.created ? -1 : 1;
-const byName = (a: RouteTieBreak, b: RouteTieBreak): number =>
-  a.routeKey === b.routeKey ? 0 : a.routeKey < b.routeKey ? -1 : 1;
+const byCreation = (a: RouteTieBreak, b: RouteTieBreak): number => compareCreated(a.created, b.created);
+const byName = (a: RouteTieBreak, b: RouteTieBreak): number => compareNamespacedNames(a.routeKey, b.routeKey);
 const byRuleOrder = (a: RouteTieBreak, b: RouteTieBreak): number =>
   a.ruleIndex - b.ruleIndex || a.matchIndex - b.matchIndex;
 
@@ -122,6 +120,39 @@ export const orderHTTP = (a: HTTPRank, b: HTTPRank): number => order(HTTP_STEPS,
 export const orderGRPC = (a: GRPCRank, b: GRPCRank): number => order(GRPC_STEPS, a, b);
 export const orderSNI = (a: SNIRank, b: SNIRank): number => order(SNI_STEPS, a, b);
 export const orderStream = (a: StreamRank, b: StreamRank): number => order(STREAM_STEPS, a, b);
+
+/** The name ties are broken by: "{namespace}/{name}", compared as one string. */
+export function namespacedName(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+/**
+ * The one tie-break by name: "{namespace}/{name}" compared as one string, as the spec words it.
+ * Comparing the namespace first disagrees when one namespace is a prefix of another: "a-b/x"
+ * sorts before "a/x" ("-" before "/"), while namespace "a" sorts before "a-b".
+ */
+export function compareNamespacedNames(a: string, b: string): number {
+  return a === b ? 0 : a < b ? -1 : 1;
+}
+
+function compareCreated(a: number, b: number): number {
+  return a === b ? 0 : a < b ? -1 : 1;
+}
+
+/** What orders otherwise equal routes, worked out once per route rather than once per comparison. */
+export interface AgeAndName {
+  created: number;
+  name: string;
+}
+
+export function ageAndName(meta: { creationTimestamp?: string; namespace?: string; name: string }): AgeAndName {
+  return { created: creationMillis(meta.creationTimestamp), name: namespacedName(meta.namespace ?? '', meta.name) };
+}
+
+/** Oldest first, then "{namespace}/{name}": the order Gateway API gives to otherwise equal routes. */
+export function byAgeThenName(a: AgeAndName, b: AgeAndName): number {
+  return compareCreated(a.created, b.created) || compareNamespacedNames(a.name, b.name);
+}
 
 /** creationTimestamp at millisecond precision; unknown or unparsable ranks last. */
 export function creationMillis(ts: string | undefined): number {

@@ -1,7 +1,8 @@
 // Ranks of compiled entries, and their figures in words for explanations ("path 4, header 1").
 import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute } from '../compile/types';
 import { isWildcard } from '../match/hostname';
-import { creationMillis, type GRPCRank, type HTTPRank, type LadderStep, type SNIRank, type StreamRank } from './ladder';
+import { unreachable } from '../model/unreachable';
+import { creationMillis, namespacedName, type GRPCRank, type HTTPRank, type LadderStep, type SNIRank, type StreamRank } from './ladder';
 
 export interface RouteMeta {
   namespace: string;
@@ -12,7 +13,7 @@ export interface RouteMeta {
 function tie(route: RouteMeta, ruleIndex: number, matchIndex: number) {
   return {
     created: creationMillis(route.creationTimestamp),
-    routeKey: `${route.namespace}/${route.name}`,
+    routeKey: namespacedName(route.namespace, route.name),
     ruleIndex,
     matchIndex,
   };
@@ -82,31 +83,46 @@ export function sniFigures(r: SNIRank): string {
   return hostFigure(r.hostname) ?? 'any host';
 }
 
+/** The fields of every rank kind, each present in some of them (a GRPC method is a name, an HTTP one a flag). */
+interface RankFigures {
+  hostname?: string;
+  pathType?: HTTPRank['pathType'];
+  pathValue?: string;
+  method?: boolean | string;
+  service?: string;
+  headers?: number;
+  query?: number;
+}
+
 /** The one figure a step compares, for "won at <step>: <a> against <b>". */
 export function stepFigure(step: LadderStep, r: HTTPRank | GRPCRank | SNIRank | StreamRank): string {
-  const any = r as Record<string, any>;
+  // every rank kind has the tie-break fields; the others are read where the rank has them
+  const f: RankFigures & Partial<StreamRank> = r;
   switch (step) {
     case 'hostname':
-      return any.hostname ? (hostFigure(any.hostname) as string) + ` (${any.hostname})` : 'any host';
+      return f.hostname ? (hostFigure(f.hostname) as string) + ` (${f.hostname})` : 'any host';
     case 'exactPath':
-      return any.pathType === 'Exact' ? 'exact path' : any.pathType === 'RegularExpression' ? 'regular-expression path' : 'path prefix';
+      return f.pathType === 'Exact' ? 'exact path' : f.pathType === 'RegularExpression' ? 'regular-expression path' : 'path prefix';
     case 'prefixLength':
-      return `path ${any.pathValue?.length ?? 0} (${any.pathValue})`;
+      return `path ${f.pathValue?.length ?? 0} (${f.pathValue})`;
     case 'method':
-      return 'method' in any && typeof any.method === 'string' ? `method ${any.method.length}` : any.method ? 'a method match' : 'no method match';
+      return typeof f.method === 'string' ? `method ${f.method.length}` : f.method ? 'a method match' : 'no method match';
     case 'service':
-      return `service ${any.service?.length ?? 0}`;
+      return `service ${f.service?.length ?? 0}`;
     case 'headers':
-      return any.headers === 1 ? 'header 1' : `headers ${any.headers ?? 0}`;
+      return f.headers === 1 ? 'header 1' : `headers ${f.headers ?? 0}`;
     case 'query':
-      return `query ${any.query ?? 0}`;
+      return `query ${f.query ?? 0}`;
     case 'creationTimestamp':
       return Number.isFinite(r.created) ? `created ${new Date(r.created).toISOString()}` : 'no creation time';
     case 'name':
       return r.routeKey;
     case 'ruleOrder':
       return `rule ${r.ruleIndex}, match ${r.matchIndex}`;
+    case 'onlyCandidate':
+    case 'listener':
+      return ''; // not a comparison of two ranks
     default:
-      return '';
+      return unreachable(step, 'ladder step');
   }
 }

@@ -3,46 +3,46 @@
 // even when the target does not exist: the referrer may not learn what is there), then the kind
 // (only core Services), then existence and port. A Service without ready endpoints still resolves;
 // the backend is flagged NoEndpoints so that its share of traffic is rejected.
-import type { World, BackendResolution } from '../model/world';
+import type { BackendResolution } from '../model/world';
 import type { BackendRef, Route } from '../model/objects';
 import { referenceAllowed } from './grants';
 import { endpointsFor, servicePortFor } from './endpoints';
-import { GATEWAY_GROUP, backendMemo, indexWorld, key, refName } from './lookup';
+import { GATEWAY_GROUP, backendMemo, key, refName, type WorldView } from './lookup';
 import { BackendReason, RouteReason } from '../status/reasons';
 
-/** A backendRef as written (defaults may be missing: group "", kind Service, weight 1 apply). */
-export type BackendRefInput = Partial<BackendRef> & { name: string };
+/** A backendRef as written: defaults (group "", kind Service, weight 1) and even the name may be missing. */
+export type BackendRefInput = Partial<BackendRef>;
 
-export function resolveBackendRef(world: World, route: Route, backendRef: BackendRefInput): BackendResolution {
-  if (!backendRef || typeof backendRef !== 'object') return resolve(world, route, backendRef);
+export function resolveBackendRef(view: WorldView, route: Route, backendRef: BackendRefInput): BackendResolution {
+  if (!backendRef || typeof backendRef !== 'object') return resolve(view, route, backendRef);
   // a backendRef belongs to one route: the same ref of the same route against the same grants,
-  // Services and slices resolves the same way (the status and the table both ask)
-  const memo = backendMemo<{ route: Route; out: BackendResolution }>(world, 'backendRef');
+  // Services and slices resolves the same way
+  const memo = backendMemo<{ route: Route; out: BackendResolution }>(view, 'backendRef');
   const hit = memo.get(backendRef);
   if (hit && hit.route === route) return hit.out;
-  const out = resolve(world, route, backendRef);
+  const out = resolve(view, route, backendRef);
   memo.set(backendRef, { route, out });
   return out;
 }
 
-function resolve(world: World, route: Route, backendRef: BackendRefInput): BackendResolution {
-  const group: string = backendRef?.group ?? '';
-  const kind: string = backendRef?.kind ?? 'Service';
+function resolve(view: WorldView, route: Route, backendRef: BackendRefInput | undefined): BackendResolution {
+  const group = backendRef?.group ?? '';
+  const kind = backendRef?.kind ?? 'Service';
   const routeNs = route.metadata.namespace ?? '';
-  const namespace: string = backendRef?.namespace ?? routeNs;
-  const name: string = backendRef?.name ?? '';
-  const port: number | undefined = typeof backendRef?.port === 'number' ? backendRef.port : undefined;
-  const weight: number = typeof backendRef?.weight === 'number' ? backendRef.weight : 1;
+  const namespace = backendRef?.namespace ?? routeNs;
+  const name = backendRef?.name ?? '';
+  const port = typeof backendRef?.port === 'number' ? backendRef.port : undefined;
+  const weight = typeof backendRef?.weight === 'number' ? backendRef.weight : 1;
   const base = { group, kind, namespace, name, weight, ref: backendRef as BackendRef, endpoints: [] as BackendResolution['endpoints'] };
   if (port !== undefined) (base as BackendResolution).port = port;
   const invalid = (reason: string, message: string): BackendResolution => ({ ...base, valid: false, reason, message });
 
-  if (namespace !== routeNs && !referenceAllowed(world, { group: GATEWAY_GROUP, kind: route.kind, namespace: routeNs }, { group, kind, namespace, name }))
+  if (namespace !== routeNs && !referenceAllowed(view, { group: GATEWAY_GROUP, kind: route.kind, namespace: routeNs }, { group, kind, namespace, name }))
     return invalid(RouteReason.RefNotPermitted,
       `${what(group, kind, namespace, name)} is in another namespace and no ReferenceGrant in "${namespace}" allows references from ${route.kind}s in "${routeNs}"`);
   if (group !== '' || kind !== 'Service')
     return invalid(RouteReason.InvalidKind, `${what(group, kind, namespace, name)} is not supported: backends must be core Services`);
-  const service = indexWorld(world).services.get(key(namespace, name));
+  const service = view.index.services.get(key(namespace, name));
   if (!service) return invalid(RouteReason.BackendNotFound, `Service "${refName(namespace, name)}" does not exist`);
   if (service.spec?.type === 'ExternalName')
     return invalid(RouteReason.InvalidKind, `Service "${refName(namespace, name)}" is of type ExternalName, which is not supported`);
@@ -51,7 +51,7 @@ function resolve(world: World, route: Route, backendRef: BackendRefInput): Backe
   const servicePort = servicePortFor(service, port);
   if (!servicePort) return invalid(RouteReason.BackendNotFound, `Service "${refName(namespace, name)}" has no port ${port}`);
 
-  const endpoints = endpointsFor(world, service, servicePort);
+  const endpoints = endpointsFor(view, service, servicePort);
   const out = base as BackendResolution;
   out.valid = endpoints.length > 0;
   out.endpoints = endpoints;

@@ -3,13 +3,13 @@
 // from Gateways of the Gateway's namespace, and is RefNotPermitted without one whatever it points
 // at. An allowed reference is invalid when it is not a core Secret, when the Secret does not exist,
 // or when it is malformed: not of type kubernetes.io/tls, or tls.crt / tls.key not PEM-decodable.
-import type { World } from '../model/world';
-import type { Gateway, Listener, Secret } from '../model/objects';
+import type { Gateway, Listener, Secret, SecretObjectReference } from '../model/objects';
 import { referenceAllowed } from './grants';
-import { GATEWAY_GROUP, indexWorld, key, refName } from './lookup';
+import { GATEWAY_GROUP, key, refName, type WorldView } from './lookup';
 import { decodeBase64, decodeUtf8, hasCertificate, hasPrivateKey } from './pem';
 
-export type SecretRefProblem = 'RefNotPermitted' | 'Invalid';
+/** Not permitted (no ReferenceGrant), or permitted but unusable; each caller names its own reason. */
+type SecretRefProblem = 'notPermitted' | 'invalid';
 
 export interface SecretRefResult {
   path: string;
@@ -23,23 +23,23 @@ export interface SecretRefResult {
   secret?: Secret;
 }
 
-export function resolveSecretRef(world: World, gateway: Gateway, ref: any, path: string): SecretRefResult {
-  const group: string = ref?.group ?? '';
-  const kind: string = ref?.kind ?? 'Secret';
+function resolveSecretRef(view: WorldView, gateway: Gateway, ref: Partial<SecretObjectReference> | undefined, path: string): SecretRefResult {
+  const group = ref?.group ?? '';
+  const kind = ref?.kind ?? 'Secret';
   const gwNs = gateway.metadata.namespace ?? '';
-  const namespace: string = ref?.namespace ?? gwNs;
-  const name: string = ref?.name ?? '';
+  const namespace = ref?.namespace ?? gwNs;
+  const name = ref?.name ?? '';
   const base = { path, group, kind, namespace, name };
   const what = `${kind} "${refName(namespace, name)}"${group ? ` (group ${group})` : ''}`;
-  if (!referenceAllowed(world, { group: GATEWAY_GROUP, kind: 'Gateway', namespace: gwNs }, { group, kind, namespace, name }))
-    return { ...base, ok: false, problem: 'RefNotPermitted',
+  if (!referenceAllowed(view, { group: GATEWAY_GROUP, kind: 'Gateway', namespace: gwNs }, { group, kind, namespace, name }))
+    return { ...base, ok: false, problem: 'notPermitted',
       message: `${what} is in another namespace and no ReferenceGrant in "${namespace}" allows references from Gateways in "${gwNs}"` };
   if (group !== '' || kind !== 'Secret')
-    return { ...base, ok: false, problem: 'Invalid', message: `${what} is not supported: certificates must be core Secrets` };
-  const secret = indexWorld(world).secrets.get(key(namespace, name));
-  if (!secret) return { ...base, ok: false, problem: 'Invalid', message: `Secret "${refName(namespace, name)}" does not exist` };
+    return { ...base, ok: false, problem: 'invalid', message: `${what} is not supported: certificates must be core Secrets` };
+  const secret = view.index.secrets.get(key(namespace, name));
+  if (!secret) return { ...base, ok: false, problem: 'invalid', message: `Secret "${refName(namespace, name)}" does not exist` };
   const malformed = tlsSecretProblem(secret);
-  if (malformed) return { ...base, ok: false, problem: 'Invalid', message: `Secret "${refName(namespace, name)}" ${malformed}` };
+  if (malformed) return { ...base, ok: false, problem: 'invalid', message: `Secret "${refName(namespace, name)}" ${malformed}` };
   return { ...base, ok: true, message: `Secret "${refName(namespace, name)}" holds a certificate and key`, secret };
 }
 
@@ -56,24 +56,24 @@ export function tlsSecretProblem(secret: Secret): string | undefined {
 }
 
 /** A Secret value as text: data is base64 (as Kubernetes stores it), stringData is plain. */
-export function secretValue(secret: Secret, field: string): string | undefined {
-  const data = (secret as any).data?.[field];
+function secretValue(secret: Secret, field: string): string | undefined {
+  const data = secret.data?.[field];
   if (typeof data === 'string') {
     const bytes = decodeBase64(data);
     return bytes ? decodeUtf8(bytes) : '';
   }
-  const plain = (secret as any).stringData?.[field];
+  const plain = secret.stringData?.[field];
   return typeof plain === 'string' ? plain : undefined;
 }
 
 /** The certificateRefs of a listener that terminates TLS, resolved in spec order. */
-export function resolveListenerCertificates(world: World, gateway: Gateway, listener: Listener, listenerIndex: number): SecretRefResult[] {
-  return (listener?.tls?.certificateRefs ?? []).map((ref: any, i: number) =>
-    resolveSecretRef(world, gateway, ref, `spec.listeners[${listenerIndex}].tls.certificateRefs[${i}]`));
+export function resolveListenerCertificates(view: WorldView, gateway: Gateway, listener: Listener, listenerIndex: number): SecretRefResult[] {
+  return (listener?.tls?.certificateRefs ?? []).map((ref, i) =>
+    resolveSecretRef(view, gateway, ref, `spec.listeners[${listenerIndex}].tls.certificateRefs[${i}]`));
 }
 
 /** spec.tls.backend.clientCertificateRef, resolved; undefined when the Gateway has none. */
-export function resolveClientCertificate(world: World, gateway: Gateway): SecretRefResult | undefined {
+export function resolveClientCertificate(view: WorldView, gateway: Gateway): SecretRefResult | undefined {
   const ref = gateway.spec?.tls?.backend?.clientCertificateRef;
-  return ref ? resolveSecretRef(world, gateway, ref, 'spec.tls.backend.clientCertificateRef') : undefined;
+  return ref ? resolveSecretRef(view, gateway, ref, 'spec.tls.backend.clientCertificateRef') : undefined;
 }

@@ -2,22 +2,23 @@
 // kubernetes.io/service-name=<service>. Ready as Kubernetes defines it: an unset conditions.ready
 // counts as ready; terminating endpoints are left out. The port is the slice's port of the same
 // name as the Service port (which resolves named targetPorts), else the numeric targetPort.
-import type { World, ResolvedEndpoint } from '../model/world';
-import type { Service } from '../model/objects';
-import { indexWorld, key } from './lookup';
+import type { ResolvedEndpoint } from '../model/world';
+import type { EndpointSlice, Service, ServicePort } from '../model/objects';
+import { memoSlot } from '../translate/context';
+import { key, type WorldIndex, type WorldView } from './lookup';
 
-export function servicePortFor(service: Service, port: number | undefined): any | undefined {
+export function servicePortFor(service: Service, port: number | undefined): ServicePort | undefined {
   if (port === undefined) return undefined;
-  return (service.spec?.ports ?? []).find((p: any) => p?.port === port);
+  return (service.spec?.ports ?? []).find((p) => p?.port === port);
 }
 
 // Every backendRef to the same Service port resolves to the same endpoints: computed once per
 // table of slices (a world with other slices gets another table), shared, never modified by callers.
-const memo = new WeakMap<object, WeakMap<Service, WeakMap<object, ResolvedEndpoint[]>>>();
+const ENDPOINTS = memoSlot('refs.endpoints', () => new WeakMap<object, WeakMap<Service, WeakMap<ServicePort, ResolvedEndpoint[]>>>());
 
-export function endpointsFor(world: World, service: Service, servicePort: any): ResolvedEndpoint[] {
-  const index = indexWorld(world);
-  if (!servicePort || typeof servicePort !== 'object') return computeEndpoints(index, service, servicePort);
+export function endpointsFor(view: WorldView, service: Service, servicePort: ServicePort): ResolvedEndpoint[] {
+  const index = view.index;
+  const memo = view.ctx.memo(ENDPOINTS);
   let byService = memo.get(index.slicesByService);
   if (!byService) memo.set(index.slicesByService, (byService = new WeakMap()));
   let byPort = byService.get(service);
@@ -27,16 +28,16 @@ export function endpointsFor(world: World, service: Service, servicePort: any): 
   return out;
 }
 
-function computeEndpoints(index: ReturnType<typeof indexWorld>, service: Service, servicePort: any): ResolvedEndpoint[] {
+function computeEndpoints(index: WorldIndex, service: Service, servicePort: ServicePort): ResolvedEndpoint[] {
   const slices = index.slicesByService.get(key(service.metadata.namespace, service.metadata.name)) ?? [];
   const out: ResolvedEndpoint[] = [];
   const seen = new Set<string>();
-  const portName: string = servicePort?.name ?? '';
-  const protocol: string = servicePort?.protocol ?? 'TCP';
+  const portName = servicePort.name ?? '';
+  const protocol = servicePort.protocol ?? 'TCP';
   for (const slice of slices) {
     const port = slicePort(slice, portName, protocol, servicePort);
     if (port === undefined) continue;
-    for (const ep of (slice as any).endpoints ?? []) {
+    for (const ep of slice.endpoints ?? []) {
       if (!ep || ep.conditions?.ready === false || ep.conditions?.terminating === true) continue;
       for (const address of ep.addresses ?? []) {
         const k = `${address}|${port}`;
@@ -49,11 +50,11 @@ function computeEndpoints(index: ReturnType<typeof indexWorld>, service: Service
   return out;
 }
 
-function slicePort(slice: any, portName: string, protocol: string, servicePort: any): number | undefined {
-  const ports: any[] = slice.ports ?? [];
+function slicePort(slice: EndpointSlice, portName: string, protocol: string, servicePort: ServicePort): number | undefined {
+  const ports = slice.ports ?? [];
   const byName = ports.find((p) => (p?.name ?? '') === portName && (p?.protocol ?? 'TCP') === protocol);
   if (byName && typeof byName.port === 'number') return byName.port;
-  const target = servicePort?.targetPort;
+  const target = servicePort.targetPort;
   if (typeof target === 'string' && target !== '') {
     const named = ports.find((p) => p?.name === target && typeof p.port === 'number');
     if (named) return named.port;
@@ -62,5 +63,5 @@ function slicePort(slice: any, portName: string, protocol: string, servicePort: 
   }
   if (ports.length > 0 && !byName) return undefined; // the slice serves other ports only
   if (typeof target === 'number') return target;
-  return typeof servicePort?.port === 'number' ? servicePort.port : undefined;
+  return typeof servicePort.port === 'number' ? servicePort.port : undefined;
 }

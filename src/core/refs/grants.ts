@@ -1,8 +1,8 @@
 // ReferenceGrant: a reference into another namespace is allowed only when a grant in the target
 // namespace admits it, by its "from" (group, kind, namespace of the referrer) and its "to" (group,
 // kind and, when given, name of the target). References within one namespace need no grant.
-import type { World } from '../model/world';
-import { indexWorld } from './lookup';
+import type { ReferenceGrantFrom, ReferenceGrantTo } from '../model/objects';
+import type { WorldView } from './lookup';
 
 export interface ReferenceFrom {
   group: string;
@@ -17,23 +17,28 @@ export interface ReferenceTo {
   name: string;
 }
 
-export function referenceAllowed(world: World, from: ReferenceFrom, to: ReferenceTo): boolean {
+export function referenceAllowed(view: WorldView, from: ReferenceFrom, to: ReferenceTo): boolean {
   if (from.namespace === to.namespace) return true;
-  return grantFor(world, from, to) !== undefined;
+  return grantFor(view, from, to) !== undefined;
+}
+
+/** Does one `from` entry of a grant admit referrers of this group, kind and namespace? */
+export function grantFromAdmits(entry: Partial<ReferenceGrantFrom> | undefined, from: ReferenceFrom): boolean {
+  return (entry?.group ?? '') === from.group && entry?.kind === from.kind && entry?.namespace === from.namespace;
+}
+
+/** Does one `to` entry of a grant admit this target (an entry without name admits every name)? */
+function grantToAdmits(entry: Partial<ReferenceGrantTo> | undefined, to: ReferenceTo): boolean {
+  return (entry?.group ?? '') === to.group && entry?.kind === to.kind
+    && (entry?.name === undefined || entry.name === '' || entry.name === to.name);
 }
 
 /** The name of the first ReferenceGrant (by name) that admits the reference, if any. */
-export function grantFor(world: World, from: ReferenceFrom, to: ReferenceTo): string | undefined {
-  const grants = indexWorld(world).grantsByNamespace.get(to.namespace) ?? []; // in name order
+function grantFor(view: WorldView, from: ReferenceFrom, to: ReferenceTo): string | undefined {
+  const grants = view.index.grantsByNamespace.get(to.namespace) ?? []; // in name order
   for (const g of grants) {
-    const fromOk = (g.spec?.from ?? []).some(
-      (f: any) => (f?.group ?? '') === from.group && f?.kind === from.kind && f?.namespace === from.namespace,
-    );
-    if (!fromOk) continue;
-    const toOk = (g.spec?.to ?? []).some(
-      (t: any) => (t?.group ?? '') === to.group && t?.kind === to.kind && (t?.name === undefined || t?.name === '' || t.name === to.name),
-    );
-    if (toOk) return g.metadata.name;
+    if ((g.spec?.from ?? []).some((f) => grantFromAdmits(f, from)) && (g.spec?.to ?? []).some((t) => grantToAdmits(t, to)))
+      return g.metadata.name;
   }
   return undefined;
 }

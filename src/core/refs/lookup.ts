@@ -4,6 +4,7 @@ import type { World } from '../model/world';
 import type {
   ConfigMap, EndpointSlice, Gateway, GatewayClass, Namespace, ReferenceGrant, Route, Secret, Service,
 } from '../model/objects';
+import { memoSlot, TranslationContext } from '../translate/context';
 
 export const GATEWAY_GROUP = 'gateway.networking.k8s.io';
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
@@ -27,7 +28,7 @@ export function key(namespace: string | undefined, name: string): string {
 }
 
 /** "namespace/name" of each Gateway a route's parentRefs name, once each, in parentRef order. */
-export function gatewaysNamedBy(route: { metadata?: { namespace?: string }; spec?: any }): string[] {
+export function gatewaysNamedBy(route: { metadata?: { namespace?: string }; spec?: { parentRefs?: readonly ParentRefInput[] } }): string[] {
   const out = new Set<string>();
   for (const p of route.spec?.parentRefs ?? []) {
     if (!p || typeof p !== 'object' || !p.name) continue;
@@ -40,14 +41,33 @@ export function gatewaysNamedBy(route: { metadata?: { namespace?: string }; spec
 const ARRAYS = ['gatewayClasses', 'gateways', 'routes', 'referenceGrants', 'namespaces', 'services',
   'endpointSlices', 'secrets', 'configMaps'] as const;
 
-interface CacheEntry { arrays: unknown[]; lengths: number[]; index: WorldIndex }
-const cache = new WeakMap<World, CacheEntry>();
+/** A parentRef as a route may hold it before validation: any field may be missing. */
+interface ParentRefInput { group?: string; kind?: string; namespace?: string; name?: string }
 
-export function indexWorld(world: World): WorldIndex {
+/**
+ * One World seen through a translation context: the world, its lookup tables, and the context
+ * whose memos the steps use. Made once per translation and handed to every step.
+ */
+export interface WorldView {
+  readonly world: World;
+  readonly index: WorldIndex;
+  readonly ctx: TranslationContext;
+}
+
+/** The view every step of one translation reads; a fresh context when none is given. */
+export function viewOf(world: World, ctx: TranslationContext = new TranslationContext()): WorldView {
+  return { world, index: indexWorld(ctx, world), ctx };
+}
+
+interface CacheEntry { arrays: unknown[]; lengths: number[]; index: WorldIndex }
+const INDEXES = memoSlot('lookup.indexes', () => new WeakMap<World, CacheEntry>());
+
+export function indexWorld(ctx: TranslationContext, world: World): WorldIndex {
+  const cache = ctx.memo(INDEXES);
   const hit = cache.get(world);
   if (hit && unchanged(world, hit)) return hit.index;
   const arrays = ARRAYS.map((k) => world[k] ?? []);
-  const index = build(world);
+  const index = build(ctx, world);
   cache.set(world, { arrays, lengths: arrays.map((a) => a.length), index });
   return index;
 }
@@ -66,10 +86,11 @@ function unchanged(world: World, hit: CacheEntry): boolean {
 // caller that passes the same arrays again (the worker does, for whatever did not change) gets the
 // same tables, and what is memoized on them (endpoints, backend resolutions) carries over.
 const EMPTY: readonly never[] = Object.freeze([]);
-const parts = new Map<string, WeakMap<readonly unknown[], { length: number; table: unknown }>>();
+const PARTS = memoSlot('lookup.tables', () => new Map<string, WeakMap<readonly unknown[], { length: number; table: unknown }>>());
 
-function part<T, A>(name: string, items: readonly A[] | undefined, make: (items: readonly A[]) => T): T {
+function part<T, A>(ctx: TranslationContext, name: string, items: readonly A[] | undefined, make: (items: readonly A[]) => T): T {
   const arr = items && items.length ? items : (EMPTY as readonly A[]);
+  const parts = ctx.memo(PARTS);
   let memo = parts.get(name);
   if (!memo) parts.set(name, (memo = new WeakMap()));
   const hit = memo.get(arr);
@@ -125,17 +146,17 @@ function namespacedTable<T extends { metadata: { name: string; namespace?: strin
   return byKey(items);
 }
 
-function build(world: World): WorldIndex {
+function build(ctx: TranslationContext, world: World): WorldIndex {
   return {
-    gatewayClasses: part('gatewayClasses', world.gatewayClasses, clusterTable),
-    gateways: part('gateways', world.gateways, namespacedTable),
-    services: part('services', world.services, namespacedTable),
-    secrets: part('secrets', world.secrets, namespacedTable),
-    configMaps: part('configMaps', world.configMaps, namespacedTable),
-    namespaces: part('namespaces', world.namespaces, clusterTable),
-    grantsByNamespace: part('grants', world.referenceGrants, grantsTable),
-    slicesByService: part('slices', world.endpointSlices, slicesTable),
-    routesByGateway: part('routes', world.routes, routesTable),
+    gatewayClasses: part(ctx, 'gatewayClasses', world.gatewayClasses, clusterTable),
+    gateways: part(ctx, 'gateways', world.gateways, namespacedTable),
+    services: part(ctx, 'services', world.services, namespacedTable),
+    secrets: part(ctx, 'secrets', world.secrets, namespacedTable),
+    configMaps: part(ctx, 'configMaps', world.configMaps, namespacedTable),
+    namespaces: part(ctx, 'namespaces', world.namespaces, clusterTable),
+    grantsByNamespace: part(ctx, 'grants', world.referenceGrants, grantsTable),
+    slicesByService: part(ctx, 'slices', world.endpointSlices, slicesTable),
+    routesByGateway: part(ctx, 'routes', world.routes, routesTable),
   };
 }
 
@@ -144,9 +165,10 @@ function build(world: World): WorldIndex {
  * the same three tables give the same answers, whatever else in the world changed.
  */
 type Slots = Record<string, WeakMap<object, unknown>>;
-const backendMemos = new WeakMap<object, WeakMap<object, WeakMap<object, Slots>>>();
-export function backendMemo<V>(world: World, slot: string): WeakMap<object, V> {
-  const idx = indexWorld(world);
+const BACKEND_MEMOS = memoSlot('lookup.backendMemos', () => new WeakMap<object, WeakMap<object, WeakMap<object, Slots>>>());
+export function backendMemo<V>(view: WorldView, slot: string): WeakMap<object, V> {
+  const idx = view.index;
+  const backendMemos = view.ctx.memo(BACKEND_MEMOS);
   let byServices = backendMemos.get(idx.grantsByNamespace);
   if (!byServices) backendMemos.set(idx.grantsByNamespace, (byServices = new WeakMap()));
   let bySlices = byServices.get(idx.services);
@@ -161,8 +183,8 @@ export function cmp(a: string, b: string): number {
 }
 
 /** A namespace's labels: its object's labels plus kubernetes.io/metadata.name, which every namespace has. */
-export function namespaceLabels(world: World, namespace: string): Record<string, string> {
-  const ns = indexWorld(world).namespaces.get(namespace);
+export function namespaceLabels(view: WorldView, namespace: string): Record<string, string> {
+  const ns = view.index.namespaces.get(namespace);
   return { ...(ns?.metadata.labels ?? {}), [NAMESPACE_NAME_LABEL]: namespace };
 }
 

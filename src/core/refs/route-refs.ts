@@ -1,12 +1,14 @@
 // Every reference a route makes — rule backendRefs, the backendRefs of RequestMirror filters (on
 // the rule and on each backendRef), ExtensionRef filters — resolved once, in document order, with
 // the ResolvedRefs verdict they add up to. The verdict does not depend on the parent: a route's
-// references resolve the same way for every Gateway it names.
-import type { World, BackendResolution } from '../model/world';
+// references resolve the same way for every Gateway it names. Status and compile both read this
+// one resolution.
+import type { BackendResolution } from '../model/world';
 import type { Route } from '../model/objects';
-import { resolveBackendRef, isRefFailure } from './backends';
+import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, type RouteFilter } from '../model/route-parts';
+import { resolveBackendRef, isRefFailure, type BackendRefInput } from './backends';
 import { RouteReason } from '../status/reasons';
-import { backendMemo } from './lookup';
+import { backendMemo, type WorldView } from './lookup';
 
 export interface RefProblem {
   path: string;
@@ -29,33 +31,38 @@ export interface RouteRefs {
   resolved: boolean;
   reason: string;
   message: string;
+  /** every resolution above by the reference object it came from (rule and mirror backendRefs) */
+  byRef: Map<BackendRefInput, BackendResolution>;
 }
 
-export function routeRefs(world: World, route: Route): RouteRefs {
+export function routeRefs(view: WorldView, route: Route): RouteRefs {
   // what a route's references resolve to depends on the grants, Services and slices alone
-  const perWorld = backendMemo<RouteRefs>(world, 'routeRefs');
+  const perWorld = backendMemo<RouteRefs>(view, 'routeRefs');
   const hit = perWorld.get(route);
   if (hit) return hit;
-  const result = compute(world, route);
+  const result = compute(view, route);
   perWorld.set(route, result);
   return result;
 }
 
-function compute(world: World, route: Route): RouteRefs {
+function compute(view: WorldView, route: Route): RouteRefs {
   const problems: RefProblem[] = [];
   const rules: RuleRefs[] = [];
-  const note = (path: string, b: BackendResolution) => {
+  const byRef = new Map<BackendRefInput, BackendResolution>();
+  const resolve = (ref: BackendRefInput, path: string): BackendResolution => {
+    const b = resolveBackendRef(view, route, ref);
+    byRef.set(ref, b);
     if (!b.valid && isRefFailure(b.reason)) problems.push({ path, reason: b.reason!, message: b.message ?? '' });
+    return b;
   };
-  const filtersOf = (filters: any[] | undefined, base: string, out: RuleRefs) => {
-    (filters ?? []).forEach((f, fi) => {
+  const filtersOf = (filters: readonly RouteFilter[], base: string, out: RuleRefs) => {
+    filters.forEach((f, fi) => {
       const path = `${base}.filters[${fi}]`;
       if (f?.type === 'RequestMirror' && f.requestMirror?.backendRef) {
-        const b = resolveBackendRef(world, route, f.requestMirror.backendRef);
-        out.mirrors.push({ path: `${path}.requestMirror.backendRef`, backend: b });
-        note(`${path}.requestMirror.backendRef`, b);
+        const at = `${path}.requestMirror.backendRef`;
+        out.mirrors.push({ path: at, backend: resolve(f.requestMirror.backendRef, at) });
       } else if (f?.type === 'ExtensionRef') {
-        const ref = f.extensionRef ?? {};
+        const ref: Partial<NonNullable<RouteFilter['extensionRef']>> = f.extensionRef ?? {};
         const p = {
           path: `${path}.extensionRef`, reason: RouteReason.InvalidKind,
           message: `ExtensionRef filter ${ref.kind ?? '?'} "${ref.name ?? ''}"${ref.group ? ` (group ${ref.group})` : ''} cannot be resolved: no extension kinds are supported`,
@@ -65,22 +72,20 @@ function compute(world: World, route: Route): RouteRefs {
       }
     });
   };
-  (route.spec?.rules ?? []).forEach((rule: any, ri: number) => {
+  rulesOf(route).forEach((rule, ri) => {
     const base = `spec.rules[${ri}]`;
     const out: RuleRefs = { backends: [], mirrors: [], unresolvedFilters: [] };
-    filtersOf(rule?.filters, base, out);
-    (rule?.backendRefs ?? []).forEach((ref: any, bi: number) => {
-      const b = resolveBackendRef(world, route, ref);
-      out.backends.push(b);
-      note(`${base}.backendRefs[${bi}]`, b);
-      filtersOf(ref?.filters, `${base}.backendRefs[${bi}]`, out);
+    filtersOf(ruleFilters(rule), base, out);
+    ruleBackendRefs(rule).forEach((ref, bi) => {
+      out.backends.push(resolve(ref, `${base}.backendRefs[${bi}]`));
+      filtersOf(backendRefFilters(ref), `${base}.backendRefs[${bi}]`, out);
     });
     rules.push(out);
   });
   if (problems.length === 0)
-    return { rules, problems, resolved: true, reason: RouteReason.ResolvedRefs, message: 'All references are resolved' };
+    return { rules, problems, resolved: true, reason: RouteReason.ResolvedRefs, message: 'All references are resolved', byRef };
   const first = problems[0];
   const shown = problems.slice(0, 5).map((p) => `${p.path}: ${p.message}`);
   const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
-  return { rules, problems, resolved: false, reason: first.reason, message: shown.join('; ') + more };
+  return { rules, problems, resolved: false, reason: first.reason, message: shown.join('; ') + more, byRef };
 }

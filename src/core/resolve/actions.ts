@@ -110,7 +110,7 @@ function redirectOf(r: NonNullable<CompiledFilter['requestRedirect']>, s: FlowSt
   };
 }
 
-export function locationOf(r: ResolveRedirect, rawQuery?: string): string {
+function locationOf(r: ResolveRedirect, rawQuery?: string): string {
   return `${r.scheme}://${r.hostname}${r.port !== undefined ? `:${r.port}` : ''}${r.path}${rawQuery ? `?${rawQuery}` : ''}`;
 }
 

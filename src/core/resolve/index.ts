@@ -1,4 +1,4 @@
 export { resolve } from './resolve';
 export type { ResolveContext } from './resolve';
-export { pickBackend, locationOf } from './actions';
+export { pickBackend } from './actions';
 export * from './types';

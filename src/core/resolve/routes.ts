@@ -1,6 +1,7 @@
 // The candidates of a request on one listener: every entry that accepts it, in table order (the
 // first wins). Each carries its rank, so that the decision between the winner and the runner-up
 // can be named by the step of the precedence ladder where they part.
+import { unreachable } from '../model/unreachable';
 import type {
   CompiledGRPCEntry, CompiledHTTPEntry, CompiledListener, CompiledRoute, CompiledRule, CompiledSNIEntry,
   CompiledStreamEntry, CompiledTable,
@@ -36,8 +37,11 @@ export function compareCandidates(a: Candidate, b: Candidate): Comparison {
       return compareGRPC(a.rank as GRPCRank, b.rank as GRPCRank);
     case 'tls':
       return compareSNI(a.rank as SNIRank, b.rank as SNIRank);
-    default:
+    case 'tcp':
+    case 'udp':
       return compareStream(a.rank as StreamRank, b.rank as StreamRank);
+    default:
+      return unreachable(a.kind, 'entry kind');
   }
 }
 
@@ -49,8 +53,11 @@ export function figuresOf(c: Candidate): string {
       return grpcFigures(c.rank as GRPCRank);
     case 'tls':
       return sniFigures(c.rank as SNIRank);
-    default:
+    case 'tcp':
+    case 'udp':
       return c.route.creationTimestamp ? `created ${c.route.creationTimestamp}` : 'no creation time';
+    default:
+      return unreachable(c.kind, 'entry kind');
   }
 }
 

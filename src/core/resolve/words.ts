@@ -1,5 +1,6 @@
 // How resolve names things in its answer, honouring what the caller may read: a route in a
 // namespace the caller may not read is "a route in another namespace", nothing more.
+import { BackendReason } from '../status/reasons';
 import type { CompiledBackend, CompiledRoute } from '../compile/types';
 import type { ResolveBackend, ResolveRouteRef } from './types';
 
@@ -37,7 +38,7 @@ export function resolveBackend(b: CompiledBackend, total: number, v: Visibility)
     weight: b.weight,
     share: total > 0 ? b.weight / total : 0,
     valid: b.valid,
-    ...(b.valid ? {} : { reason: b.reason ?? 'Invalid' }),
+    ...(b.valid ? {} : { reason: b.reason ?? BackendReason.Invalid }),
     endpoints: b.endpoints.length,
   };
 }

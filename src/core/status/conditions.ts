@@ -61,7 +61,3 @@ function orderKeys(c: Condition): Condition {
   if (c.observedGeneration !== undefined) out.observedGeneration = c.observedGeneration;
   return out;
 }
-
-export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
-  return conditions?.find((c) => c.type === type);
-}

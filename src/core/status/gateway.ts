@@ -2,15 +2,14 @@
 import type { Condition, Gateway, GatewayStatus, ListenerStatus } from '../model/objects';
 import type { GatewayAnalysis } from '../attach/attach';
 import type { ListenerAnalysis } from '../attach/listeners';
-import { resolveClientCertificate } from '../refs/certificates';
-import type { World } from '../model/world';
+import type { ResolvedReferences } from '../refs/resolution';
 import { draft, mergeConditions, type ConditionDraft } from './conditions';
 import { ConditionType, GatewayReason, OWNED_CONDITION_TYPES } from './reasons';
 
 export type { GatewayStatus, ListenerStatus };
 
 export function gatewayStatusOf(
-  world: World, analysis: GatewayAnalysis, now: string, previous: { conditions?: Condition[]; listeners?: any[] } | undefined,
+  analysis: GatewayAnalysis, refs: ResolvedReferences, now: string, previous: Partial<GatewayStatus> | undefined,
 ): GatewayStatus {
   const { gateway, listeners, verdict } = analysis;
   const generation = gateway.metadata.generation;
@@ -40,10 +39,10 @@ export function gatewayStatusOf(
   })();
 
   const resolvedRefs: ConditionDraft = (() => {
-    const client = resolveClientCertificate(world, gateway);
+    const client = refs.clientCertificate;
     if (client && !client.ok)
       return draft(ConditionType.ResolvedRefs, false,
-        client.problem === 'RefNotPermitted' ? GatewayReason.RefNotPermitted : GatewayReason.InvalidClientCertificateRef,
+        client.problem === 'notPermitted' ? GatewayReason.RefNotPermitted : GatewayReason.InvalidClientCertificateRef,
         `${client.path}: ${client.message}`);
     const unresolved = listeners.filter((l) => l.resolvedRefs.status === 'False');
     if (unresolved.length)
@@ -59,7 +58,7 @@ export function gatewayStatusOf(
   const attachedCount = listeners.map(() => new Set<object>());
   for (const o of analysis.outcomes) if (o.accepted) for (const li of o.attached.keys()) attachedCount[li].add(o.route);
 
-  const prevListeners = new Map<string, any>((previous?.listeners ?? []).map((l: any) => [l?.name, l]));
+  const prevListeners = new Map<string, { conditions?: Condition[] }>((previous?.listeners ?? []).map((l) => [l?.name, l]));
   const out = {
     conditions: mergeConditions(drafts, previous?.conditions, { generation, now, owned: OWNED_CONDITION_TYPES.gateway }),
     listeners: listeners.map((l, i): ListenerStatus => {
@@ -93,7 +92,7 @@ function insecureFrontendValidation(gateway: Gateway): string | undefined {
   if (!fe) return undefined;
   const where: string[] = [];
   if (fe.default?.validation?.mode === 'AllowInsecureFallback') where.push('spec.tls.frontend.default');
-  (fe.perPort ?? []).forEach((p: any, i: number) => {
+  (fe.perPort ?? []).forEach((p, i) => {
     if (p?.tls?.validation?.mode === 'AllowInsecureFallback') where.push(`spec.tls.frontend.perPort[${i}] (port ${p.port})`);
   });
   return where.length

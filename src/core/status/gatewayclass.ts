@@ -2,7 +2,7 @@
 // accepted unless it carries a parametersRef: Switchyard takes no GatewayClass parameters, so any
 // reference is one it cannot resolve (InvalidParameters). SupportedVersion is always True: this
 // service is the API server, so the stored versions are by construction the ones it supports.
-import type { GatewayClass, GatewayClassStatus } from '../model/objects';
+import type { Condition, GatewayClass, GatewayClassStatus } from '../model/objects';
 import type { TranslateOptions } from '../model/world';
 import { draft, mergeConditions, type ConditionDraft } from './conditions';
 import { ConditionType, GatewayClassReason, OWNED_CONDITION_TYPES } from './reasons';
@@ -39,7 +39,7 @@ export function gatewayClassVerdict(gc: GatewayClass): GatewayClassVerdict {
 export function gatewayClassStatus(
   gc: GatewayClass,
   opts: TranslateOptions & { supportedFeatures?: readonly string[] },
-  previous?: { conditions?: any[] },
+  previous?: { conditions?: Condition[] },
 ): GatewayClassStatus | undefined {
   if (!isOurClass(gc, opts.controllerName)) return undefined;
   const v = gatewayClassVerdict(gc);

@@ -1,10 +1,4 @@
 export * from './reasons';
-export { SUPPORTED_FEATURES, supportedFeaturesStatus, featureSet } from './features';
-export { gatewayClassStatus, gatewayClassVerdict, isOurClass } from './gatewayclass';
-export type { GatewayClassStatus } from './gatewayclass';
-export { gatewayStatusOf } from './gateway';
-export type { GatewayStatus, ListenerStatus } from './gateway';
-export { routeParentsOf, sameParentRef } from './route';
-export type { RouteParents, RouteParentStatus } from './route';
+export { SUPPORTED_FEATURES } from './features';
+export { gatewayClassStatus } from './gatewayclass';
 export { mergeConditions, draft } from './conditions';
-export type { ConditionDraft } from './conditions';

@@ -95,6 +95,8 @@ export const RouteReason = {
  */
 export const BackendReason = {
   NoEndpoints: 'NoEndpoints',
+  /** a backend that is unusable for a reason its resolution did not name */
+  Invalid: 'Invalid',
 } as const;
 
 /**

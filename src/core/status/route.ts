@@ -1,8 +1,7 @@
 // status.parents entries of routes, for one Gateway: one per parentRef that names it.
 import type { ParentReference, Route, RouteParentStatus } from '../model/objects';
-import type { World } from '../model/world';
 import type { GatewayAnalysis, ParentOutcome } from '../attach/attach';
-import { routeRefs } from '../refs/route-refs';
+import type { RouteRefs } from '../refs/route-refs';
 import { GATEWAY_GROUP } from '../refs/lookup';
 import { draft, mergeConditions, type ConditionDraft } from './conditions';
 import { ConditionType, OWNED_CONDITION_TYPES, RouteReason } from './reasons';
@@ -17,7 +16,7 @@ export interface RouteParents {
 }
 
 /** Two parentRefs name the same parent section (namespace defaulted to the route's). */
-export function sameParentRef(route: Route, a: any, b: any): boolean {
+function sameParentRef(route: Route, a: Partial<ParentReference> | undefined, b: Partial<ParentReference> | undefined): boolean {
   const ns = route.metadata.namespace;
   return !!a && !!b && (a.group ?? GATEWAY_GROUP) === (b.group ?? GATEWAY_GROUP) && (a.kind ?? 'Gateway') === (b.kind ?? 'Gateway')
     && (a.namespace ?? ns) === (b.namespace ?? ns) && a.name === b.name
@@ -25,14 +24,14 @@ export function sameParentRef(route: Route, a: any, b: any): boolean {
 }
 
 export function routeParentsOf(
-  world: World, analysis: GatewayAnalysis, controllerName: string, now: string,
+  analysis: GatewayAnalysis, refsOf: (route: Route) => RouteRefs, controllerName: string, now: string,
   previousFor: (route: Route) => RouteParentStatus[] | undefined,
 ): RouteParents[] {
   const byRoute = new Map<Route, ParentOutcome[]>();
   for (const o of analysis.outcomes) (byRoute.get(o.route) ?? byRoute.set(o.route, []).get(o.route)!).push(o);
   return analysis.routes.map((route) => {
     const prev = (previousFor(route) ?? []).filter((p) => p?.controllerName === controllerName);
-    const refs = routeRefs(world, route);
+    const refs = refsOf(route);
     const parents = (byRoute.get(route) ?? []).map((o): RouteParentStatus => {
       const drafts: ConditionDraft[] = [
         draft(ConditionType.Accepted, o.accepted, o.reason, o.message),
@@ -43,7 +42,7 @@ export function routeParentsOf(
           `Dropped Rule${o.droppedRules.size > 1 ? 's' : ''} ${[...o.droppedRules].map(([i, m]) => `${i} (${m})`).join(', ')}`));
       const before = prev.find((p) => sameParentRef(route, p.parentRef, o.parentRef));
       return {
-        parentRef: o.parentRef as ParentReference,
+        parentRef: o.parentRef,
         controllerName,
         conditions: mergeConditions(drafts, before?.conditions, {
           generation: route.metadata.generation, now, owned: OWNED_CONDITION_TYPES.routeParent,

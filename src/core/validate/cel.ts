@@ -5,12 +5,13 @@ import { child, index } from './messages';
 import type { FieldError } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
+// any: the rules read schema-checked JSON field by field, as the CEL expressions they transcribe do
 export type Obj = Record<string, any>;
 
-export const has = (o: any, k: string): boolean => o !== null && typeof o === 'object' && o[k] !== undefined;
-export const isObj = (o: any): o is Obj => o !== null && typeof o === 'object' && !Array.isArray(o);
-export const arr = (v: any): any[] => (Array.isArray(v) ? v : []);
-export const objs = (v: any): Obj[] => arr(v).filter(isObj);
+export const has = (o: unknown, k: string): boolean => o !== null && typeof o === 'object' && (o as Obj)[k] !== undefined;
+export const isObj = (o: unknown): o is Obj => o !== null && typeof o === 'object' && !Array.isArray(o);
+export const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
+export const objs = (v: unknown): Obj[] => arr(v).filter(isObj);
 
 export type CelType = 'object' | 'array' | 'string';
 
@@ -32,8 +33,8 @@ export function existsOne<T>(list: T[], pred: (x: T) => boolean): boolean {
 }
 
 /** Items of a list field with their paths. */
-export function eachItem(o: any, key: string, path: string, fn: (item: Obj, path: string, i: number) => void): void {
-  const list = o?.[key];
+export function eachItem(o: unknown, key: string, path: string, fn: (item: Obj, path: string, i: number) => void): void {
+  const list = isObj(o) ? o[key] : undefined;
   if (!Array.isArray(list)) return;
   const p = child(path, key);
   for (let i = 0; i < list.length; i++) if (isObj(list[i])) fn(list[i], index(p, i), i);

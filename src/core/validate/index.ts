@@ -11,22 +11,25 @@ import type { FieldError, ValidateOptions, ValidateResult } from './types';
 
 export type { FieldError, ValidateOptions, ValidateResult } from './types';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** Nesting deeper than this is refused (no legitimate object comes near it). */
 export const MAX_DEPTH = 64;
 
 const NAME_RULES: Record<string, NameRule> = { Namespace: 'label', Service: 'dns1035' };
 
-const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+type JsonObject = Record<string, unknown>;
 
-function lookup(obj: any): { info: KindInfo; schema: string } | FieldError[] {
+const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function lookup(obj: JsonObject): { info: KindInfo; schema: string } | FieldError[] {
   const kind = obj.kind;
   const apiVersion = obj.apiVersion;
-  const errors: FieldError[] = [];
-  if (typeof kind !== 'string' || kind === '') errors.push({ path: 'kind', message: REQUIRED });
-  if (typeof apiVersion !== 'string' || apiVersion === '') errors.push({ path: 'apiVersion', message: REQUIRED });
-  if (errors.length) return errors;
+  if (typeof kind !== 'string' || kind === '' || typeof apiVersion !== 'string' || apiVersion === '') {
+    const errors: FieldError[] = [];
+    if (typeof kind !== 'string' || kind === '') errors.push({ path: 'kind', message: REQUIRED });
+    if (typeof apiVersion !== 'string' || apiVersion === '') errors.push({ path: 'apiVersion', message: REQUIRED });
+    return errors;
+  }
   const info = kindInfo(kind);
   if (!info) return [{ path: 'kind', message: invalid(kind, 'unknown kind') }];
   const schema = Object.hasOwn(info.versions, apiVersion) ? info.versions[apiVersion] : undefined;
@@ -35,19 +38,21 @@ function lookup(obj: any): { info: KindInfo; schema: string } | FieldError[] {
 }
 
 /** The defaults that are not the CRDs' structural ones, and metadata nulls. */
-function postDefaults(copy: any, schema: string): void {
-  if (isObj(copy.metadata)) {
-    for (const k of Object.keys(copy.metadata)) if (copy.metadata[k] === null) delete copy.metadata[k];
+function postDefaults(copy: JsonObject, schema: string): void {
+  const metadata = copy.metadata;
+  if (isObj(metadata)) {
+    for (const k of Object.keys(metadata)) if (metadata[k] === null) delete metadata[k];
   }
   if (schema === 'Secret') secretStringData(copy);
   if (schema === 'Service') serviceTargetPorts(copy);
 }
 
 /** stringData is write-only: merged into data (base64), as the API server does, so it is never stored. */
-function secretStringData(secret: any): void {
-  if (!isObj(secret.stringData)) return;
-  const data: Record<string, any> = isObj(secret.data) ? secret.data : {};
-  for (const [k, v] of Object.entries(secret.stringData)) {
+function secretStringData(secret: JsonObject): void {
+  const stringData = secret.stringData;
+  if (!isObj(stringData)) return;
+  const data: JsonObject = isObj(secret.data) ? secret.data : {};
+  for (const [k, v] of Object.entries(stringData)) {
     if (typeof v !== 'string') return; // left for the schema to report
     data[k] = base64(v);
   }
@@ -63,8 +68,8 @@ function base64(s: string): string {
 }
 
 /** A Service port's targetPort defaults to its port. */
-function serviceTargetPorts(svc: any): void {
-  const ports = svc.spec?.ports;
+function serviceTargetPorts(svc: JsonObject): void {
+  const ports = isObj(svc.spec) ? svc.spec.ports : undefined;
   if (!Array.isArray(ports)) return;
   for (const p of ports) {
     if (isObj(p) && (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') && typeof p.port === 'number') {
@@ -98,29 +103,30 @@ export function validateObject(obj: unknown, opts: ValidateOptions = {}): Valida
   if (Array.isArray(found)) return { object: cloneJson(obj, MAX_DEPTH, { tooDeep: false }), errors: found };
   const { info, schema } = found;
   const st: PrepareState = { errors: [], tooDeep: false, maxDepth: MAX_DEPTH };
-  let copy: any;
+  let copy: JsonObject | undefined;
   try {
     const input = opts.keepStatus || obj.status === undefined ? obj : { ...obj, status: undefined };
-    copy = prepare(input, structuralNode(schema), '', st);
-    if (!opts.keepStatus || obj.status === undefined) delete copy.status;
+    const defaulted: JsonObject = prepare(input, structuralNode(schema), '', st);
+    copy = defaulted;
+    if (!opts.keepStatus || obj.status === undefined) delete defaulted.status;
     if (st.tooDeep) {
-      return { object: copy, errors: [{ path: '', message: invalid('object', `nesting too deep: more than ${MAX_DEPTH} levels`) }] };
+      return { object: defaulted, errors: [{ path: '', message: invalid('object', `nesting too deep: more than ${MAX_DEPTH} levels`) }] };
     }
-    if (info.scope === 'Cluster' && isObj(copy.metadata)) delete copy.metadata.namespace;
-    postDefaults(copy, schema);
+    if (info.scope === 'Cluster' && isObj(defaulted.metadata)) delete defaulted.metadata.namespace;
+    postDefaults(defaulted, schema);
     const errors = st.errors;
-    validateMetadata(copy.metadata, info.scope === 'Namespaced', NAME_RULES[info.kind] ?? 'subdomain', errors);
-    const result = validateSchema(schema, copy, structuralNode(schema));
+    validateMetadata(defaulted.metadata, info.scope === 'Namespaced', NAME_RULES[info.kind] ?? 'subdomain', errors);
+    const result = validateSchema(schema, defaulted, structuralNode(schema));
     errors.push(...result.errors);
     const old = isObj(opts.old) ? opts.old : undefined;
     if (CORE_SCHEMAS.has(schema)) {
-      if (!result.blocking) RULES[schema](copy, errors, old);
+      if (!result.blocking) RULES[schema](defaulted, errors, old);
     } else if (result.blocking) {
       errors.push({ path: '', message: NOT_CHECKED });
     } else {
-      RULES[schema](copy, errors, old);
+      RULES[schema](defaulted, errors, old);
     }
-    return { object: copy, errors };
+    return { object: defaulted, errors };
   } catch (e) {
     // a bug here must not become a 5xx: report it as a validation failure of this object
     return {

@@ -3,7 +3,6 @@
 import { child, invalid, mapKey, REQUIRED, tooLong } from './messages';
 import type { FieldError } from './types';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -82,9 +81,9 @@ function labelValueErrors(v: string): string[] {
   return out;
 }
 
-const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function validateMetadata(meta: any, namespaced: boolean, nameRule: NameRule, errors: FieldError[]): void {
+export function validateMetadata(meta: unknown, namespaced: boolean, nameRule: NameRule, errors: FieldError[]): void {
   const mp = 'metadata';
   if (!isObj(meta)) {
     errors.push({ path: mp, message: REQUIRED });

@@ -10,7 +10,6 @@ import { REQUIRED, child, invalid, jsonType, tooLong, tooMany, unsupported } fro
 import { pointerToPath, type SNode } from './structural';
 import type { FieldError } from './types';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const BASE = 'https://switchyard.dev/openapi.json';
 
 let ajv: InstanceType<typeof Ajv2020> | undefined;
@@ -24,7 +23,7 @@ function getAjv() {
     strict: false,
     validateFormats: true,
     unicodeRegExp: true,
-    code: { regExp: ajvRegExpEngine as any },
+    code: { regExp: ajvRegExpEngine },
   });
   addFormats(a, ['date-time']);
   // Kubernetes checks no range for these integer formats; the schema's minimum/maximum do that.
@@ -32,7 +31,7 @@ function getAjv() {
   a.addFormat('int64', { type: 'number', validate: () => true });
   a.addFormat('ipv4', { type: 'string', validate: isIPv4Format });
   a.addFormat('ipv6', { type: 'string', validate: isIPv6Format });
-  a.addSchema({ $id: BASE, components: (openapi as any).components });
+  a.addSchema({ $id: BASE, components: (openapi as { components: unknown }).components });
   ajv = a;
   return a;
 }
@@ -57,7 +56,7 @@ const BLOCKING = new Set(['required', 'enum', 'maxLength', 'maxItems', 'maxPrope
 // reported through their sub-errors (format ipv4/ipv6 inside anyOf inside then)
 const AGGREGATE = new Set(['anyOf', 'oneOf', 'if', 'then', 'allOf', 'not']);
 
-export function validateSchema(schemaName: string, data: any, node: SNode): SchemaResult {
+export function validateSchema(schemaName: string, data: unknown, node: SNode): SchemaResult {
   const validate = schemaValidator(schemaName);
   if (validate(data)) return { errors: [], blocking: false };
   const raw = validate.errors ?? [];
@@ -88,12 +87,23 @@ export function validateSchema(schemaName: string, data: any, node: SNode): Sche
   return { errors, blocking };
 }
 
-function mapError(e: ErrorObject, data: any, node: SNode): FieldError | undefined {
+/** The params of the keywords mapped below (ajv types them per keyword, ErrorObject does not). */
+interface ErrorParams {
+  missingProperty: string;
+  allowedValues: unknown[];
+  allowedValue: unknown;
+  type: string;
+  limit: number;
+  pattern: string;
+  format: string;
+}
+
+function mapError(e: ErrorObject, data: unknown, node: SNode): FieldError | undefined {
   const path = pointerToPath(e.instancePath, data, node);
   // metadata name and namespace are checked, with the API server's own messages, in metadata.ts
   if (path === 'metadata.name' || path === 'metadata.namespace') return undefined;
   if (path === 'metadata' && e.keyword === 'required') return undefined;
-  const p: any = e.params;
+  const p = e.params as ErrorParams;
   const v = e.data;
   switch (e.keyword) {
     case 'required':

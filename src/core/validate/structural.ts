@@ -7,6 +7,7 @@ import { child, duplicate, index, mapKey, unknownField } from './messages';
 import type { FieldError } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
+// any: a JSON value of any shape, walked along a schema that says at run time what each field is
 type Json = any;
 
 export interface SNode {

@@ -16,6 +16,7 @@ export interface ValidateOptions {
 
 export interface ValidateResult {
   /** a defaulted deep copy of the input (also when there are errors, as far as it could be defaulted) */
+  // any: the copy's shape is the input's kind's, known to the caller, not to this signature
   object: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   errors: FieldError[];
 }
