@@ -111,6 +111,11 @@ describe('dependency model', () => {
       .toEqual([depKey(dep.gateway(NS, 'gw')), depKey(dep.gateway(OTHER, 'other-gw'))]);
   });
 
+  it('has a rule for every stored kind', () => {
+    for (const info of KINDS) expect(() => touchedBy(info.kind, null, { metadata: { name: 'x', namespace: 'y' } }), info.kind).not.toThrow();
+    expect(() => touchedBy('Unknown', null, { metadata: { name: 'x' } })).toThrow(/unexpected object kind: Unknown/);
+  });
+
   it('every key reads back as the dependency it was built from', () => {
     const all: Dependency[] = [dep.gateway(NS, 'gw'), dep.gatewayClass('sw'), dep.service(NS, 'a'), dep.endpointSlices(NS, 'a'),
       dep.secret(NS, 'c'), dep.configMap(NS, 'ca'), dep.referenceGrants(NS), dep.namespaces()];

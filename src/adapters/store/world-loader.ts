@@ -1,11 +1,12 @@
 // Loads what one Gateway's recompute depends on, and nothing else: the core's dependency model
 // (src/core/deps) says what that is, from the Gateway and the routes that name it; this file only
 // fetches each dependency from an object source (the worker's object cache, or objects in memory
-// for the golden cases) and returns the keys it looked up, found or not: a later change to any of
+// for the golden cases) and returns the keys to record, found or not: a later change to any of
 // them recomputes this Gateway.
 import type { World } from '../../core/model/world';
 import type { K8sObject } from '../../core/model/objects';
-import { gatewayDependencies, keySet, uniqueDependencies, unreachable, type DepKey, type Dependency } from '../../core/deps';
+import { gatewayDependencies, recordedKeys, uniqueDependencies, type DepKey, type Dependency } from '../../core/deps';
+import { unreachable } from '../../core/model/unreachable';
 import { streamKey } from '../../core/objects/keys';
 import { inReadingOrder } from '../../core/objects/order';
 
@@ -93,7 +94,7 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
       case 'ConfigMap': push(world.configMaps, source.get(streamKey('ConfigMap', d.namespace, d.name))); break;
       case 'ReferenceGrants': world.referenceGrants.push(...(source.ofKind('ReferenceGrant', d.namespace) as never[])); break;
       case 'Namespaces': world.namespaces.push(...(source.ofKind('Namespace') as never[])); break;
-      default: unreachable(d);
+      default: unreachable(d, 'dependency');
     }
   }
   if (secrets.length) {
@@ -103,7 +104,7 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
       world.secrets.push(inReadingOrder({ ...rest, data: data.get(streamKey('Secret', sec.metadata.namespace ?? '', sec.metadata.name)) ?? {} }) as never);
     }
   }
-  return { world: stabilized(memo, gatewayStream(ns, name), world), gateway, sourcePosition, deps: keySet(deps) };
+  return { world: stabilized(memo, gatewayStream(ns, name), world), gateway, sourcePosition, deps: recordedKeys(deps) };
 }
 
 function push(into: unknown[], o: K8sObject | undefined): void {

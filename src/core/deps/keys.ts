@@ -16,6 +16,8 @@ export type Dependency =
   /** the labels of any Namespace (namespace selectors) */
   | { kind: 'Namespaces' };
 
+import { unreachable } from '../model/unreachable';
+
 declare const depKeyBrand: unique symbol;
 /** A Dependency as the store keeps it. */
 export type DepKey = string & { readonly [depKeyBrand]: true };
@@ -42,7 +44,7 @@ export function depKey(d: Dependency): DepKey {
     case 'ConfigMap': return `ConfigMap/${d.namespace}/${d.name}` as DepKey;
     case 'ReferenceGrants': return `ReferenceGrant/${d.namespace}` as DepKey;
     case 'Namespaces': return 'Namespace/*' as DepKey;
-    default: return unreachable(d);
+    default: return unreachable(d, 'dependency');
   }
 }
 
@@ -85,8 +87,4 @@ export function uniqueDependencies(deps: Iterable<Dependency>): Dependency[] {
     if (!byKey.has(k)) byKey.set(k, d);
   }
   return [...byKey.keys()].sort().map((k) => byKey.get(k)!);
-}
-
-export function unreachable(x: never): never {
-  throw new Error(`unexpected value ${JSON.stringify(x)}`);
 }
