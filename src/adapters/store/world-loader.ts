@@ -5,7 +5,7 @@
 // them recomputes this Gateway.
 import type { World } from '../../core/model/world';
 import type { K8sObject } from '../../core/model/objects';
-import { gatewayDependencies, recordedKeys, uniqueDependencies, type DepKey, type Dependency } from '../../core/deps';
+import { gatewayDependencies, keySet, uniqueDependencies, type DepKey, type Dependency } from '../../core/deps';
 import { unreachable } from '../../core/model/unreachable';
 import { streamKey } from '../../core/objects/keys';
 import { inReadingOrder } from '../../core/objects/order';
@@ -104,7 +104,7 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
       world.secrets.push(inReadingOrder({ ...rest, data: data.get(streamKey('Secret', sec.metadata.namespace ?? '', sec.metadata.name)) ?? {} }) as never);
     }
   }
-  return { world: stabilized(memo, gatewayStream(ns, name), world), gateway, sourcePosition, deps: recordedKeys(deps) };
+  return { world: stabilized(memo, gatewayStream(ns, name), world), gateway, sourcePosition, deps: keySet(deps) };
 }
 
 function push(into: unknown[], o: K8sObject | undefined): void {

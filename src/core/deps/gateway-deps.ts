@@ -2,7 +2,7 @@
 // it, and every object their references reach. The loader loads exactly these, the store records
 // them, and a change to any of them recomputes the Gateway. When in doubt it over-includes.
 import type { Gateway } from '../model/objects';
-import { dep, keySet, type DepKey, type Dependency } from './keys';
+import { dep, type Dependency } from './keys';
 
 interface Ref { group?: unknown; kind?: unknown; namespace?: unknown; name?: unknown }
 
@@ -91,12 +91,3 @@ export function gatewayDependencies(
   return out;
 }
 
-/**
- * The keys a recompute records (and checks for changes it missed): all but Gateway keys, which
- * reach their Gateway directly (the dispatcher asks for the Gateway a touched Gateway key names,
- * whatever was recorded). Checking them would also make every recompute in a burst of route
- * writes run again at once, past the queue's hold.
- */
-export function recordedKeys(deps: Iterable<Dependency>): DepKey[] {
-  return keySet([...deps].filter((d) => d.kind !== 'Gateway'));
-}
