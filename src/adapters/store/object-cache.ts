@@ -5,10 +5,8 @@
 // unchanged object stays the same value from one recompute to the next.
 import type { Database } from './database';
 import { HORIZON, TX_SHIFT, readEvents } from './eventlog';
-import { inReadingOrder } from '../../core/objects/order';
 import { streamKey } from '../../core/objects/keys';
-import { isRouteKind } from '../../core/model/kinds';
-import { SERVICE_NAME_LABEL, gatewaysNamedBy } from '../../core/refs/lookup';
+import { IndexedObjects } from './indexed-objects';
 import type { K8sObject } from '../../core/model/objects';
 import type { ObjectSource } from './world-loader';
 import { getSecretsData } from './objects';
@@ -17,36 +15,12 @@ const TAIL_BATCH = 5000;
 
 interface Row { position: number; stream: string; kind: string; namespace: string; deleted: boolean; object: K8sObject }
 
-function addTo(index: Map<string, Set<string>>, key: string, stream: string): void {
-  let s = index.get(key);
-  if (!s) index.set(key, (s = new Set()));
-  s.add(stream);
-}
-
-function removeFrom(index: Map<string, Set<string>>, key: string, stream: string): void {
-  const s = index.get(key);
-  if (!s) return;
-  s.delete(stream);
-  if (s.size === 0) index.delete(key);
-}
-
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
-  return v;
-}
-
 export class ObjectCache implements ObjectSource {
   /** every event at or below this position is reflected */
   position = -1;
-  private readonly objects = new Map<string, K8sObject>();
+  private readonly objects = new IndexedObjects();
   /** the position of each stream's newest event seen, deleted ones included */
   private readonly positions = new Map<string, number>();
-  private readonly routesByGateway = new Map<string, Set<string>>();
-  private readonly slicesByService = new Map<string, Set<string>>();
-  private readonly byKindNamespace = new Map<string, Set<string>>();
   /** Secret data (not in the log), kept while its digest stays the same */
   private readonly secretKept = new Map<string, { digest: string; data: Record<string, string> }>();
   private running: Promise<void> | null = null;
@@ -58,22 +32,16 @@ export class ObjectCache implements ObjectSource {
     return this.objects.get(stream);
   }
 
-  /** the routes (any kind) whose parentRefs name Gateway `ns/name` */
   routesNaming(ns: string, name: string): K8sObject[] {
-    return this.pick(this.routesByGateway.get(`${ns}/${name}`));
+    return this.objects.routesNaming(ns, name);
   }
 
-  /** the EndpointSlices labelled for Service `ns/name` */
   slicesOf(ns: string, service: string): K8sObject[] {
-    return this.pick(this.slicesByService.get(`${ns}/${service}`));
+    return this.objects.slicesOf(ns, service);
   }
 
-  /** every object of a kind in a namespace ('' for cluster-scoped kinds) */
   ofKind(kind: string, ns?: string): K8sObject[] {
-    if (ns !== undefined) return this.pick(this.byKindNamespace.get(`${kind}/${ns}`));
-    const out: K8sObject[] = [];
-    for (const [key, streams] of this.byKindNamespace) if (key.startsWith(`${kind}/`)) out.push(...this.pick(streams));
-    return out;
+    return this.objects.ofKind(kind, ns);
   }
 
   async secretData(secrets: K8sObject[]): Promise<Map<string, Record<string, string>>> {
@@ -81,12 +49,6 @@ export class ObjectCache implements ObjectSource {
     const missing = secrets.filter((s) => this.secretKept.get(streamOf(s))?.digest !== String(s.dataDigest ?? ''));
     if (missing.length) for (const [stream, kept] of await getSecretsData(this.db.sql, missing.map(streamOf))) this.secretKept.set(stream, kept);
     return new Map(secrets.map((s) => [streamOf(s), this.secretKept.get(streamOf(s))?.data ?? {}]));
-  }
-
-  private pick(streams: Set<string> | undefined): K8sObject[] {
-    if (!streams) return [];
-    // in stream order, so that the world does not depend on the order things were written
-    return [...streams].sort().map((s) => this.objects.get(s)!).filter(Boolean);
   }
 
   /**
@@ -157,38 +119,7 @@ export class ObjectCache implements ObjectSource {
     if (seen !== undefined && seen >= r.position) return;
     this.positions.set(r.stream, r.position);
     if (r.kind === 'Secret') this.secretKept.delete(r.stream);
-    const old = this.objects.get(r.stream);
-    if (old) this.unindex(r.stream, old);
-    if (r.deleted) {
-      this.objects.delete(r.stream);
-      return;
-    }
-    const obj = deepFreeze(inReadingOrder(r.object));
-    this.objects.set(r.stream, obj);
-    this.index(r.stream, obj);
-  }
-
-  private keysOf(obj: K8sObject): { gateways: string[]; service?: string; kindNs: string } {
-    const ns = obj.metadata?.namespace ?? '';
-    const svc = obj.kind === 'EndpointSlice' ? obj.metadata?.labels?.[SERVICE_NAME_LABEL] : undefined;
-    return {
-      gateways: isRouteKind(obj.kind) ? gatewaysNamedBy(obj) : [],
-      service: svc ? `${ns}/${svc}` : undefined,
-      kindNs: `${obj.kind}/${ns}`,
-    };
-  }
-
-  private index(stream: string, obj: K8sObject): void {
-    const k = this.keysOf(obj);
-    for (const g of k.gateways) addTo(this.routesByGateway, g, stream);
-    if (k.service) addTo(this.slicesByService, k.service, stream);
-    addTo(this.byKindNamespace, k.kindNs, stream);
-  }
-
-  private unindex(stream: string, obj: K8sObject): void {
-    const k = this.keysOf(obj);
-    for (const g of k.gateways) removeFrom(this.routesByGateway, g, stream);
-    if (k.service) removeFrom(this.slicesByService, k.service, stream);
-    removeFrom(this.byKindNamespace, k.kindNs, stream);
+    if (r.deleted) this.objects.delete(r.stream);
+    else this.objects.set(r.stream, r.object);
   }
 }

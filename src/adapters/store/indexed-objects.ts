@@ -1,0 +1,93 @@
+// Objects by stream, indexed the ways the world loader asks for them: the routes naming a Gateway,
+// the EndpointSlices of a Service, the objects of a kind in a namespace. Objects are frozen, in
+// reading order, and stay the same value until replaced (the core's memos rely on it). The worker's
+// object cache and the in-memory source of the golden cases both keep their objects here.
+import { inReadingOrder } from '../../core/objects/order';
+import { isRouteKind } from '../../core/model/kinds';
+import { SERVICE_NAME_LABEL, gatewaysNamedBy } from '../../core/refs/lookup';
+import type { K8sObject } from '../../core/model/objects';
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+function addTo(index: Map<string, Set<string>>, key: string, stream: string): void {
+  let s = index.get(key);
+  if (!s) index.set(key, (s = new Set()));
+  s.add(stream);
+}
+
+function removeFrom(index: Map<string, Set<string>>, key: string, stream: string): void {
+  const s = index.get(key);
+  if (!s) return;
+  s.delete(stream);
+  if (s.size === 0) index.delete(key);
+}
+
+export class IndexedObjects {
+  private readonly objects = new Map<string, K8sObject>();
+  private readonly routesByGateway = new Map<string, Set<string>>();
+  private readonly slicesByService = new Map<string, Set<string>>();
+  private readonly byKindNamespace = new Map<string, Set<string>>();
+
+  /** Holds `object` (frozen, in reading order, not copied) as its stream's object; answers it. */
+  set(stream: string, object: K8sObject): K8sObject {
+    this.delete(stream);
+    const obj = deepFreeze(inReadingOrder(object));
+    this.objects.set(stream, obj);
+    this.index(stream, obj, addTo);
+    return obj;
+  }
+
+  delete(stream: string): void {
+    const old = this.objects.get(stream);
+    if (!old) return;
+    this.objects.delete(stream);
+    this.index(stream, old, removeFrom);
+  }
+
+  get(stream: string): K8sObject | undefined {
+    return this.objects.get(stream);
+  }
+
+  /** the routes (any kind) whose parentRefs name Gateway `ns/name` */
+  routesNaming(ns: string, name: string): K8sObject[] {
+    return this.pick(this.routesByGateway.get(`${ns}/${name}`));
+  }
+
+  /** the EndpointSlices labelled for Service `ns/name` */
+  slicesOf(ns: string, service: string): K8sObject[] {
+    return this.pick(this.slicesByService.get(`${ns}/${service}`));
+  }
+
+  /** every object of a kind in a namespace ('' for cluster-scoped kinds), or in all of them */
+  ofKind(kind: string, ns?: string): K8sObject[] {
+    if (ns !== undefined) return this.pick(this.byKindNamespace.get(`${kind}/${ns}`));
+    const out: K8sObject[] = [];
+    for (const [key, streams] of this.byKindNamespace) if (key.startsWith(`${kind}/`)) out.push(...this.pick(streams));
+    return out;
+  }
+
+  /** every object held, in stream order */
+  all(): K8sObject[] {
+    return this.pick(new Set(this.objects.keys()));
+  }
+
+  private pick(streams: Set<string> | undefined): K8sObject[] {
+    if (!streams) return [];
+    // in stream order, so that the world does not depend on the order things were written
+    return [...streams].sort().map((s) => this.objects.get(s)!);
+  }
+
+  private index(stream: string, obj: K8sObject, op: typeof addTo): void {
+    const ns = obj.metadata?.namespace ?? '';
+    if (isRouteKind(obj.kind)) for (const g of gatewaysNamedBy(obj)) op(this.routesByGateway, g, stream);
+    const svc = obj.kind === 'EndpointSlice' ? obj.metadata?.labels?.[SERVICE_NAME_LABEL] : undefined;
+    if (svc) op(this.slicesByService, `${ns}/${svc}`, stream);
+    op(this.byKindNamespace, `${obj.kind}/${ns}`, stream);
+  }
+}
