@@ -69,19 +69,6 @@ export function translate(
   };
 }
 
-/** Steps 1 to 3 and the statuses, without the table; undefined as for translate. */
-export function translateGateway(
-  world: World, gatewayRef: Pick<ObjectRef, 'namespace' | 'name'>, opts: TranslateGatewayOptions,
-  previous?: PreviousStatuses, ctx: TranslationContext = new TranslationContext(),
-): GatewayTranslation | undefined {
-  const view = viewOf(world, ctx);
-  const validated = validateGateway(view, gatewayRef, opts);
-  if (!validated) return undefined;
-  const analysis: GatewayAnalysis = { ...validated, ...attachRoutes(view, validated) };
-  const refs = resolveReferences(view, analysis.gateway, analysis.routes);
-  return { ...statuses(view, analysis, refs, opts, previous), attachment: attachmentOf(analysis) };
-}
-
 /** Step 6: the Gateway's status and its routes' status.parents entries, merged with what was there. */
 function statuses(
   view: WorldView, analysis: GatewayAnalysis, refs: ResolvedReferences,

@@ -3,7 +3,7 @@
 // writes the statuses back onto the objects, so that the next reconcile sees them as `previous`.
 import type { K8sObject } from '../../src/core/model/objects';
 import type { TranslateOptions } from '../../src/core/model/world';
-import { translateGateway, gatewayClassStatus, type GatewayTranslation } from '../../src/core/translate';
+import { translate, gatewayClassStatus, type GatewayTranslation } from '../../src/core/translate';
 import type { AttachOptions } from '../../src/core/attach';
 import { Store, objectKey } from '../support/object-store';
 
@@ -27,7 +27,7 @@ export function reconcile(store: Store, opts: TranslateOptions & AttachOptions):
     if (st) classStatuses.set(gc as K8sObject, st);
   }
   for (const gw of world.gateways) {
-    const t = translateGateway(world, { namespace: gw.metadata.namespace!, name: gw.metadata.name }, opts);
+    const t = translate(world, { namespace: gw.metadata.namespace!, name: gw.metadata.name }, opts);
     if (t) translations.set(`${gw.metadata.namespace}/${gw.metadata.name}`, t);
   }
   for (const [gc, st] of classStatuses) gc.status = st;

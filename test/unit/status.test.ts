@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { mergeConditions, draft, gatewayClassStatus, SUPPORTED_FEATURES, ConditionType, GatewayReason, ListenerReason, RouteReason } from '../../src/core/status';
-import { translateGateway } from '../../src/core/translate';
+import { translate } from '../../src/core/translate';
 import type { World } from '../../src/core/model/world';
 import { readFileSync, existsSync } from 'node:fs';
 import { resolve, dirname } from 'node:path';
@@ -76,7 +76,7 @@ describe('gatewayClassStatus', () => {
   });
 });
 
-describe('translateGateway', () => {
+describe('translate', () => {
   const gc: any = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'sw' }, spec: { controllerName: CONTROLLER } };
   const gw: any = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'gw', namespace: 'infra', generation: 7 },
     spec: { gatewayClassName: 'sw', listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }] } };
@@ -84,7 +84,7 @@ describe('translateGateway', () => {
     spec: { parentRefs: [{ name: 'gw' }, { name: 'elsewhere' }], rules: [{}] } };
 
   it('returns statuses for the Gateway and only its entries of each route', () => {
-    const t = translateGateway(world({ gatewayClasses: [gc], gateways: [gw], routes: [route] }), { namespace: 'infra', name: 'gw' }, { controllerName: CONTROLLER, now: T1 })!;
+    const t = translate(world({ gatewayClasses: [gc], gateways: [gw], routes: [route] }), { namespace: 'infra', name: 'gw' }, { controllerName: CONTROLLER, now: T1 })!;
     expect(t.gatewayStatus.conditions!.every((c) => c.observedGeneration === 7)).toBe(true);
     expect(t.gatewayStatus.listeners![0]).toMatchObject({ name: 'http', attachedRoutes: 1 });
     expect(t.routeParents).toHaveLength(1);
@@ -95,8 +95,8 @@ describe('translateGateway', () => {
 
   it('uses explicit previous statuses for lastTransitionTime', () => {
     const w = world({ gatewayClasses: [gc], gateways: [gw], routes: [route] });
-    const first = translateGateway(w, { namespace: 'infra', name: 'gw' }, { controllerName: CONTROLLER, now: T0 })!;
-    const second = translateGateway(w, { namespace: 'infra', name: 'gw' }, { controllerName: CONTROLLER, now: T1 }, first)!;
+    const first = translate(w, { namespace: 'infra', name: 'gw' }, { controllerName: CONTROLLER, now: T0 })!;
+    const second = translate(w, { namespace: 'infra', name: 'gw' }, { controllerName: CONTROLLER, now: T1 }, first)!;
     expect(second.gatewayStatus.conditions!.map((c) => c.lastTransitionTime)).toEqual([T0, T0, T0]);
     expect(second.routeParents[0].parents[0].conditions.map((c) => c.lastTransitionTime)).toEqual([T0, T0]);
   });
