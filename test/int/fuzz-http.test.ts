@@ -1,13 +1,14 @@
 // Random and mutated objects thrown at the HTTP API: every answer is a 2xx or a 4xx with a
 // problem+json body, never a 5xx or a hang, and a rejected write changes nothing.
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { validationDir } from '../support/corpora';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KINDS } from '../../src/core/model/kinds';
 import { startTestServer, type TestServer } from '../support/server';
 
-const dir = resolve(process.env.VALIDATION_DIR ?? join(import.meta.dirname, '../../../shared/validation'));
+const dir = validationDir();
 const corpus: any[] = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')).map((c: any) => c.object);
 
 let s: TestServer;

@@ -1,4 +1,4 @@
-// The Gateway API conformance corpus ($CONFORMANCE_DIR, default ../shared/conformance) as data for
+// The Gateway API conformance corpus ($CONFORMANCE_DIR, default test/corpora/conformance) as data for
 // status tests: loading with the placeholders substituted, which cases we skip and why, checking
 // the status expectations, and running a case (manifests, reconcile, check, then each step) against
 // a driver that says how objects are written, deleted, reconciled and read: the pure core in memory
@@ -8,9 +8,10 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { K8sObject } from '../../src/core/model/objects';
+import { conformanceDir } from './corpora';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const CONFORMANCE_DIR = process.env.CONFORMANCE_DIR ? resolve(process.env.CONFORMANCE_DIR) : resolve(root, '../shared/conformance');
+export const CONFORMANCE_DIR = conformanceDir();
 export const CLASS_NAME = 'switchyard';
 const GW = 'gateway.networking.k8s.io';
 

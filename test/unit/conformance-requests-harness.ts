@@ -1,9 +1,10 @@
-// The conformance corpus ($CONFORMANCE_DIR, default ../shared/conformance) as worlds and resolve
+// The conformance corpus ($CONFORMANCE_DIR, default test/corpora/conformance) as worlds and resolve
 // requests: base.json + a case's manifests (placeholders substituted, defaults applied, each
 // Service's `conformance/endpoints` annotation turned into an EndpointSlice of that many ready
 // addresses), the case's steps applied in order, and every request of `expect.requests` checked
 // against resolve() on the Gateway's compiled table.
 import { worldOf } from '../../src/core/model/world';
+import { conformanceDir } from '../support/corpora';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { translate } from '../../src/core/translate';
@@ -17,9 +18,7 @@ export const CONTROLLER = 'switchyard.dev/gateway-controller';
 export const CLASS_NAME = 'conformance';
 export const NOW = '2026-06-01T00:00:00.000Z';
 
-export function conformanceDir(): string {
-  return resolvePath(process.env.CONFORMANCE_DIR ?? join(process.cwd(), '..', 'shared', 'conformance'));
-}
+export { conformanceDir };
 
 const CLUSTER_KINDS = new Set(['GatewayClass', 'Namespace']);
 

@@ -1,7 +1,8 @@
 // Every experimental-channel case of the shared validation corpus ($VALIDATION_DIR/cases.json) through
 // validateObject: valid cases without errors, invalid ones with an error at the expected path and wording.
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { validationDir } from '../support/corpora';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validateObject } from '../../src/core/validate';
 
@@ -15,7 +16,7 @@ interface Case {
   expectMessageContains?: string;
 }
 
-const dir = resolve(process.env.VALIDATION_DIR ?? join(__dirname, '../../../shared/validation'));
+const dir = validationDir();
 const cases = (JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as Case[]).filter((c) =>
   c.channels.includes('experimental'),
 );

@@ -1,7 +1,8 @@
 // Random and mutated objects thrown at validateObject: it never throws, never hangs, never mutates
 // its input, answers with well-formed errors, and answers the same way twice.
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { validationDir } from '../support/corpora';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { describe, expect, it } from 'vitest';
@@ -10,17 +11,13 @@ import { validateObject } from '../../src/core/validate';
 import openapi from '../../src/generated/openapi.json';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const dir = resolve(process.env.VALIDATION_DIR ?? join(__dirname, '../../../shared/validation'));
+const dir = validationDir();
 const corpus: any[] = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')).map((c: any) => c.object);
-
-const TIME_LIMIT_MS = 500;
 
 function check(input: unknown): void {
   const before = safeStringify(input);
-  const t0 = performance.now();
+  // how long validation takes is bench:validate's to measure; a hang ends the test at its time-out
   const a = validateObject(input);
-  const elapsed = performance.now() - t0;
-  expect(elapsed, 'validation took too long').toBeLessThan(TIME_LIMIT_MS);
   expect(Array.isArray(a.errors)).toBe(true);
   for (const e of a.errors) {
     expect(typeof e.path).toBe('string');
