@@ -1,10 +1,15 @@
 // `npm start`: the API (and, from the reconcile issue on, the worker) in one process.
 import { loadConfig } from './config/env';
 import { startServer } from './server';
+import { StartupError } from './runtime/startup-error';
 
 const config = loadConfig();
 const apiOnly = process.argv.includes('--role=api');
-const running = await startServer(config, { worker: !apiOnly });
+const running = await startServer(config, { worker: !apiOnly }).catch((e: unknown) => {
+  if (!(e instanceof StartupError)) throw e;
+  process.stderr.write(`switchyard: ${e.message}\n`);
+  process.exit(1);
+});
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {

@@ -1,5 +1,6 @@
 // Assembles the service from its parts; main.ts and the tests both start it through here.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { StartupError } from './runtime/startup-error';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -61,9 +62,43 @@ export interface ServerOptions {
   queuePrefix?: string;
 }
 
+function listen(server: Server, port: number, host: string | undefined): Promise<void> {
+  return new Promise<void>((res, rej) => {
+    const failed = (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EADDRINUSE') rej(new StartupError(`port ${port}${host ? ` on ${host}` : ''} is in use by another process: stop it, or set PORT`));
+      else if (e.code === 'EACCES') rej(new StartupError(`port ${port} needs privileges this process does not have: set PORT to 1024 or above`));
+      else rej(e);
+    };
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      res();
+    });
+  });
+}
+
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<Running> {
   const logger = opts.logger ?? pino({ level: config.logLevel, base: { service: 'switchyard' } });
-  const db = opts.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: join(resolve(config.dataDir), 'pgdata') }));
+  // The port first: one in use is a one-line error before anything is opened. Until the app is
+  // assembled the server answers 503.
+  let app: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
+  let draining = false;
+  const server: Server = createServer((req, res) => {
+    // while draining, each answer closes its connection so keep-alive clients move elsewhere
+    if (draining) res.setHeader('Connection', 'close');
+    if (app) return app(req, res);
+    res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' });
+    res.end(JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'switchyard is starting' }));
+  });
+  server.keepAliveTimeout = 65_000;
+  await listen(server, config.port, config.host);
+  let db: Database;
+  try {
+    db = opts.db ?? (await openDatabase({ url: config.databaseUrl, dataDir: join(resolve(config.dataDir), 'pgdata') }));
+  } catch (e) {
+    server.close();
+    throw e;
+  }
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'database migrations applied');
 
@@ -117,15 +152,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     db, bus, logger, controllerName: config.controllerName, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix,
   });
 
-  const app = createApp(ctx, [tokensRouter, deliveryRouter]);
-  let draining = false;
-  const server: Server = createServer((req, res) => {
-    // while draining, each answer closes its connection so keep-alive clients move elsewhere
-    if (draining) res.setHeader('Connection', 'close');
-    app(req, res);
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((res) => server.listen(config.port, config.host, () => res()));
+  app = createApp(ctx, [tokensRouter, deliveryRouter]);
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, embeddedDatabase: db.embedded, redis: Boolean(config.redisUrl) }, 'switchyard listening');
 

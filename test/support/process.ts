@@ -17,7 +17,7 @@ export async function startProcess(env: Record<string, string | undefined>, scri
     try {
       return await startOnce(env, script, args, 20000 + Math.floor(Math.random() * 20000));
     } catch (e) {
-      if (attempt >= 4 || !String((e as Error).message).includes('EADDRINUSE')) throw e;
+      if (attempt >= 4 || !/EADDRINUSE|is in use by another process/.test(String((e as Error).message))) throw e;
     }
   }
 }

@@ -3,6 +3,7 @@
 // they go to the driver directly (`exec`).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { lockDataDir } from './data-dir-lock';
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../../generated/prisma/client';
@@ -116,8 +117,15 @@ async function openEmbedded(dir: string): Promise<Database> {
   const { PrismaPGlite } = await import('pglite-prisma-adapter');
   const memory = dir === 'memory://';
   if (!memory) mkdirSync(dir, { recursive: true });
-  const db = new PGlite(memory ? undefined : dir);
-  await db.waitReady;
+  const unlock = memory ? () => undefined : lockDataDir(dir);
+  let db: InstanceType<typeof PGlite>;
+  try {
+    db = new PGlite(memory ? undefined : dir);
+    await db.waitReady;
+  } catch (e) {
+    unlock();
+    throw e;
+  }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
   return {
     prisma,
@@ -135,6 +143,7 @@ async function openEmbedded(dir: string): Promise<Database> {
     async close() {
       await prisma.$disconnect();
       await db.close();
+      unlock();
     },
   };
 }
