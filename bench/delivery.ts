@@ -10,7 +10,7 @@
 // BENCH_STOP_AFTER=1000, BENCH_KEEP_DB=1, BENCH_RSS_TRACE=<seconds> and BENCH_NODE_OPTIONS (given to the API
 // and the worker; with an --import preload they get SIGUSR2 before the 1,000-route propagation and
 // at the 10,000-route memory reading, e.g. to start a CPU profile or dump heap statistics).
-import { busChannel, DEFAULT_PREFIX } from '../src/adapters/queue/redis-keys';
+import { busChannel } from '../src/adapters/queue/redis-keys';
 import { SNAPSHOT_CHANNEL } from '../src/adapters/delivery/channels';
 import http from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -424,7 +424,9 @@ async function main(): Promise<void> {
   const t0 = Date.now();
   const db = await freshDatabase();
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const common = { DATABASE_URL: db.url, REDIS_URL: redisUrl, ...CHILD_NODE_OPTIONS };
+  // the run's own prefix on the shared Redis, so that the bench can listen to its notices
+  const prefix = `sy-bench-${randomBytes(4).toString('hex')}`;
+  const common = { DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, ...CHILD_NODE_OPTIONS };
   const client = new pg.Client({ connectionString: db.url });
   let api: Awaited<ReturnType<typeof startService>> | undefined;
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
@@ -433,16 +435,17 @@ async function main(): Promise<void> {
   redis.on('message', (_channel: string, message: string) => {
     const at = now();
     try {
-      // the notice's first line (a body may follow it)
-      const nl = message.indexOf('\n');
-      const { gateway, version } = JSON.parse(nl < 0 ? message : message.slice(0, nl)) as { gateway: string; version: number };
+      // after the deployment's stamp, the notice's first line (a body may follow it)
+      const notice = message.slice(message.indexOf('\n') + 1);
+      const nl = notice.indexOf('\n');
+      const { gateway, version } = JSON.parse(nl < 0 ? notice : notice.slice(0, nl)) as { gateway: string; version: number };
       notices.set(`${gateway}@${version}`, at);
     } catch { /* not ours */ }
   });
-  await redis.subscribe(busChannel(DEFAULT_PREFIX, SNAPSHOT_CHANNEL));
+  await redis.subscribe(busChannel(prefix, SNAPSHOT_CHANNEL));
   try {
     api = await startService({ ...common, MAX_SSE_PER_TOKEN: '100000', BODY_LIMIT_BYTES: String(8 * 1024 * 1024) }, 'src/main.ts', ['--role=api']);
-    worker = await startWorker({ ...common, QUEUE_PREFIX: `sy-bench-${randomBytes(4).toString('hex')}` });
+    worker = await startWorker(common);
     await client.connect();
     const base = api.url;
     const apiPid = api.child.pid!;

@@ -65,8 +65,10 @@ const route = (g: number, i: number, version = 0) => [routePath(g, i), {
 // ---- the processes ---------------------------------------------------------------------------
 
 const db = await freshDatabase();
-const api = await startService({ DATABASE_URL: db.url, REDIS_URL }, 'src/main.ts', ['--role=api']);
-const worker = startWorkerProcess({ DATABASE_URL: db.url, REDIS_URL, QUEUE_PREFIX: `sy-bench-${randomBytes(4).toString('hex')}` });
+// the run's own prefix on the shared Redis
+const BENCH_PREFIX = `sy-bench-${randomBytes(4).toString('hex')}`;
+const api = await startService({ DATABASE_URL: db.url, REDIS_URL, REDIS_PREFIX: BENCH_PREFIX }, 'src/main.ts', ['--role=api']);
+const worker = startWorkerProcess({ DATABASE_URL: db.url, REDIS_URL, REDIS_PREFIX: BENCH_PREFIX });
 const sql = new pg.Client({ connectionString: db.url });
 await sql.connect();
 const store = await openDatabase({ url: db.url, poolSize: 2 });

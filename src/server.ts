@@ -1,6 +1,8 @@
 // Assembles the service from its parts; main.ts and the tests both start it through here.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { StartupError } from './runtime/startup-error';
+import { deploymentOf } from './adapters/queue/redis-keys';
+import { databaseIdentity } from './adapters/store/database-identity';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -102,7 +104,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const applied = await migrate(db);
   if (applied.length) logger.info({ applied }, 'database migrations applied');
 
-  const bus: Bus = config.redisUrl ? new RedisBus(config.redisUrl) : new InProcessBus();
+  // deployments sharing one Redis are kept apart by a prefix and a stamp derived from the database
+  const deployment = config.redisUrl ? deploymentOf(await databaseIdentity(db), config.redisPrefix) : null;
+  const bus: Bus = config.redisUrl && deployment ? new RedisBus(config.redisUrl, deployment) : new InProcessBus();
   const redisPing = config.redisUrl ? new RedisPing(config.redisUrl) : null;
 
   const metrics = new Metrics();
@@ -149,7 +153,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   });
 
   const worker: RunningWorker | null = opts.worker === false ? null : startWorker({
-    db, bus, logger, controllerName: config.controllerName, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix,
+    db, bus, logger, controllerName: config.controllerName, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix ?? deployment?.prefix, deploymentId: deployment?.id,
   });
 
   app = createApp(ctx, [tokensRouter, deliveryRouter]);

@@ -20,8 +20,10 @@ export interface WorkerOptions {
   logger: Logger;
   controllerName: string;
   redisUrl?: string;
-  /** BullMQ key prefix; tests use a fresh one */
+  /** the deployment's Redis prefix, for the queue's keys (required with redisUrl) */
   queuePrefix?: string;
+  /** the deployment's id (see redis-keys.ts deploymentOf): its queue is its own */
+  deploymentId?: string;
   /** run the dispatcher here (every worker does; they coordinate through the checkpoint) */
   dispatch?: boolean;
   concurrency?: number;
@@ -34,11 +36,16 @@ export interface RunningWorker {
   close(): Promise<void>;
 }
 
+function requiredPrefix(prefix: string | undefined): string {
+  if (!prefix) throw new Error('a worker on Redis needs its deployment\'s prefix');
+  return prefix;
+}
+
 export function startWorker(o: WorkerOptions): RunningWorker {
   const log = o.logger.child({ component: 'worker' });
   const onError = (key: string, err: unknown) => log.warn({ key, err }, 'recompute failed; it will be retried');
   const queue: ReconcileQueue = o.redisUrl
-    ? new BullReconcileQueue({ url: o.redisUrl, prefix: o.queuePrefix, name: reconcileQueueName(o.controllerName), concurrency: o.concurrency ?? 4, onError })
+    ? new BullReconcileQueue({ url: o.redisUrl, prefix: requiredPrefix(o.queuePrefix), name: reconcileQueueName(o.controllerName, o.deploymentId), concurrency: o.concurrency ?? 4, onError })
     : new InProcessQueue(o.concurrency ?? 2, onError);
   const reconciler = new Reconciler(o.db, { controllerName: o.controllerName });
 

@@ -6,6 +6,8 @@ import { openDatabase } from '../src/adapters/store/database';
 import { migrate } from '../src/adapters/store/migrate';
 import { InProcessBus, RedisBus } from '../src/adapters/delivery/bus';
 import { startWorker } from '../src/worker';
+import { deploymentOf } from '../src/adapters/queue/redis-keys';
+import { databaseIdentity } from '../src/adapters/store/database-identity';
 
 const config = loadConfig();
 const logger = pino({ level: config.logLevel, base: { service: 'switchyard-worker' } });
@@ -14,8 +16,9 @@ if (!config.redisUrl || !config.databaseUrl) {
 }
 const db = await openDatabase({ url: config.databaseUrl, dataDir: join(resolve(config.dataDir), 'pgdata') });
 await migrate(db);
-const bus = config.redisUrl ? new RedisBus(config.redisUrl) : new InProcessBus();
-const worker = startWorker({ db, bus, logger, controllerName: config.controllerName, redisUrl: config.redisUrl, queuePrefix: process.env.QUEUE_PREFIX });
+const deployment = config.redisUrl ? deploymentOf(await databaseIdentity(db), config.redisPrefix) : null;
+const bus = config.redisUrl && deployment ? new RedisBus(config.redisUrl, deployment) : new InProcessBus();
+const worker = startWorker({ db, bus, logger, controllerName: config.controllerName, redisUrl: config.redisUrl, queuePrefix: deployment?.prefix, deploymentId: deployment?.id });
 logger.info({ redis: Boolean(config.redisUrl) }, 'switchyard worker running');
 
 let stopping = false;

@@ -4,6 +4,8 @@ export interface Config {
   host: string;
   databaseUrl?: string;
   redisUrl?: string;
+  /** the prefix of every Redis key and channel; default derived from the database's identity */
+  redisPrefix?: string;
   dataDir: string;
   adminToken?: string;
   controllerName: string;
@@ -30,6 +32,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.REDIS_PREFIX || undefined,
     dataDir: env.SWITCHYARD_DATA_DIR || './.switchyard',
     adminToken: env.ADMIN_TOKEN || undefined,
     controllerName: env.CONTROLLER_NAME || 'switchyard.dev/gateway-controller',

@@ -48,7 +48,8 @@ export function client(url: string, token: string | null = ADMIN_TOKEN): Client 
   };
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}, opts: { databaseUrl?: string; worker?: boolean } = {}): Promise<TestServer> {
+/** `derivedPrefix`: the Redis prefix as a deployment derives it, instead of a fresh one per test server. */
+export async function startTestServer(overrides: Partial<Config> = {}, opts: { databaseUrl?: string; worker?: boolean; derivedPrefix?: boolean } = {}): Promise<TestServer> {
   const fresh = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => undefined } : await freshDatabaseUrl();
   const config: Config = {
     ...loadConfig({}),
@@ -62,7 +63,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
     ...overrides,
   };
   const db = fresh.url ? undefined : await openDatabase({ dataDir: 'memory://' });
-  const running = await startServer(config, { logger: pino({ level: config.logLevel }), db, worker: opts.worker, queuePrefix: `sy-test-${Math.random().toString(36).slice(2, 10)}` });
+  const running = await startServer(config, { logger: pino({ level: config.logLevel }), db, worker: opts.worker, queuePrefix: opts.derivedPrefix ? undefined : `sy-test-${Math.random().toString(36).slice(2, 10)}` });
   return {
     running,
     url: running.url,

@@ -2,7 +2,7 @@
 // an in-process emitter in the embedded mode. Notices are hints; readers re-read the store.
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
-import { busChannel, busChannelName, DEFAULT_PREFIX } from '../queue/redis-keys';
+import { busChannel, busChannelName, type Deployment } from '../queue/redis-keys';
 
 export type Handler = (message: string) => void;
 
@@ -26,13 +26,28 @@ export class InProcessBus implements Bus {
   }
 }
 
+// Every notice on Redis carries its deployment's id, so that one of another installation that
+// shares the prefix (a REDIS_PREFIX set twice the same) is dropped, never delivered as ours.
+export function stamped(deploymentId: string, message: string): string {
+  return `${deploymentId}\n${message}`;
+}
+
+/** The message of a notice stamped by `deploymentId`, or undefined when another deployment sent it. */
+export function readStamped(text: string, deploymentId: string): string | undefined {
+  const nl = text.indexOf('\n');
+  return nl >= 0 && text.slice(0, nl) === deploymentId ? text.slice(nl + 1) : undefined;
+}
+
 export class RedisBus implements Bus {
   private pub: Redis;
   private sub: Redis;
   private local = new EventEmitter().setMaxListeners(0);
   private channels = new Set<string>();
 
-  constructor(url: string, private readonly prefix = DEFAULT_PREFIX) {
+  private readonly prefix: string;
+
+  constructor(url: string, private readonly deployment: Deployment) {
+    this.prefix = deployment.prefix;
     const opts = { maxRetriesPerRequest: null, enableOfflineQueue: true, lazyConnect: false } as const;
     this.pub = new Redis(url, opts);
     this.sub = new Redis(url, opts);
@@ -40,7 +55,8 @@ export class RedisBus implements Bus {
     this.sub.on('error', () => undefined);
     this.sub.on('message', (channel: string, message: string) => {
       const name = busChannelName(this.prefix, channel);
-      if (name !== undefined) this.local.emit(name, message);
+      const own = readStamped(message, this.deployment.id);
+      if (name !== undefined && own !== undefined) this.local.emit(name, own);
     });
     // After a reconnect ioredis re-subscribes by itself; wake every reader in case notices were missed.
     this.sub.on('ready', () => {
@@ -49,7 +65,7 @@ export class RedisBus implements Bus {
   }
 
   publish(channel: string, message: string): void {
-    this.pub.publish(busChannel(this.prefix, channel), message).catch(() => undefined);
+    this.pub.publish(busChannel(this.prefix, channel), stamped(this.deployment.id, message)).catch(() => undefined);
   }
 
   subscribe(channel: string, handler: Handler): () => void {

@@ -6,7 +6,7 @@ import { Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Processor, ReconcileQueue } from './types';
 import { Holdoff, type HoldoffOptions } from './holdoff';
-import { bullJobId, DEFAULT_PREFIX, positionHashes } from './redis-keys';
+import { bullJobId, positionHashes } from './redis-keys';
 
 const MAX_SCRIPT = `
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
@@ -16,7 +16,8 @@ return 1`;
 export interface BullQueueOptions {
   url: string;
   name?: string;
-  prefix?: string;
+  /** the deployment's Redis prefix (see redis-keys.ts) */
+  prefix: string;
   concurrency?: number;
   onError?: (key: string, err: unknown) => void;
   /** how long a request may wait for Redis before it fails (the dispatcher then retries from the log) */
@@ -47,7 +48,7 @@ export class BullReconcileQueue implements ReconcileQueue {
 
   constructor(private readonly opts: BullQueueOptions) {
     this.name = opts.name ?? 'reconcile';
-    this.prefix = opts.prefix ?? DEFAULT_PREFIX;
+    this.prefix = opts.prefix;
     const hashes = positionHashes(this.prefix, this.name);
     this.wantKey = hashes.want;
     this.doneKey = hashes.done;

@@ -2,12 +2,29 @@
 // builds its own keys under `<prefix>:<queue>:`; ours sit beside them under the same two parts.
 import { createHash } from 'node:crypto';
 
-/** The default prefix of the queue's keys (tests pass a fresh one) and of the bus's channels. */
-export const DEFAULT_PREFIX = 'switchyard';
+/** What names one deployment on a shared Redis: derived from the identity of its database. */
+export interface Deployment {
+  /** the prefix of every key and channel (REDIS_PREFIX, else derived) */
+  prefix: string;
+  /** stamped on every notice; a notice of another deployment is dropped */
+  id: string;
+}
 
-/** One queue per controller sharing a Redis; the name is short and safe in a key whatever the controller name. */
-export function reconcileQueueName(controllerName: string): string {
-  return `reconcile-${createHash('sha256').update(controllerName).digest('hex').slice(0, 12)}`;
+/**
+ * Two installations on one Redis (the same db number or not: pub/sub ignores it) must never meet.
+ * `identity` is the database's (cluster id and name): processes of one deployment share it.
+ */
+export function deploymentOf(identity: string, prefix?: string): Deployment {
+  const id = createHash('sha256').update(identity).digest('hex').slice(0, 16);
+  return { prefix: prefix || `switchyard-${id.slice(0, 12)}`, id };
+}
+
+/**
+ * One queue per controller and deployment sharing a Redis (two deployments given the same prefix
+ * still never take each other's jobs); the name is short and safe in a key whatever the names.
+ */
+export function reconcileQueueName(controllerName: string, deploymentId = ''): string {
+  return `reconcile-${createHash('sha256').update(`${controllerName}|${deploymentId}`).digest('hex').slice(0, 12)}`;
 }
 
 /** The hashes of wanted and done log positions per job key (see adapters/queue/bullmq.ts). */
