@@ -62,6 +62,15 @@ class ParseWorker {
           : new ApplyRejection(400, `the YAML could not be read: ${(err as Error)?.message ?? 'the parser stopped'}`));
       }
     };
+    // an answer that cannot be copied back names no request: fail them all rather than let each wait out its time limit
+    w.on('messageerror', () => {
+      if (this.worker === w) this.worker = null;
+      void w.terminate();
+      for (const [id, p] of this.pending) {
+        this.settle(id, p);
+        p.reject(new ApplyRejection(400, 'the YAML could not be read: the parser\'s result could not be passed back (is it nested too deeply?)'));
+      }
+    });
     w.on('error', fail);
     w.on('exit', (code) => fail(new Error(`the parser exited (${code})`)));
     return w;

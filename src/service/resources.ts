@@ -12,6 +12,7 @@ import { mergePatch } from '../core/objects/merge-patch';
 import type { Requirement } from '../core/objects/label-selector';
 import { badRequest, conflict, fromStatus, invalid, isConflict, notFound, ServiceError } from './errors';
 import { validate } from './validation';
+import { unstorableStrings } from '../core/validate/storable';
 import { foldStringData, isSecret, presentSecret, splitSecret } from './secrets';
 import { Batcher, type Settled } from '../adapters/store/batcher';
 
@@ -61,6 +62,9 @@ export class ResourceService {
   prepare(info: KindInfo, namespace: string | undefined, name: string | undefined, body: unknown): { object: K8sObject; precondition?: string } {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a JSON object');
     const obj = body as K8sObject;
+    // before the object's name reaches a query
+    const unstorable = unstorableStrings(body);
+    if (unstorable.length) throw invalid(`the body holds strings that cannot be stored: ${unstorable.map((e) => `${e.path}: ${e.message}`).join('; ')}`, unstorable);
     if (obj.kind !== undefined && obj.kind !== info.kind)
       throw badRequest(`the body's kind "${String(obj.kind)}" does not match the path, which serves ${info.kind}`);
     if (obj.apiVersion !== undefined && !Object.hasOwn(info.versions, String(obj.apiVersion)))

@@ -6,6 +6,7 @@ import type { AppContext } from './context';
 import { HttpError, sendProblem, sendServiceProblem } from './problem';
 import { ServiceError } from '../../service/errors';
 import { jsonBody } from './body';
+import { checkRequestPath } from './request-path';
 import { bearerToken } from './auth';
 import { systemRouter } from './system-router';
 import { eventsRouter } from './events-router';
@@ -35,6 +36,7 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
     next();
   });
 
+  app.use(checkRequestPath);
   app.use(systemRouter(ctx));
   app.use('/api', async (req: Request, res: Response, next: NextFunction) => {
     try {

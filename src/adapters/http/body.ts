@@ -1,6 +1,7 @@
 // Request bodies: read with a size limit, parsed as JSON by us so that every failure is a clear 4xx.
 import type { NextFunction, Request, Response } from 'express';
 import { HttpError } from './problem';
+import { MAX_BODY_DEPTH, nestedDeeperThan } from '../../core/validate/storable';
 
 export function readBody(req: Request, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -28,13 +29,26 @@ export function readBody(req: Request, limit: number): Promise<Buffer> {
   });
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 export function parseJson(buf: Buffer): unknown {
   if (buf.length === 0) throw new HttpError(400, 'the request body is empty; a JSON object is required');
+  let text: string;
   try {
-    return JSON.parse(buf.toString('utf8'));
+    // a lenient decode would store U+FFFD for the bad bytes, where apply refuses the same body
+    text = utf8.decode(buf);
+  } catch {
+    throw new HttpError(400, 'the request body is not valid UTF-8');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
   } catch (e) {
     throw new HttpError(400, `the request body is not valid JSON: ${(e as Error).message}`);
   }
+  // here, before any recursive step (merge patch, stripping server fields) can overflow the stack
+  if (nestedDeeperThan(value, MAX_BODY_DEPTH)) throw new HttpError(400, `the request body is nested more than ${MAX_BODY_DEPTH} levels deep`);
+  return value;
 }
 
 /**

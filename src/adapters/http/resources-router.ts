@@ -40,14 +40,23 @@ function withSub(info: KindInfo, namespace: string, name: string | undefined, re
   if (rest.length === 0) return { info, namespace, name, template: t };
   if (rest[0] === 'history' && rest.length === 1) return { info, namespace, name, sub: 'history', template: `${t}/history` };
   if (rest[0] === 'history' && rest.length === 2) {
-    const version = Number(rest[1]);
-    if (!Number.isInteger(version) || version < 1) return null;
+    const version = historyVersion(rest[1]);
     return { info, namespace, name, sub: 'history', version, template: `${t}/history/:version` };
   }
   if (info.kind === 'Gateway' && rest[0] === 'snapshot' && rest.length === 1) return { info, namespace, name, sub: 'snapshot', template: `${t}/snapshot` };
   if (info.kind === 'Gateway' && rest[0] === 'snapshot' && rest[1] === 'watch' && rest.length === 2) return { info, namespace, name, sub: 'snapshot/watch', template: `${t}/snapshot/watch` };
   if (info.kind === 'Gateway' && rest[0] === 'resolve' && rest.length === 1) return { info, namespace, name, sub: 'resolve', template: `${t}/resolve` };
   return null;
+}
+
+/** Versions are PostgreSQL integers: a larger one names no version, and would fail the query. */
+const MAX_VERSION = 2_147_483_647;
+
+function historyVersion(segment: string): number {
+  const version = /^[0-9]{1,10}$/.test(segment) ? Number(segment) : NaN;
+  if (!(version >= 1 && version <= MAX_VERSION))
+    throw new HttpError(400, `a history version must be an integer from 1 to ${MAX_VERSION}, got "${segment.slice(0, 40)}"`);
+  return version;
 }
 
 function forbidden(p: Principal, verb: string, info: KindInfo, namespace: string, name?: string): HttpError {
@@ -99,8 +108,12 @@ function sendObject(res: Response, status: number, obj: { metadata?: { resourceV
 export function resourcesRouter(ctx: AppContext): Router {
   const r = Router();
   r.all(/^\/api\/v1\/(.+)$/, async (req: Request, res: Response, next) => {
-    const segments = req.path.slice('/api/v1/'.length).split('/').filter(Boolean).map(decodeURIComponent);
-    const path = parseObjectPath(segments);
+    let path: ObjectPath | null;
+    try {
+      path = parseObjectPath(req.path.slice('/api/v1/'.length).split('/').filter(Boolean).map(decodeURIComponent));
+    } catch (e) {
+      return next(e);
+    }
     if (!path || (path.sub && path.sub !== 'history')) return next();
     res.locals.route = path.template;
     const principal: Principal = res.locals.principal;

@@ -2,6 +2,7 @@
 // and name, and the problems that keep an entry from naming one. The same object twice is refused.
 import { KINDS, kindInfo } from '../model/kinds';
 import { streamKey } from '../objects/keys';
+import { unstorableStrings } from '../validate/storable';
 import type { ApplyIssue, IdentifiedEntry, ManifestEntry, Origin } from './types';
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -34,6 +35,15 @@ export function identify(manifest: ManifestEntry[], defaultNamespace: string | u
       continue;
     }
     const raw = e.object;
+    // before the object's name reaches a query
+    const unstorable = unstorableStrings(raw);
+    if (unstorable.length) {
+      const m = isMap(raw.metadata) ? raw.metadata : {};
+      const who = { kind: typeof raw.kind === 'string' ? raw.kind : undefined, name: typeof m.name === 'string' ? m.name : undefined };
+      for (const u of unstorable) issues.push({ ...o, ...who, ...u });
+      unidentified.push({ ...o, ...who });
+      continue;
+    }
     const kind = typeof raw.kind === 'string' ? raw.kind : undefined;
     const metadata = isMap(raw.metadata) ? raw.metadata : undefined;
     const name = typeof metadata?.name === 'string' ? metadata.name : undefined;

@@ -7,6 +7,7 @@
 // not the whole body's. Keys such as __proto__ become plain own properties (never prototypes).
 import { Composer, LineCounter, Parser, isAlias, visit, type Document } from 'yaml';
 import { ApplyRejection, type ApplyIssue, type ManifestEntry } from './types';
+import { MAX_BODY_DEPTH, nestedDeeperThan } from '../validate/storable';
 
 export const MAX_ALIAS_COUNT = 100;
 
@@ -53,6 +54,7 @@ export function parseJsonManifest(text: string): ManifestEntry[] {
   } catch (e) {
     throw new ApplyRejection(400, `the request body is not valid JSON: ${(e as Error).message}`);
   }
+  if (nestedDeeperThan(body, MAX_BODY_DEPTH)) throw new ApplyRejection(400, `the request body is nested more than ${MAX_BODY_DEPTH} levels deep`);
   if (!isMap(body)) throw new ApplyRejection(400, 'a JSON apply body must be an object: {"items": [...]} or a List');
   if ('items' in body) {
     if (!Array.isArray(body.items)) throw new ApplyRejection(400, 'items must be an array of objects');
@@ -107,13 +109,15 @@ export function parseYamlChunk(text: string, lineOffset = 0): YamlChunk {
     for (const doc of composer.compose(parser.parse(text), true, text.length)) {
       checkDocument(doc, document, at);
       const value = doc.contents === null ? null : toJs(doc, document);
+      // a parse worker's answer this deep cannot even be copied back to the main thread
+      if (nestedDeeperThan(value, MAX_BODY_DEPTH)) throw new Stop(tooDeep(document));
       if (value !== null && value !== undefined) expand(document, value, entries);
       document++;
     }
   } catch (e) {
     const problem: DocumentProblem = e instanceof Stop ? e.problem
       : e instanceof ApplyRejection ? { status: e.status as 400 | 422, document, reason: e.message.replace(/^document \d+: /, ''), issues: e.issues }
-      : e instanceof RangeError ? { status: 400, document, reason: 'the YAML is nested too deeply to read', issues: [{ document, path: '', message: 'nested too deeply' }] }
+      : e instanceof RangeError ? tooDeep(document)
       : { status: 400, document, reason: `the YAML could not be read: ${(e as Error).message}`, issues: [{ document, path: '', message: (e as Error).message }] };
     return { entries, documents: document, problem };
   }
@@ -167,8 +171,14 @@ export function joinYamlChunks(chunks: YamlChunk[]): ManifestEntry[] {
   return out;
 }
 
+function tooDeep(document: number): DocumentProblem {
+  return { status: 400, document, reason: `the YAML is nested more than ${MAX_BODY_DEPTH} levels deep`, issues: [{ document, path: '', message: `nested more than ${MAX_BODY_DEPTH} levels deep` }] };
+}
+
 function checkDocument(doc: Document.Parsed, document: number, at: (offset: number | undefined) => string): void {
   const first = doc.errors[0];
+  // the parser reports running out of stack as a syntax error
+  if (first && /call stack/i.test(first.message)) throw new Stop(tooDeep(document));
   if (first) {
     const message = `${first.message.split('\n')[0]}${at(first.pos?.[0])}`;
     throw new Stop({ status: 400, document, reason: `the YAML is not well-formed: ${message}`, issues: [{ document, path: '', message }] });

@@ -7,6 +7,7 @@ import { invalid, NOT_CHECKED, REQUIRED, unsupported } from './messages';
 import { CORE_SCHEMAS, RULES } from './rules';
 import { validateSchema } from './schema';
 import { cloneJson, prepare, structuralNode, type PrepareState } from './structural';
+import { unstorableStrings } from './storable';
 import type { FieldError, ValidateOptions, ValidateResult } from './types';
 
 export type { FieldError, ValidateOptions, ValidateResult } from './types';
@@ -99,6 +100,10 @@ export function validateObject(obj: unknown, opts: ValidateOptions = {}): Valida
   if (!isObj(obj)) {
     return { object: cloneJson(obj, MAX_DEPTH, { tooDeep: false }), errors: [{ path: '', message: invalid(obj, 'must be an object') }] };
   }
+  // first, and alone: such a string is refused whatever else is wrong, and the rules below need not
+  // be trusted with it
+  const unstorable = unstorableStrings(opts.keepStatus ? obj : { ...obj, status: undefined });
+  if (unstorable.length) return { object: cloneJson(obj, MAX_DEPTH, { tooDeep: false }), errors: unstorable };
   const found = lookup(obj);
   if (Array.isArray(found)) return { object: cloneJson(obj, MAX_DEPTH, { tooDeep: false }), errors: found };
   const { info, schema } = found;
