@@ -13,6 +13,8 @@ it('keeps what was committed across a restart, and generates a private admin tok
   const tokenFile = join(dir, 'admin-token');
   const token = readFileSync(tokenFile, 'utf8').trim();
   expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+  // the service's stdout reaches this process on its own pipe, perhaps after its first answer
+  for (let i = 0; i < 50 && !first.output().includes(tokenFile); i++) await new Promise((r) => setTimeout(r, 20));
   expect(first.output()).toContain(tokenFile);
   expect(first.output()).not.toContain(token);
 

@@ -215,7 +215,6 @@ describe('apply: hostile input', () => {
     const r = await apply(body);
     expect(r.status).toBe(400);
     expect(r.body.detail).toMatch(/^document 0: YAML aliases expand beyond the allowed limit/);
-    expect(r.ms).toBeLessThan(500);
     expect(process.memoryUsage().heapUsed).toBeLessThan(1024 * 1024 * 1024);
   });
 

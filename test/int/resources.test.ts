@@ -257,16 +257,14 @@ describe('writes that wait for a lock', () => {
     await new Promise((r) => setTimeout(r, 20));
     const stuck2 = s.api('PUT', `${base}/locked-2`, route('locked-2'));
     await new Promise((r) => setTimeout(r, 20));
-    const t0 = performance.now();
+    // the other writes finish while the lock is still held (null: they waited for it)
     const others = await Promise.race([
       Promise.all(Array.from({ length: 10 }, (_, i) => s.api('PUT', `${base}/free-${i}`, route(`free-${i}`)))),
       new Promise<null>((r) => setTimeout(() => r(null), 3000)),
     ]);
-    const took = performance.now() - t0;
     release();
     await holder;
     expect(others?.map((r) => r.status)).toEqual(Array(10).fill(201));
-    expect(took).toBeLessThan(1000);
     expect((await stuck1).status).toBe(201);
     expect((await stuck2).status).toBe(201);
   });
