@@ -6,6 +6,8 @@ export interface Config {
   redisUrl?: string;
   /** the prefix of every Redis key and channel; default derived from the database's identity */
   redisPrefix?: string;
+  /** create the GatewayClass `switchyard` for this controller on first start (SWITCHYARD_DEFAULT_GATEWAYCLASS=false: don't) */
+  defaultGatewayClass: boolean;
   dataDir: string;
   adminToken?: string;
   controllerName: string;
@@ -33,6 +35,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.REDIS_PREFIX || undefined,
+    defaultGatewayClass: env.SWITCHYARD_DEFAULT_GATEWAYCLASS !== 'false',
     dataDir: env.SWITCHYARD_DATA_DIR || './.switchyard',
     adminToken: env.ADMIN_TOKEN || undefined,
     controllerName: env.CONTROLLER_NAME || 'switchyard.dev/gateway-controller',
