@@ -58,8 +58,12 @@ export class RedisBus implements Bus {
       const own = readStamped(message, this.deployment.id);
       if (name !== undefined && own !== undefined) this.local.emit(name, own);
     });
-    // After a reconnect ioredis re-subscribes by itself; wake every reader in case notices were missed.
+    // A SUBSCRIBE sent between 'connect' and 'ready' puts the connection in subscriber mode before
+    // ioredis's ready check, which then fails, and no message is ever delivered. So channels are
+    // subscribed once the connection is ready, all of them again after every reconnect (a repeated
+    // SUBSCRIBE is harmless); readers are woken then in case notices were missed.
     this.sub.on('ready', () => {
+      if (this.channels.size) this.sub.subscribe(...[...this.channels].map((c) => busChannel(this.prefix, c))).catch(() => undefined);
       for (const c of this.channels) this.local.emit(c, '');
     });
   }
@@ -71,7 +75,7 @@ export class RedisBus implements Bus {
   subscribe(channel: string, handler: Handler): () => void {
     if (!this.channels.has(channel)) {
       this.channels.add(channel);
-      this.sub.subscribe(busChannel(this.prefix, channel)).catch(() => undefined);
+      if (this.sub.status === 'ready') this.sub.subscribe(busChannel(this.prefix, channel)).catch(() => undefined);
     }
     this.local.on(channel, handler);
     return () => this.local.off(channel, handler);
