@@ -1,7 +1,7 @@
 // Assembles the service from its parts; main.ts and the tests both start it through here.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { StartupError } from './runtime/startup-error';
-import { DEFAULT_GATEWAY_CLASS, ensureDefaultGatewayClass } from './service/default-gateway-class';
+import { ensureDefaultGatewayClass } from './service/default-gateway-class';
 import { deploymentOf } from './adapters/queue/redis-keys';
 import { databaseIdentity } from './adapters/store/database-identity';
 import { randomBytes } from 'node:crypto';
@@ -113,8 +113,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const metrics = new Metrics();
   const resources = new ResourceService(db);
   const tokens = new TokenStore(db);
-  if (config.defaultGatewayClass && (await ensureDefaultGatewayClass(resources, config.controllerName)))
-    logger.info({ gatewayClass: DEFAULT_GATEWAY_CLASS, controllerName: config.controllerName }, 'first start: created the GatewayClass for this controller');
+  if (config.defaultGatewayClass && (await ensureDefaultGatewayClass(resources, config.controllerName, config.defaultGatewayClass)))
+    logger.info({ gatewayClass: config.defaultGatewayClass, controllerName: config.controllerName }, 'first start: created the GatewayClass for this controller');
   const auth = new BootstrapAuthenticator(adminTokenFor(config, logger), tokens);
   const sse = new Set<import('express').Response>();
 

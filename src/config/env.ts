@@ -1,4 +1,7 @@
 // Every setting comes from the environment, with defaults a normal client never meets.
+
+/** The GatewayClass the server creates for its own controller on first start, unless configured otherwise. */
+export const DEFAULT_GATEWAY_CLASS = 'switchyard';
 export interface Config {
   port: number;
   host: string;
@@ -6,8 +9,8 @@ export interface Config {
   redisUrl?: string;
   /** the prefix of every Redis key and channel; default derived from the database's identity */
   redisPrefix?: string;
-  /** create the GatewayClass `switchyard` for this controller on first start (SWITCHYARD_DEFAULT_GATEWAYCLASS=false: don't) */
-  defaultGatewayClass: boolean;
+  /** the GatewayClass created for this controller on first start (SWITCHYARD_DEFAULT_GATEWAYCLASS; `false`: none) */
+  defaultGatewayClass: string | null;
   dataDir: string;
   adminToken?: string;
   controllerName: string;
@@ -35,7 +38,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.REDIS_PREFIX || undefined,
-    defaultGatewayClass: env.SWITCHYARD_DEFAULT_GATEWAYCLASS !== 'false',
+    defaultGatewayClass: env.SWITCHYARD_DEFAULT_GATEWAYCLASS === 'false' ? null : env.SWITCHYARD_DEFAULT_GATEWAYCLASS || DEFAULT_GATEWAY_CLASS,
     dataDir: env.SWITCHYARD_DATA_DIR || './.switchyard',
     adminToken: env.ADMIN_TOKEN || undefined,
     controllerName: env.CONTROLLER_NAME || 'switchyard.dev/gateway-controller',

@@ -5,11 +5,10 @@ import type { ResourceService } from './resources';
 import { ServiceError } from './errors';
 import { kindInfo } from '../core/model/kinds';
 
-export const DEFAULT_GATEWAY_CLASS = 'switchyard';
 const SYSTEM = { name: 'system:bootstrap', secretReader: false };
 
 /** Answers whether it created the class. */
-export async function ensureDefaultGatewayClass(resources: ResourceService, controllerName: string, name = DEFAULT_GATEWAY_CLASS): Promise<boolean> {
+export async function ensureDefaultGatewayClass(resources: ResourceService, controllerName: string, name: string): Promise<boolean> {
   const info = kindInfo('GatewayClass')!;
   try {
     await resources.history(info, '', name);

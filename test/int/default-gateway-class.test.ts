@@ -6,7 +6,7 @@ import { reconciled, startTestServer, type TestServer } from '../support/server'
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer({ defaultGatewayClass: true });
+  s = await startTestServer({ defaultGatewayClass: 'switchyard' });
 });
 afterAll(async () => {
   await s?.close();
@@ -32,10 +32,22 @@ it('is there on first start, ours and Accepted, and a Gateway naming it is Progr
 
 it('is not made again by a later start once deleted', async () => {
   expect((await s.api('DELETE', '/api/v1/gatewayclasses/switchyard')).status).toBe(200);
-  const again = await startTestServer({ defaultGatewayClass: true }, { databaseUrl: s.databaseUrl, worker: false });
+  const again = await startTestServer({ defaultGatewayClass: 'switchyard' }, { databaseUrl: s.databaseUrl, worker: false });
   try {
     expect((await again.api('GET', '/api/v1/gatewayclasses/switchyard')).status).toBe(404);
   } finally {
     await again.close();
+  }
+});
+
+it('takes the name it is configured with', async () => {
+  const named = await startTestServer({ defaultGatewayClass: 'edge-class' }, { worker: false });
+  try {
+    const gc = await named.api('GET', '/api/v1/gatewayclasses/edge-class');
+    expect(gc.status).toBe(200);
+    expect(gc.body.spec.controllerName).toBe('switchyard.dev/gateway-controller');
+    expect((await named.api('GET', '/api/v1/gatewayclasses/switchyard')).status).toBe(404);
+  } finally {
+    await named.close();
   }
 });

@@ -61,7 +61,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
     dataDir: mkdtempSync(join(tmpdir(), 'sy-test-')),
     logLevel: process.env.TEST_LOG_LEVEL || 'silent',
     // tests set up the classes they need (one test checks the default: test/int/default-gateway-class.test.ts)
-    defaultGatewayClass: false,
+    defaultGatewayClass: null,
     ...overrides,
   };
   const db = fresh.url ? undefined : await openDatabase({ dataDir: 'memory://' });
