@@ -35,6 +35,12 @@ const CLI = [
   { regex: up(['adapters/store', 'adapters/queue', 'service', 'server', 'worker', 'workers']), message: 'src/cli is an API client: go through the HTTP API, not the store or the services.' },
 ];
 
+// The reference proxy is a client of the API too, and a data plane: it routes with the core and reads
+// snapshots over HTTP, never the store, the queue or the services.
+const PROXY = [
+  { regex: up(['adapters', 'service', 'server', 'worker', 'workers', 'main', 'cli']), message: 'src/proxy is a data plane: it reads snapshots through the HTTP API and routes with src/core only.' },
+];
+
 // no-restricted-imports sees static imports and re-exports; the same patterns applied to import() and to
 // `import('x').T` types close the gap. esquery regex literals cannot hold '/', hence \x2F.
 const selectorRegex = (regex) => `/${regex.replaceAll('/', '\\x2F')}/`;
@@ -60,4 +66,5 @@ export default [
   { files: ['src/service/**/*.ts'], rules: boundary(SERVICE) },
   { files: ['src/adapters/**/*.ts'], rules: boundary(ADAPTERS) },
   { files: ['src/cli/**/*.ts'], rules: boundary(CLI) },
+  { files: ['src/proxy/**/*.ts'], rules: boundary(PROXY) },
 ];

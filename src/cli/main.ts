@@ -9,8 +9,9 @@ import { describeCommand } from './commands/describe';
 import { historyCommand } from './commands/history';
 import { resolveCommand } from './commands/resolve';
 import { watchCommand } from './commands/watch';
+import { proxyCommand } from './commands/proxy';
 
-const COMMANDS: Command[] = [applyCommand, getCommand, describeCommand, historyCommand, resolveCommand, watchCommand];
+const COMMANDS: Command[] = [applyCommand, getCommand, describeCommand, historyCommand, resolveCommand, watchCommand, proxyCommand];
 
 const TOP_HELP = `Usage: switchyard COMMAND [options]
 

@@ -1,5 +1,5 @@
 // A small SSE client for tests: collects events from a streaming response.
-import { sseEvents, type SseEvent } from '../../src/cli/sse-stream';
+import { sseEvents, type SseEvent } from '../../src/core/snapshot/sse-events';
 
 export type { SseEvent };
 

@@ -4,7 +4,7 @@ import { UsageError } from '../args';
 import { toApiError } from '../client';
 import { HELP, NAMESPACE, type Command, type Context } from '../command';
 import { changes, summarize } from '../snapshot-changes';
-import { sseEvents } from '../sse-stream';
+import { sseEvents } from '../../core/snapshot/sse-events';
 import type { components } from '../../generated/api';
 
 type Snapshot = components['schemas']['Snapshot'];

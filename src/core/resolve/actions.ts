@@ -19,6 +19,7 @@ interface FlowState {
   responseModifiers: HeaderModifier[];
   cors?: CompiledCORS;
   mirrors: ResolveMirror[];
+  mirrorTargets: CompiledBackend[];
 }
 
 export interface ActionInput {
@@ -35,7 +36,19 @@ export interface ActionInput {
 
 export type ActionResult = Pick<ResolveResponse,
   'forwarded' | 'statusCode' | 'redirect' | 'rewrite' | 'requestHeaders' | 'responseHeaders' | 'mirrors' |
-  'timeouts' | 'backends' | 'chosenBackend' | 'rejectedShare'> & { explanation: string[] };
+  'timeouts' | 'backends' | 'chosenBackend' | 'rejectedShare'> & {
+  explanation: string[];
+  /**
+   * For a forwarded request: the headers the client gets once the backend answered with `backend`
+   * (every response filter and CORS applied). A proxy calls it with the real answer; resolve called
+   * it with the request's `backendResponseHeaders`.
+   */
+  respond?: (backend: HeaderMap) => HeaderMap;
+  /** For a forwarded request: the backend chosen, with its endpoints (a proxy's, not resolve's). */
+  target?: CompiledBackend;
+  /** The mirrors' backends with their endpoints, in the order of `mirrors`. */
+  mirrorTargets?: CompiledBackend[];
+};
 
 function applyFilters(filters: readonly CompiledFilter[], s: FlowState, input: ActionInput, notes: string[]): void {
   for (const f of filters) {
@@ -73,6 +86,7 @@ function applyFilters(filters: readonly CompiledFilter[], s: FlowState, input: A
         if (f.requestMirror) {
           const b = f.requestMirror.backend;
           s.mirrors.push({ backend: resolveBackend(b, b.weight, input.visibility), percent: f.requestMirror.percent });
+          s.mirrorTargets.push(b);
           notes.push(`A copy of ${percent(f.requestMirror.percent / 100)} of the requests is mirrored to ${backendWords(b, input.visibility)}${b.valid ? '' : ` (unusable: ${b.reason})`}; its answer is ignored.`);
         }
         break;
@@ -148,7 +162,7 @@ function finishResponseHeaders(base: HeaderMap, s: FlowState, extra: HeaderMap):
 }
 
 function cloneState(s: FlowState): FlowState {
-  return { ...s, headers: { ...s.headers }, responseModifiers: [...s.responseModifiers], mirrors: [...s.mirrors] };
+  return { ...s, headers: { ...s.headers }, responseModifiers: [...s.responseModifiers], mirrors: [...s.mirrors], mirrorTargets: [...s.mirrorTargets] };
 }
 
 /** Picks a backend as a proxy would: r in [0,1) over the cumulative weights, in table order. */
@@ -177,6 +191,7 @@ export function runActions(input: ActionInput): ActionResult {
     pathRewritten: false,
     responseModifiers: [],
     mirrors: [],
+    mirrorTargets: [],
   };
   const total = rule.backends.reduce((n, b) => n + Math.max(0, b.weight), 0);
   const backends: ResolveBackend[] = rule.backends.map((b) => resolveBackend(b, total, v));
@@ -263,6 +278,9 @@ export function runActions(input: ActionInput): ActionResult {
   if (chosen === undefined) notes.push('Which backend serves a request is decided per request by weight.');
   return {
     forwarded: true,
+    respond: (backend) => finishResponseHeaders(backend, final, corsExtra),
+    ...(chosen !== undefined ? { target: rule.backends[chosen] } : {}),
+    ...(final.mirrorTargets.length ? { mirrorTargets: final.mirrorTargets } : {}),
     backends,
     ...(chosen !== undefined ? { chosenBackend: chosen } : {}),
     ...(rejectedShare > 0 ? { rejectedShare } : {}),

@@ -1,4 +1,4 @@
-export { resolve } from './resolve';
-export type { ResolveContext } from './resolve';
+export { decide, resolve } from './resolve';
+export type { Decision, ResolveContext } from './resolve';
 export { pickBackend } from './actions';
 export * from './types';

@@ -2,7 +2,7 @@
 // proxy would route it. Pure and synchronous; a Node proxy can import it as its matcher.
 import type { CompiledListener, CompiledTable, CompiledUnattachedRoute } from '../compile/types';
 import { stepFigure } from '../precedence/ranks';
-import { runActions } from './actions';
+import { runActions, type ActionResult } from './actions';
 import { defaultPort, describeListener, LISTENER_PROTOCOLS, selectListener } from './listeners';
 import { normalizeRequest, type NormalizedRequest } from './request';
 import { bestPerRule, candidatesOn, compareCandidates, figuresOf, type Candidate, type EntryKind } from './routes';
@@ -58,7 +58,15 @@ export function resolve(table: CompiledTable, request: ResolveRequest, context: 
   return out as unknown as ResolveResponse;
 }
 
-function evaluate(table: CompiledTable, request: ResolveRequest, context: ResolveContext): ResolveResponse {
+/** What a proxy does with a request: resolve's answer, and for a forwarded one how its answer's headers are finished. */
+export type Decision = ResolveResponse & Pick<ActionResult, 'respond' | 'target' | 'mirrorTargets'>;
+
+/** The proxy's own decision: the same evaluation as resolve, the answer's fields as evaluated. */
+export function decide(table: CompiledTable, request: ResolveRequest, context: ResolveContext = {}): Decision {
+  return evaluate(table, request, context);
+}
+
+function evaluate(table: CompiledTable, request: ResolveRequest, context: ResolveContext): Decision {
   const req = normalizeRequest(request ?? {}, table);
   const family = Object.hasOwn(LISTENER_PROTOCOLS, req.protocol) ? LISTENER_PROTOCOLS[req.protocol] : undefined;
   const port = req.port ?? (family ? defaultPort(table, req.protocol) : undefined);

@@ -1,0 +1,47 @@
+// switchyard proxy --gateway NS/NAME [...]: the reference proxy. It runs until SIGTERM or SIGINT,
+// then stops accepting, lets requests in flight finish and exits.
+import { UsageError } from '../args';
+import { HELP, type Command, type Context } from '../command';
+
+const GATEWAY = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/;
+
+function intOption(value: unknown, name: string, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+export const proxyCommand: Command = {
+  name: 'proxy',
+  usage: 'switchyard proxy --gateway NS/NAME [--gateway NS/NAME ...] [--port-offset N] [--admin-port P]',
+  summary: 'Run the reference proxy: route real traffic from the snapshots of these Gateways.',
+  options: [
+    { name: 'gateway', type: 'list', value: 'NS/NAME', help: 'a Gateway to serve (repeat for more)' },
+    { name: 'port-offset', type: 'string', value: 'N', help: 'bind each listener port + N (default 0), for unprivileged runs' },
+    { name: 'admin-port', type: 'string', value: 'P', help: '/healthz, /readyz and /metrics (default 15000; 0: any free port)' },
+    { name: 'host', type: 'string', value: 'ADDR', help: 'the address to listen on (default 0.0.0.0)' },
+    HELP,
+  ],
+  details: 'Environment: SWITCHYARD_URL (the API), SWITCHYARD_TOKEN (a proxy token of these Gateways),\nACCESS_LOG=off to silence the per-request log lines, LOG_LEVEL.',
+  async run({ positionals, options }, ctx: Context) {
+    if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+    const gateways = (options.gateway as string[] | undefined) ?? [];
+    if (gateways.length === 0) throw new UsageError('proxy needs at least one --gateway NS/NAME');
+    for (const g of gateways) if (!GATEWAY.test(g)) throw new UsageError(`--gateway "${g}" is not NAMESPACE/NAME`);
+    if (!ctx.env.token) throw new UsageError('SWITCHYARD_TOKEN must hold a proxy token');
+    const portOffset = intOption(options['port-offset'], 'port-offset', 0, 65535, 0);
+    const adminPort = intOption(options['admin-port'], 'admin-port', 0, 65535, 15000);
+    const { startProxy } = await import('../../proxy/proxy');
+    const proxy = await startProxy({
+      url: ctx.env.url, token: ctx.env.token, gateways: [...new Set(gateways)], portOffset, adminPort,
+      host: (options.host as string | undefined) ?? '0.0.0.0', accessLog: process.env.ACCESS_LOG !== 'off', logLevel: process.env.LOG_LEVEL,
+    });
+    await new Promise<void>((resolve) => {
+      const stop = () => void proxy.stop().then(resolve);
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    });
+    return 0;
+  },
+};

@@ -1,0 +1,17 @@
+// JSON access log lines on stdout, one per request, with its request id (ACCESS_LOG=off silences it).
+import pino from 'pino';
+
+export interface AccessLog {
+  request(fields: Record<string, unknown>): void;
+  info(fields: Record<string, unknown>, msg: string): void;
+  error(fields: Record<string, unknown>, msg: string): void;
+}
+
+export function accessLog(enabled: boolean, level = 'info'): AccessLog {
+  const log = pino({ level, base: { component: 'proxy' } });
+  return {
+    request: enabled ? (fields) => log.info(fields, 'request') : () => undefined,
+    info: (fields, msg) => log.info(fields, msg),
+    error: (fields, msg) => log.error(fields, msg),
+  };
+}

@@ -1,0 +1,169 @@
+// Follows one Gateway's snapshot from the API: the SSE watch, resumed with Last-Event-ID, and a
+// long-poll GET when the watch cannot be had (an intermediary that buffers streams, an API that
+// answers the watch with an error). It reconnects forever, with jittered backoff, so that a fleet of
+// proxies does not come back in step after an API restart.
+import { sseEvents } from '../core/snapshot/sse-events';
+import type { Snapshot } from '../core/compile/types';
+
+export interface FeedOptions {
+  url: string;
+  token: string;
+  namespace: string;
+  name: string;
+  onSnapshot: (snapshot: Snapshot) => void;
+  onState?: (state: FeedState) => void;
+  /** first and largest reconnect delay, ms */
+  backoffMs?: [number, number];
+  /** how long a long-poll is held by the API, seconds */
+  waitSeconds?: number;
+}
+
+export interface FeedState {
+  connected: boolean;
+  mode: 'watch' | 'poll';
+  lastError?: string;
+  /** when the API was last heard from (an event, a heartbeat, a poll's answer), epoch ms */
+  lastContact?: number;
+}
+
+/** Watch failures in a row after which the feed long-polls for a while before trying the watch again. */
+const WATCH_FAILURES_BEFORE_POLL = 3;
+const POLL_ROUNDS_BEFORE_WATCH = 10;
+/** The API sends a heartbeat at least every 15 s: a watch silent for longer is dead. */
+const WATCH_SILENCE_MS = 35_000;
+
+export class SnapshotFeed {
+  private version: number | null = null;
+  private stopped = false;
+  private abort: AbortController | null = null;
+  private sleeper: (() => void) | null = null;
+  private state: FeedState = { connected: false, mode: 'watch' };
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly o: FeedOptions) {}
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort?.abort();
+    this.sleeper?.();
+    await this.running;
+  }
+
+  private base(): string {
+    return `${this.o.url.replace(/\/+$/, '')}/api/v1/namespaces/${encodeURIComponent(this.o.namespace)}/gateways/${encodeURIComponent(this.o.name)}/snapshot`;
+  }
+
+  private set(over: Partial<FeedState>): void {
+    this.state = { ...this.state, ...over };
+    this.o.onState?.(this.state);
+  }
+
+  private accept(text: string): void {
+    const snap = JSON.parse(text) as Snapshot;
+    if (typeof snap?.version !== 'number' || !snap.table) throw new Error('the API sent something that is not a snapshot');
+    if (this.version !== null && snap.version <= this.version) return;
+    this.version = snap.version;
+    this.o.onSnapshot(snap);
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    let pollRounds = 0;
+    const [first, cap] = this.o.backoffMs ?? [200, 10_000];
+    while (!this.stopped) {
+      const mode = failures >= WATCH_FAILURES_BEFORE_POLL && pollRounds < POLL_ROUNDS_BEFORE_WATCH ? 'poll' : 'watch';
+      if (mode === 'watch') pollRounds = 0;
+      this.set({ mode });
+      try {
+        if (mode === 'watch') await this.watchOnce();
+        else {
+          pollRounds++;
+          await this.pollOnce();
+        }
+        if (mode === 'poll') continue; // a poll answered: ask again at once
+        failures = 0; // the watch ran and ended (the API went away in order): come back soon
+        await this.sleep(jitter(first));
+      } catch (e) {
+        if (this.stopped) break;
+        if (mode === 'watch') failures++;
+        this.set({ connected: false, lastError: (e as Error).message });
+        await this.sleep(jitter(Math.min(cap, first * 2 ** Math.min(failures, 10))));
+      }
+    }
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { authorization: `Bearer ${this.o.token}`, ...extra };
+  }
+
+  private async watchOnce(): Promise<void> {
+    const abort = (this.abort = new AbortController());
+    let silence: NodeJS.Timeout | undefined;
+    const alive = () => {
+      clearTimeout(silence);
+      silence = setTimeout(() => abort.abort(new Error('the watch went silent')), WATCH_SILENCE_MS);
+      this.set({ connected: true, lastContact: Date.now() });
+    };
+    try {
+      const res = await fetch(`${this.base()}/watch`, {
+        headers: this.headers({ accept: 'text/event-stream', ...(this.version !== null ? { 'last-event-id': String(this.version) } : {}) }),
+        signal: abort.signal,
+      });
+      if (res.status !== 200 || !res.body || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+        await res.body?.cancel();
+        throw new Error(`the watch answered ${res.status}`);
+      }
+      alive();
+      for await (const ev of sseEvents(res.body, alive)) {
+        alive();
+        if (ev.event === 'snapshot') this.accept(ev.data);
+      }
+    } finally {
+      clearTimeout(silence);
+      this.abort = null;
+    }
+    this.set({ connected: false });
+  }
+
+  private async pollOnce(): Promise<void> {
+    const abort = (this.abort = new AbortController());
+    const wait = this.o.waitSeconds ?? 25;
+    const t = setTimeout(() => abort.abort(new Error('the long-poll got no answer')), (wait + 10) * 1000);
+    try {
+      const res = await fetch(`${this.base()}?wait=${wait}`, {
+        headers: this.headers(this.version !== null ? { 'if-none-match': `"${this.version}"` } : {}),
+        signal: abort.signal,
+      });
+      const body = await res.text();
+      if (res.status === 304) return this.set({ connected: true, lastContact: Date.now() });
+      if (res.status !== 200) throw new Error(`the snapshot GET answered ${res.status}`);
+      this.set({ connected: true, lastContact: Date.now() });
+      this.accept(body);
+    } finally {
+      clearTimeout(t);
+      this.abort = null;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((r) => {
+      const t = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(t);
+        self.sleeper = null;
+        r();
+      }
+      this.sleeper = done;
+    });
+  }
+}
+
+/** A delay between half and all of `ms`. */
+function jitter(ms: number): number {
+  return ms / 2 + Math.random() * (ms / 2);
+}

@@ -1,0 +1,121 @@
+// The reference proxy: follows the snapshots of the Gateways it serves, swaps each table in whole,
+// binds the ports the tables name (offset for unprivileged runs), and routes real traffic with the
+// core's matcher. It keeps serving the last good table while the API is away; a snapshot it cannot
+// apply is reported and the last good table kept.
+import http, { type ServerResponse } from 'node:http';
+import { TABLE_FORMAT, type Snapshot } from '../core/compile/types';
+import { SnapshotFeed, type FeedState } from './feed';
+import { Tables } from './tables';
+import { Ports } from './ports';
+import { ProxyMetrics } from './metrics';
+import { accessLog, type AccessLog } from './access-log';
+import { httpHandler } from './http-handler';
+import { adminServer } from './admin';
+
+export interface ProxyOptions {
+  url: string;
+  token: string;
+  /** "namespace/name" of each Gateway served */
+  gateways: string[];
+  portOffset: number;
+  /** 0: any free port */
+  adminPort: number;
+  host: string;
+  accessLog: boolean;
+  logLevel?: string;
+  /** how long a stop waits for requests in flight, ms */
+  drainMs?: number;
+  backoffMs?: [number, number];
+}
+
+export interface RunningProxy {
+  adminPort: number;
+  tables: Tables;
+  ports: Ports;
+  feedStates: Map<string, FeedState>;
+  stop(): Promise<void>;
+}
+
+export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
+  const log: AccessLog = accessLog(o.accessLog, o.logLevel);
+  const metrics = new ProxyMetrics();
+  const tables = new Tables(o.gateways);
+  const inflight = new Set<ServerResponse>();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const ports = new Ports(o.host, o.portOffset, (gateway, port) => {
+    const server = http.createServer(httpHandler({ tables, metrics, log, agent, inflight }, gateway, port));
+    server.keepAliveTimeout = 65_000;
+    return server;
+  });
+  const feedStates = new Map<string, FeedState>();
+
+  // one apply at a time per Gateway, in the order the snapshots came
+  const applying = new Map<string, Promise<void>>();
+  const apply = (gateway: string, snap: Snapshot) => {
+    const prev = applying.get(gateway) ?? Promise.resolve();
+    const next = prev.then(() => applyOne(gateway, snap));
+    applying.set(gateway, next);
+  };
+  const applyOne = async (gateway: string, snap: Snapshot) => {
+    try {
+      if (snap.table?.format !== TABLE_FORMAT) throw new Error(`unknown table format ${JSON.stringify(snap.table?.format)} (this proxy reads ${TABLE_FORMAT})`);
+      const { ports: wanted, unserved } = Ports.wanted(snap.table);
+      const release = await ports.prepare(gateway, wanted);
+      tables.swap(gateway, { gateway, version: snap.version, hash: snap.hash, table: snap.table, secrets: snap.secrets ?? [], appliedAt: Date.now() });
+      release();
+      metrics.swaps.inc({ gateway });
+      metrics.tableVersion.set({ gateway }, snap.version);
+      log.info({ gateway, version: snap.version, hash: snap.hash, ports: wanted, ...(unserved.length ? { unserved } : {}) }, 'route table swapped in');
+    } catch (e) {
+      tables.reject(gateway, snap, (e as Error).message);
+      metrics.applyErrors.inc({ gateway });
+      log.error({ gateway, version: snap.version, error: (e as Error).message }, 'snapshot not applied; the last good table stays');
+    }
+  };
+
+  const feeds = o.gateways.map((gateway) => {
+    const [namespace, name] = gateway.split('/');
+    const feed = new SnapshotFeed({
+      url: o.url, token: o.token, namespace, name, backoffMs: o.backoffMs,
+      onSnapshot: (snap) => apply(gateway, snap),
+      onState: (s) => feedStates.set(gateway, s),
+    });
+    feed.start();
+    return feed;
+  });
+
+  const admin = adminServer({ tables, metrics, feedStates, ports });
+  await new Promise<void>((resolve, reject) => {
+    admin.once('error', reject);
+    admin.listen(o.adminPort, o.host, () => resolve());
+  });
+  const adminPort = (admin.address() as { port: number }).port;
+  log.info({ gateways: o.gateways, adminPort, portOffset: o.portOffset, api: o.url }, 'switchyard proxy started');
+
+  let stopping: Promise<void> | null = null;
+  return {
+    adminPort, tables, ports, feedStates,
+    stop() {
+      stopping ??= (async () => {
+        await Promise.all(feeds.map((f) => f.stop()));
+        const servers = ports.servers();
+        for (const s of servers) {
+          s.close();
+          s.closeIdleConnections();
+        }
+        // requests in flight finish; keep-alive connections close as they go idle
+        const deadline = Date.now() + (o.drainMs ?? 10_000);
+        while (inflight.size > 0 && Date.now() < deadline) {
+          for (const s of servers) s.closeIdleConnections();
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        for (const s of servers) s.closeAllConnections();
+        agent.destroy();
+        await new Promise<void>((r) => admin.close(() => r()));
+        admin.closeAllConnections();
+        log.info({}, 'switchyard proxy stopped');
+      })();
+      return stopping;
+    },
+  };
+}

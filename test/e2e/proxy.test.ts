@@ -1,0 +1,245 @@
+// The reference proxy on real sockets: the API and worker in this process, the proxy as its own
+// process with a proxy token, echo backends on loopback that EndpointSlices point at. What the
+// table says is what the traffic does: matching, header filters, redirects, weights (an unusable
+// backend's share answered 500), swaps, ports bound and released, the last good table kept while
+// the API is away, and a graceful stop that lets a request in flight finish.
+import http from 'node:http';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
+import { startEchoBackend, type EchoAnswer, type EchoBackend } from '../support/echo-backend';
+import { startProxyProcess, type ProxyProcess } from '../support/proxy-process';
+
+const GW = 'gateway.networking.k8s.io/v1';
+const OFFSET = 20000 + Math.floor(Math.random() * 20000);
+
+let s: TestServer;
+let proxy: ProxyProcess;
+const backends: Record<string, EchoBackend> = {};
+
+async function put(path: string, body: unknown): Promise<void> {
+  const r = await s.api('PUT', path, body);
+  expect([200, 201], `${path}: ${JSON.stringify(r.body)}`).toContain(r.status);
+}
+
+async function service(name: string): Promise<void> {
+  const b = (backends[name] = await startEchoBackend('app', name));
+  await put(`/api/v1/namespaces/app/services/${name}`, { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ name: 'http', port: 80 }] } });
+  await put(`/api/v1/namespaces/app/endpointslices/${name}-1`, {
+    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': name } },
+    addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'http', port: b.port }],
+  });
+}
+
+function gateway(ports: number[]) {
+  return {
+    apiVersion: GW, kind: 'Gateway',
+    spec: { gatewayClassName: 'sy', listeners: ports.map((port) => ({ name: `http-${port}`, protocol: 'HTTP', port, allowedRoutes: { namespaces: { from: 'All' } } })) },
+  };
+}
+
+async function route(name: string, rules: unknown[], hostnames?: string[]): Promise<void> {
+  await put(`/api/v1/namespaces/app/httproutes/${name}`, { apiVersion: GW, kind: 'HTTPRoute', spec: { parentRefs: [{ name: 'edge', namespace: 'infra' }], ...(hostnames ? { hostnames } : {}), rules } });
+}
+
+/** A request through the proxy's listener on `port` (the Gateway's port; the proxy binds it + OFFSET). */
+function send(port: number, path: string, init: { host?: string; method?: string; headers?: Record<string, string> } = {}) {
+  // node:http rather than fetch: fetch does not let a caller set Host
+  return new Promise<{ status: number; headers: Headers; text: string; echo?: EchoAnswer }>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: port + OFFSET, path, method: init.method ?? 'GET', agent: false, headers: { host: init.host ?? 'example.com', ...(init.headers ?? {}) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let echo: EchoAnswer | undefined;
+        try {
+          echo = JSON.parse(text);
+        } catch {
+          /* the gateway's own answer */
+        }
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+        resolve({ status: res.statusCode ?? 0, headers, text, echo });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function snapshotVersion(): Promise<number> {
+  return (await s.api('GET', '/api/v1/namespaces/infra/gateways/edge/snapshot')).body.version;
+}
+
+/** Polls `read` until it gives `want` (usable outside a test, in beforeAll). */
+async function until<T>(read: () => Promise<T>, want: T, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let got: T | undefined;
+  while (Date.now() < deadline) {
+    got = await read();
+    if (got === want) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${what}: still ${JSON.stringify(got)}, not ${JSON.stringify(want)}, after ${timeoutMs} ms\n${proxy?.output().slice(-3000)}`);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function readyz(admin = proxy.admin): Promise<any> {
+  return (await fetch(`${admin}/readyz`)).json();
+}
+
+/** Waits until the proxy serves the Gateway's current snapshot. */
+async function proxySynced(): Promise<void> {
+  await reconciled(s);
+  const want = await snapshotVersion();
+  await until(async () => (await readyz()).gateways.find((g: { gateway: string }) => g.gateway === 'infra/edge')?.version, want, 'the version the proxy serves');
+}
+
+beforeAll(async () => {
+  s = await startTestServer();
+  await put('/api/v1/gatewayclasses/sy', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'switchyard.dev/gateway-controller' } });
+  await put('/api/v1/namespaces/infra/gateways/edge', gateway([80]));
+  await service('web');
+  await service('api');
+  await route('web', [
+    { matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [{ name: 'web', port: 80 }] },
+    {
+      matches: [{ path: { type: 'PathPrefix', value: '/api' } }],
+      filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-team', value: 'a' }], remove: ['x-drop'] } },
+        { type: 'ResponseHeaderModifier', responseHeaderModifier: { add: [{ name: 'x-served-by', value: 'switchyard' }] } }],
+      backendRefs: [{ name: 'api', port: 80 }],
+    },
+    { matches: [{ path: { type: 'Exact', value: '/old' } }], filters: [{ type: 'RequestRedirect', requestRedirect: { path: { type: 'ReplaceFullPath', replaceFullPath: '/new' }, statusCode: 301 } }] },
+  ], ['example.com']);
+  await reconciled(s);
+  const token = await mintToken(s, { name: 'edge-proxy', role: 'proxy', gateways: ['infra/edge'] });
+  proxy = await startProxyProcess(s.url, token, ['--gateway', 'infra/edge', '--port-offset', String(OFFSET)]);
+  await proxySynced();
+}, 120_000);
+
+afterAll(async () => {
+  await proxy?.stop('SIGKILL');
+  await s?.close();
+  await Promise.all(Object.values(backends).map((b) => b.close()));
+});
+
+describe('the reference proxy', () => {
+  it('routes by the table: the longest prefix wins, header filters both ways, 404 for another host', async () => {
+    const web = await send(80, '/index.html?x=1');
+    expect(web.status).toBe(200);
+    expect(web.echo).toMatchObject({ service: 'web', path: '/index.html?x=1', host: 'example.com' });
+
+    const api = await send(80, '/api/users', { headers: { 'x-drop': 'secret', 'x-keep': 'yes' } });
+    expect(api.echo).toMatchObject({ service: 'api', path: '/api/users' });
+    expect(api.echo!.headers).toMatchObject({ 'x-team': 'a', 'x-keep': 'yes' });
+    expect(api.echo!.headers['x-drop']).toBeUndefined();
+    expect(api.headers.get('x-served-by')).toBe('switchyard');
+    expect(api.headers.get('x-echo-service')).toBe('api');
+
+    const other = await send(80, '/', { host: 'other.example' });
+    expect(other.status).toBe(404);
+  });
+
+  it('answers a redirect itself, with the Location the table gives', async () => {
+    const r = await send(80, '/old');
+    expect(r.status).toBe(301);
+    expect(r.headers.get('location')).toBe('http://example.com/new');
+    expect(r.echo).toBeUndefined();
+  });
+
+  it('agrees with resolve on every decision it makes', async () => {
+    for (const path of ['/', '/api', '/api/x', '/apix', '/old', '/old/']) {
+      const said = (await s.api('POST', '/api/v1/namespaces/infra/gateways/edge/resolve', { protocol: 'HTTP', port: 80, hostname: 'example.com', path })).body;
+      const got = await send(80, path);
+      if (said.forwarded) expect(got.echo?.service, path).toBe(said.backends[said.chosenBackend].name);
+      else expect(got.status, path).toBe(said.statusCode);
+    }
+  });
+
+  it('splits by weight, and answers an unusable backend\'s share with 500 instead of spreading it', async () => {
+    await route('split', [{ matches: [{ path: { type: 'PathPrefix', value: '/split' } }], backendRefs: [{ name: 'web', port: 80, weight: 1 }, { name: 'api', port: 80, weight: 1 }, { name: 'missing', port: 80, weight: 2 }] }], ['example.com']);
+    await proxySynced();
+    const counts: Record<string, number> = {};
+    const N = 400;
+    for (let i = 0; i < N; i++) {
+      const r = await send(80, '/split');
+      const k = r.status === 200 ? r.echo!.service : String(r.status);
+      counts[k] = (counts[k] ?? 0) + 1;
+    }
+    // shares 1/4, 1/4, 1/2; with 400 draws each is within 6 standard deviations of its share
+    expect(Object.keys(counts).sort()).toEqual(['500', 'api', 'web']);
+    const within = (n: number, p: number) => Math.abs(n - N * p) < 6 * Math.sqrt(N * p * (1 - p));
+    expect(within(counts.web, 0.25), JSON.stringify(counts)).toBe(true);
+    expect(within(counts.api, 0.25), JSON.stringify(counts)).toBe(true);
+    expect(within(counts['500'], 0.5), JSON.stringify(counts)).toBe(true);
+  });
+
+  it('swaps tables without dropping a request in flight, and binds and releases ports as the Gateway changes', async () => {
+    const slow = send(80, '/api/slow?delay=800');
+    await new Promise((r) => setTimeout(r, 100));
+    await put('/api/v1/namespaces/infra/gateways/edge', gateway([80, 81]));
+    await proxySynced();
+    expect((await send(81, '/')).echo?.service).toBe('web');
+    expect((await slow).echo?.service).toBe('api');
+
+    await put('/api/v1/namespaces/infra/gateways/edge', gateway([81]));
+    await proxySynced();
+    expect((await send(81, '/api')).echo?.service).toBe('api');
+    await expect(send(80, '/')).rejects.toThrow();
+  });
+
+  it('reports a snapshot it cannot apply and keeps the last good table', async () => {
+    // the listener's port (+ offset) is taken by another process
+    const taken = 90;
+    const blocker = net.createServer();
+    await new Promise<void>((r, j) => blocker.once('error', j).listen(taken + OFFSET, '127.0.0.1', () => r()));
+    try {
+      await put('/api/v1/namespaces/infra/gateways/edge', gateway([81, taken]));
+      await reconciled(s);
+      const want = await snapshotVersion();
+      await until(async () => (await readyz()).gateways[0].rejectedVersion, want, 'the version the proxy rejected');
+      const ready = await readyz();
+      expect(ready.gateways[0].error).toMatch(/EADDRINUSE/);
+      expect(ready.gateways[0].version).toBeLessThan(want);
+      expect((await send(81, '/')).echo?.service).toBe('web');
+    } finally {
+      await new Promise((r) => blocker.close(r));
+      await put('/api/v1/namespaces/infra/gateways/edge', gateway([81]));
+      await proxySynced();
+    }
+  });
+
+  it('is not ready, and answers 503, for a Gateway it has no table of', async () => {
+    const token = await mintToken(s, { name: 'ghost-proxy', role: 'proxy', gateways: ['infra/ghost'] });
+    const ghost = await startProxyProcess(s.url, token, ['--gateway', 'infra/ghost', '--port-offset', String(OFFSET + 1)]);
+    try {
+      const r = await fetch(`${ghost.admin}/readyz`);
+      expect(r.status).toBe(503);
+      expect((await readyz(ghost.admin)).gateways[0]).toMatchObject({ gateway: 'infra/ghost', version: null });
+      expect((await fetch(`${ghost.admin}/healthz`)).status).toBe(200);
+    } finally {
+      expect(await ghost.stop()).toBe(0);
+    }
+  });
+
+  it('exports its metrics', async () => {
+    const text = await (await fetch(`${proxy.admin}/metrics`)).text();
+    expect(text).toMatch(/switchyard_proxy_requests_total\{gateway="infra\/edge",listener="http-81",route="HTTPRoute\/app\/web",code="200"\} \d+/);
+    expect(text).toMatch(new RegExp(`switchyard_proxy_table_version\\{gateway="infra/edge"\\} ${await snapshotVersion()}`));
+    expect(text).toMatch(/switchyard_proxy_apply_errors_total\{gateway="infra\/edge"\} [1-9]/);
+  });
+
+  it('keeps serving its last table while the API is away, and stops gracefully on SIGTERM', async () => {
+    await s.running.close();
+    const r = await send(81, '/api/x');
+    expect(r.echo?.service).toBe('api');
+    expect((await readyz()).status).toBe('ready');
+
+    const inFlight = send(81, '/api/slow?delay=500');
+    await new Promise((r) => setTimeout(r, 100));
+    const exit = proxy.stop('SIGTERM');
+    expect((await inFlight).echo?.service).toBe('api');
+    expect(await exit).toBe(0);
+  });
+});
