@@ -25,6 +25,7 @@ import { startWorker, type RunningWorker } from './worker';
 import { SnapshotHub } from './adapters/delivery/snapshots';
 import { deliveryRouter } from './adapters/http/delivery-router';
 import { tokensRouter } from './adapters/http/tokens-router';
+import { proxiesRouter } from './adapters/http/proxies-router';
 import { TokenStore } from './service/tokens';
 import { Limits } from './adapters/http/limits';
 
@@ -159,7 +160,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     db, bus, logger, controllerName: config.controllerName, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix ?? deployment?.prefix, deploymentId: deployment?.id,
   });
 
-  app = createApp(ctx, [tokensRouter, deliveryRouter]);
+  app = createApp(ctx, [tokensRouter, deliveryRouter, proxiesRouter]);
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, embeddedDatabase: db.embedded, redis: Boolean(config.redisUrl) }, 'switchyard listening');
 

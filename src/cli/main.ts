@@ -10,8 +10,9 @@ import { historyCommand } from './commands/history';
 import { resolveCommand } from './commands/resolve';
 import { watchCommand } from './commands/watch';
 import { proxyCommand } from './commands/proxy';
+import { proxyStatusCommand } from './commands/proxy-status';
 
-const COMMANDS: Command[] = [applyCommand, getCommand, describeCommand, historyCommand, resolveCommand, watchCommand, proxyCommand];
+const COMMANDS: Command[] = [applyCommand, getCommand, describeCommand, historyCommand, resolveCommand, watchCommand, proxyCommand, proxyStatusCommand];
 
 const TOP_HELP = `Usage: switchyard COMMAND [options]
 

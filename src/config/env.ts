@@ -20,6 +20,8 @@ export interface Config {
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   maxSsePerToken: number;
+  /** a proxy not heard from for this long leaves the Gateway's list of proxies */
+  proxyReportTtlSeconds: number;
   logLevel: string;
 }
 
@@ -48,6 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerSecond: int('RATE_LIMIT_PER_SECOND', 500, env),
     rateLimitBurst: int('RATE_LIMIT_BURST', 2000, env),
     maxSsePerToken: int('MAX_SSE_PER_TOKEN', 1000, env),
+    proxyReportTtlSeconds: int('PROXY_REPORT_TTL_SECONDS', 60, env),
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

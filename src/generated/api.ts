@@ -390,6 +390,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/gateways/{name}/proxies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The proxies serving this Gateway, and whether they are in sync
+         * @description Anyone who may read the Gateway may ask. Proxies that have not reported within PROXY_REPORT_TTL_SECONDS are left out.
+         */
+        get: operations["listProxies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/gateways/{name}/proxies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                /** @description The proxy's id (`[A-Za-z0-9._:-]`, up to 128). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * A proxy reports what it serves
+         * @description Admins and the Gateway's own proxy tokens only (403 for any other). Never an event in the log.
+         */
+        put: operations["reportProxy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/apply": {
         parameters: {
             query?: never;
@@ -1643,6 +1691,31 @@ export interface components {
             uid: string;
             controller?: boolean;
             blockOwnerDeletion?: boolean;
+        };
+        /** @description A proxy's report, sent after every swap and at least every 10 s. A proxy token may report only for its own Gateways. `version` and `hash` are those of the snapshot it serves (null: none yet); `error` is why it could not apply a newer one (its last good table stays). */
+        ProxyReport: {
+            version: number | null;
+            hash: string | null;
+            error?: string;
+        };
+        ProxyStatus: {
+            id: string;
+            version: number | null;
+            hash: string | null;
+            /**
+             * @description SYNCED: it serves the Gateway's current snapshot; STALE: an older one (see error); NOT_SENT: none yet.
+             * @enum {string}
+             */
+            state: "SYNCED" | "STALE" | "NOT_SENT";
+            /** Format: date-time */
+            lastSeen: string;
+            error?: string;
+        };
+        ProxyStatusList: {
+            /** @description The Gateway's current snapshot version, that SYNCED is measured against. */
+            snapshotVersion?: number | null;
+            /** @description The proxies heard from within PROXY_REPORT_TTL_SECONDS (default 60), by id. */
+            items: components["schemas"]["ProxyStatus"][];
         };
         /** @description Allows references from objects in other namespaces to objects in its namespace (v1 and v1beta1). */
         ReferenceGrant: {
@@ -2994,6 +3067,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResolveResponse"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listProxies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proxies. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProxyStatusList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    reportProxy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                /** @description The proxy's id (`[A-Za-z0-9._:-]`, up to 128). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProxyReport"];
+            };
+        };
+        responses: {
+            /** @description The report as the API sees it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProxyStatus"];
                 };
             };
             default: components["responses"]["Problem"];

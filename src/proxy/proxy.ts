@@ -11,6 +11,7 @@ import { ProxyMetrics } from './metrics';
 import { accessLog, type AccessLog } from './access-log';
 import { httpHandler } from './http-handler';
 import { adminServer } from './admin';
+import { Reporter } from './reporter';
 
 export interface ProxyOptions {
   url: string;
@@ -21,6 +22,8 @@ export interface ProxyOptions {
   /** 0: any free port */
   adminPort: number;
   host: string;
+  /** how this proxy is named in its reports */
+  id: string;
   accessLog: boolean;
   logLevel?: string;
   /** how long a stop waits for requests in flight, ms */
@@ -48,6 +51,7 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     return server;
   });
   const feedStates = new Map<string, FeedState>();
+  const reporter = new Reporter({ url: o.url, token: o.token, id: o.id, tables, onError: (gateway, e) => log.error({ gateway, error: e.message }, 'report not sent') });
 
   // one apply at a time per Gateway, in the order the snapshots came
   const applying = new Map<string, Promise<void>>();
@@ -66,10 +70,12 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
       metrics.swaps.inc({ gateway });
       metrics.tableVersion.set({ gateway }, snap.version);
       log.info({ gateway, version: snap.version, hash: snap.hash, ports: wanted, ...(unserved.length ? { unserved } : {}) }, 'route table swapped in');
+      reporter.report(gateway);
     } catch (e) {
       tables.reject(gateway, snap, (e as Error).message);
       metrics.applyErrors.inc({ gateway });
       log.error({ gateway, version: snap.version, error: (e as Error).message }, 'snapshot not applied; the last good table stays');
+      reporter.report(gateway);
     }
   };
 
@@ -84,19 +90,21 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     return feed;
   });
 
+  reporter.start();
   const admin = adminServer({ tables, metrics, feedStates, ports });
   await new Promise<void>((resolve, reject) => {
     admin.once('error', reject);
     admin.listen(o.adminPort, o.host, () => resolve());
   });
   const adminPort = (admin.address() as { port: number }).port;
-  log.info({ gateways: o.gateways, adminPort, portOffset: o.portOffset, api: o.url }, 'switchyard proxy started');
+  log.info({ id: o.id, gateways: o.gateways, adminPort, portOffset: o.portOffset, api: o.url }, 'switchyard proxy started');
 
   let stopping: Promise<void> | null = null;
   return {
     adminPort, tables, ports, feedStates,
     stop() {
       stopping ??= (async () => {
+        reporter.stop();
         await Promise.all(feeds.map((f) => f.stop()));
         const servers = ports.servers();
         for (const s of servers) {

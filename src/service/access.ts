@@ -78,6 +78,11 @@ export function actorOf(p: Principal): Actor {
   return { name: p.name, secretReader: canReadSecretData(p) };
 }
 
+/** What a Gateway's proxies serve is reported by its own proxy tokens (and admins), no one else. */
+export function canReportProxy(p: Principal, namespace: string, name: string): boolean {
+  return p.role === 'admin' || (p.role === 'proxy' && (p.gateways ?? []).includes(`${namespace}/${name}`));
+}
+
 /** Snapshots and their watch: admins, viewers (no Secret data) and the Gateway's own proxy tokens. */
 export function canReadSnapshot(p: Principal, namespace: string, name: string): 'with-secrets' | 'without-secrets' | false {
   if (p.role === 'admin') return 'with-secrets';

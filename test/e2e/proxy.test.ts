@@ -6,11 +6,16 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { join } from 'node:path';
+import { ADMIN_TOKEN, client, mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
+import { ROOT } from '../support/process';
 import { startEchoBackend, type EchoAnswer, type EchoBackend } from '../support/echo-backend';
 import { startProxyProcess, type ProxyProcess } from '../support/proxy-process';
 
 const GW = 'gateway.networking.k8s.io/v1';
+const run = promisify(execFile);
 const OFFSET = 20000 + Math.floor(Math.random() * 20000);
 
 let s: TestServer;
@@ -68,6 +73,13 @@ function send(port: number, path: string, init: { host?: string; method?: string
   });
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function proxies(): Promise<any> {
+  const r = await s.api('GET', '/api/v1/namespaces/infra/gateways/edge/proxies');
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
 async function snapshotVersion(): Promise<number> {
   return (await s.api('GET', '/api/v1/namespaces/infra/gateways/edge/snapshot')).body.version;
 }
@@ -114,7 +126,7 @@ beforeAll(async () => {
   ], ['example.com']);
   await reconciled(s);
   const token = await mintToken(s, { name: 'edge-proxy', role: 'proxy', gateways: ['infra/edge'] });
-  proxy = await startProxyProcess(s.url, token, ['--gateway', 'infra/edge', '--port-offset', String(OFFSET)]);
+  proxy = await startProxyProcess(s.url, token, ['--gateway', 'infra/edge', '--port-offset', String(OFFSET), '--id', 'edge-1']);
   await proxySynced();
 }, 120_000);
 
@@ -203,11 +215,40 @@ describe('the reference proxy', () => {
       expect(ready.gateways[0].error).toMatch(/EADDRINUSE/);
       expect(ready.gateways[0].version).toBeLessThan(want);
       expect((await send(81, '/')).echo?.service).toBe('web');
+      await until(async () => (await proxies()).items[0]?.state, 'STALE', 'the state the API shows for the proxy');
+      const listed = (await proxies()).items[0];
+      expect(listed).toMatchObject({ id: 'edge-1', version: ready.gateways[0].version });
+      expect(listed.error).toMatch(new RegExp(`version ${want} not applied: .*EADDRINUSE`));
     } finally {
       await new Promise((r) => blocker.close(r));
       await put('/api/v1/namespaces/infra/gateways/edge', gateway([81]));
       await proxySynced();
     }
+  });
+
+  it('reports what it serves: the API lists it SYNCED, and the report is no event in the log', async () => {
+    const before = (await s.api('GET', '/api/v1/events?limit=1000')).body.lastPosition;
+    await until(async () => (await proxies()).items[0]?.state, 'SYNCED', 'the state the API shows for the proxy');
+    const list = await proxies();
+    expect(list.items).toEqual([{ id: 'edge-1', version: list.snapshotVersion, hash: expect.stringMatching(/^[0-9a-f]{64}$/), state: 'SYNCED', lastSeen: expect.any(String) }]);
+    expect(list.items[0].hash).toBe((await s.api('GET', '/api/v1/namespaces/infra/gateways/edge/snapshot')).body.hash);
+    expect((await s.api('GET', '/api/v1/events?limit=1000')).body.lastPosition).toBe(before);
+
+    // not spawnSync: the API answering it runs in this process
+    const cli = await run(process.execPath, [join(ROOT, 'bin/switchyard.js'), 'proxy-status', 'edge', '-n', 'infra'], { env: { ...process.env, SWITCHYARD_URL: s.url, SWITCHYARD_TOKEN: ADMIN_TOKEN } });
+    expect(cli.stdout).toMatch(/^PROXY\s+VERSION\s+STATE\s+LAST SEEN/);
+    expect(cli.stdout).toMatch(new RegExp(`edge-1\\s+${list.snapshotVersion}\\s+SYNCED`));
+  });
+
+  it('takes reports only from the Gateway\'s own proxy tokens, and refuses a malformed one', async () => {
+    const other = await mintToken(s, { name: 'other-proxy', role: 'proxy', gateways: ['infra/other'] });
+    const asOther = client(s.url, other);
+    const forbidden = await asOther('PUT', '/api/v1/namespaces/infra/gateways/edge/proxies/fake', { version: 1, hash: null });
+    expect(forbidden.status).toBe(403);
+    const bad = await s.api('PUT', '/api/v1/namespaces/infra/gateways/edge/proxies/fake', { version: 'one', hash: 'x', extra: 1 });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['extra', 'hash', 'version']);
+    expect((await proxies()).items.map((p: { id: string }) => p.id)).toEqual(['edge-1']);
   });
 
   it('is not ready, and answers 503, for a Gateway it has no table of', async () => {

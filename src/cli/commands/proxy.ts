@@ -1,5 +1,6 @@
 // switchyard proxy --gateway NS/NAME [...]: the reference proxy. It runs until SIGTERM or SIGINT,
 // then stops accepting, lets requests in flight finish and exits.
+import { hostname } from 'node:os';
 import { UsageError } from '../args';
 import { HELP, type Command, type Context } from '../command';
 
@@ -21,6 +22,7 @@ export const proxyCommand: Command = {
     { name: 'port-offset', type: 'string', value: 'N', help: 'bind each listener port + N (default 0), for unprivileged runs' },
     { name: 'admin-port', type: 'string', value: 'P', help: '/healthz, /readyz and /metrics (default 15000; 0: any free port)' },
     { name: 'host', type: 'string', value: 'ADDR', help: 'the address to listen on (default 0.0.0.0)' },
+    { name: 'id', type: 'string', value: 'ID', help: 'how this proxy is named in its reports (default HOSTNAME-PID)' },
     HELP,
   ],
   details: 'Environment: SWITCHYARD_URL (the API), SWITCHYARD_TOKEN (a proxy token of these Gateways),\nACCESS_LOG=off to silence the per-request log lines, LOG_LEVEL.',
@@ -35,7 +37,7 @@ export const proxyCommand: Command = {
     const { startProxy } = await import('../../proxy/proxy');
     const proxy = await startProxy({
       url: ctx.env.url, token: ctx.env.token, gateways: [...new Set(gateways)], portOffset, adminPort,
-      host: (options.host as string | undefined) ?? '0.0.0.0', accessLog: process.env.ACCESS_LOG !== 'off', logLevel: process.env.LOG_LEVEL,
+      host: (options.host as string | undefined) ?? '0.0.0.0', id: (options.id as string | undefined) ?? `${hostname()}-${process.pid}`, accessLog: process.env.ACCESS_LOG !== 'off', logLevel: process.env.LOG_LEVEL,
     });
     await new Promise<void>((resolve) => {
       const stop = () => void proxy.stop().then(resolve);
