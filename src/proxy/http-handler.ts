@@ -3,7 +3,9 @@
 // answer of the gateway's own (404, a redirect, a CORS preflight, 500 for an unusable backend's
 // share), or the request forwarded to one endpoint of the chosen backend with the rule's filters
 // applied, its timeouts enforced, mirrors sent, and the answer's headers filtered on the way back.
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { PortKind, RequestHandler } from './listener-servers';
 import { randomUUID } from 'node:crypto';
 import { decide, type Decision } from '../core/resolve';
 import type { CompiledBackend } from '../core/compile/types';
@@ -21,7 +23,7 @@ export interface HandlerDeps {
   /** keep-alive connections to the endpoints */
   agent: http.Agent;
   /** requests in flight, for a graceful stop */
-  inflight: Set<ServerResponse>;
+  inflight: Set<object>;
 }
 
 /** Round-robin over each backend's endpoints, per backend. */
@@ -34,16 +36,20 @@ function endpointOf(b: CompiledBackend): { address: string; port: number } | und
   return b.endpoints[i % b.endpoints.length];
 }
 
-function flatHeaders(req: IncomingMessage): Record<string, string> {
+type Req = Parameters<RequestHandler>[0];
+type Res = Parameters<RequestHandler>[1];
+
+/** The request's headers as the table matches them: HTTP/2's pseudo-headers and hop-by-hop ones left out. */
+function flatHeaders(req: Req): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
-    if (v === undefined || HOP_BY_HOP.has(k)) continue;
+    if (v === undefined || HOP_BY_HOP.has(k) || k.startsWith(':')) continue;
     out[k] = Array.isArray(v) ? v.join(',') : v;
   }
   return out;
 }
 
-function upstreamHeaders(res: IncomingMessage): Record<string, string> {
+function upstreamHeaders(res: http.IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) {
     if (v === undefined || HOP_BY_HOP.has(k) || k === 'set-cookie') continue;
@@ -52,8 +58,14 @@ function upstreamHeaders(res: IncomingMessage): Record<string, string> {
   return out;
 }
 
-export function httpHandler(deps: HandlerDeps, gateway: string, port: number) {
-  return (req: IncomingMessage, res: ServerResponse): void => {
+/** Host, or HTTP/2's :authority. */
+function authorityOf(req: Req): string {
+  const a = req.headers[':authority'];
+  return (typeof a === 'string' ? a : undefined) ?? req.headers.host ?? '';
+}
+
+export function httpHandler(deps: HandlerDeps, gateway: string, port: number, kind: PortKind): RequestHandler {
+  return (req: Req, res: Res): void => {
     const started = performance.now();
     const id = typeof req.headers['x-request-id'] === 'string' && /^[\w.:-]{1,128}$/.test(req.headers['x-request-id']) ? req.headers['x-request-id'] : randomUUID();
     const served = deps.tables.get(gateway)?.served; // read once: this request's table
@@ -64,7 +76,7 @@ export function httpHandler(deps: HandlerDeps, gateway: string, port: number) {
       deps.inflight.delete(res);
       const seconds = (performance.now() - started) / 1000;
       deps.metrics.requests.inc({ gateway, listener: listenerLabel, route: routeLabel, code: String(res.statusCode) });
-      deps.log.request({ id, gateway, listener: listenerLabel, route: routeLabel, method: req.method, path: req.url, host: req.headers.host, code: res.statusCode, ms: Math.round(seconds * 1000 * 10) / 10, version: served?.version });
+      deps.log.request({ id, gateway, listener: listenerLabel, route: routeLabel, method: req.method, path: req.url, host: authorityOf(req), protocol: `HTTP/${req.httpVersion}`, code: res.statusCode, ms: Math.round(seconds * 1000 * 10) / 10, version: served?.version });
     });
     if (!served) {
       res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '1' }).end('no route table yet\n');
@@ -72,8 +84,9 @@ export function httpHandler(deps: HandlerDeps, gateway: string, port: number) {
     }
     const [path, rawQuery] = splitUrl(req.url ?? '/');
     const headers = flatHeaders(req);
+    const sni = kind === 'https' ? (req.socket as TLSSocket).servername || '' : undefined;
     const d: Decision = decide(served.table, {
-      protocol: 'HTTP', port, hostname: req.headers.host ?? '', path, method: req.method ?? 'GET', headers,
+      protocol: kind === 'https' ? 'HTTPS' : 'HTTP', port, hostname: authorityOf(req), ...(sni !== undefined ? { sni } : {}), path, method: req.method ?? 'GET', headers,
       ...(rawQuery !== undefined ? { rawQuery } : {}),
     }, { random: Math.random(), maxExplainedCandidates: 0 });
     listenerLabel = d.listener ?? '';
@@ -83,12 +96,12 @@ export function httpHandler(deps: HandlerDeps, gateway: string, port: number) {
       return;
     }
     if (!d.forwarded || !d.target) {
-      const body = d.statusCode === 404 ? 'no route matches\n' : d.statusCode === 500 ? 'no usable backend\n' : '';
+      const body = d.statusCode === 404 ? 'no route matches\n' : d.statusCode === 500 ? 'no usable backend\n' : d.statusCode === 421 ? 'misdirected request: this connection\'s server name selects another listener\n' : '';
       res.writeHead(d.statusCode ?? 500, { ...(body ? { 'content-type': 'text/plain' } : {}), ...(d.responseHeaders ?? {}) }).end(body);
       req.resume();
       return;
     }
-    forward(deps, req, res, d, path, rawQuery, id);
+    forward(deps, req, res, d, path, rawQuery, id, kind);
   };
 }
 
@@ -97,7 +110,7 @@ function splitUrl(url: string): [string, string | undefined] {
   return q < 0 ? [url, undefined] : [url.slice(0, q), url.slice(q + 1)];
 }
 
-function forward(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, d: Decision, path: string, rawQuery: string | undefined, id: string): void {
+function forward(deps: HandlerDeps, req: Req, res: Res, d: Decision, path: string, rawQuery: string | undefined, id: string, kind: PortKind): void {
   const target = d.target!;
   const ep = endpointOf(target);
   if (!ep) {
@@ -107,11 +120,11 @@ function forward(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, d
   }
   const outPath = (d.rewrite?.path ?? path) + (rawQuery !== undefined ? `?${rawQuery}` : '');
   const headers: Record<string, string> = { ...(d.requestHeaders ?? {}) };
-  headers.host = d.rewrite?.hostname ?? req.headers.host ?? '';
+  headers.host = d.rewrite?.hostname ?? authorityOf(req);
   headers['x-request-id'] = id;
   const xff = req.headers['x-forwarded-for'];
   headers['x-forwarded-for'] = `${typeof xff === 'string' ? `${xff}, ` : ''}${req.socket.remoteAddress ?? ''}`;
-  headers['x-forwarded-proto'] ??= 'http';
+  headers['x-forwarded-proto'] ??= kind;
 
   // the body is kept only when a mirror needs a copy of it
   const mirrors = (d.mirrors ?? []).map((m, i) => ({ percent: m.percent, backend: d.mirrorTargets?.[i] })).filter((m) => m.backend && m.backend.valid && Math.random() * 100 < m.percent);
@@ -138,7 +151,7 @@ function forward(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, d
     const out = d.respond ? d.respond(upstreamHeaders(up)) : upstreamHeaders(up);
     const cookies = up.headers['set-cookie'];
     res.writeHead(up.statusCode ?? 502, cookies ? { ...out, 'set-cookie': cookies } : out);
-    up.pipe(res);
+    up.pipe(res as NodeJS.WritableStream);
     up.on('end', () => {
       done = true;
       timers.forEach(clearTimeout);
@@ -150,7 +163,7 @@ function forward(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, d
   req.on('end', () => {
     if (copy) for (const m of mirrors) mirror(deps, m.backend!, req.method ?? 'GET', outPath, headers, Buffer.concat(copy));
   });
-  req.pipe(upstream);
+  (req as NodeJS.ReadableStream).pipe(upstream);
   res.on('close', () => {
     if (!res.writableFinished) upstream.destroy();
   });

@@ -2,15 +2,14 @@
 // it takes effect (a port that cannot be bound rejects the snapshot, and the last good table stays),
 // and releases the ones it no longer needs after. A released port stops accepting; the requests and
 // connections it carries finish on their own.
-import type { Server } from 'node:http';
 import type { CompiledTable } from '../core/compile/types';
+import type { PortKind, PortServer } from './listener-servers';
 
-/** The listener protocols this proxy serves; the others are reported, not opened. */
-export const SERVED_PROTOCOLS = new Set(['HTTP']);
+const KIND_OF: Record<string, PortKind> = { HTTP: 'http', HTTPS: 'https' };
 
 export interface Bound {
   gateway: string;
-  server: Server;
+  server: PortServer;
 }
 
 export class Ports {
@@ -19,34 +18,40 @@ export class Ports {
   constructor(
     private readonly host: string,
     private readonly offset: number,
-    private readonly serverFor: (gateway: string, port: number) => Server,
+    private readonly serverFor: (gateway: string, port: number, kind: PortKind) => PortServer,
   ) {}
 
-  /** The listener ports of a table that carry traffic and that this proxy serves, and the ones it does not. */
-  static wanted(table: CompiledTable): { ports: number[]; unserved: string[] } {
-    const ports = new Set<number>();
+  /** The listener ports of a table that carry traffic and that this proxy serves, and the listeners it does not. */
+  static wanted(table: CompiledTable): { ports: Map<number, PortKind>; unserved: string[] } {
+    const ports = new Map<number, PortKind>();
     const unserved: string[] = [];
     for (const l of table.listeners) {
       if (!l.valid) continue;
-      if (SERVED_PROTOCOLS.has(l.protocol)) ports.add(l.port);
+      const kind = KIND_OF[l.protocol];
+      if (kind && (!ports.has(l.port) || ports.get(l.port) === kind)) ports.set(l.port, kind);
       else unserved.push(`${l.name} (${l.protocol} ${l.port})`);
     }
-    return { ports: [...ports].sort((a, b) => a - b), unserved };
+    return { ports, unserved };
   }
 
   /**
    * Binds what `ports` adds for `gateway`; resolves with the step that releases what it drops, or
-   * rejects (having released what it bound) when a port is taken.
+   * rejects (having released what it bound) when a port is taken. A port whose kind changes is
+   * closed and bound again.
    */
-  async prepare(gateway: string, ports: number[]): Promise<() => void> {
+  async prepare(gateway: string, ports: Map<number, PortKind>): Promise<() => void> {
     const added: number[] = [];
     try {
-      for (const port of ports) {
+      for (const [port, kind] of [...ports].sort((a, b) => a[0] - b[0])) {
         const b = this.bound.get(port);
         if (b && b.gateway !== gateway) throw new Error(`port ${port} is already served for Gateway ${b.gateway}`);
-        if (b) continue;
-        const server = this.serverFor(gateway, port);
-        await listen(server, port + this.offset, this.host);
+        if (b && b.server.kind === kind) continue;
+        if (b) {
+          release(b.server);
+          this.bound.delete(port);
+        }
+        const server = this.serverFor(gateway, port, kind);
+        await server.listen(port + this.offset, this.host);
         this.bound.set(port, { gateway, server });
         added.push(port);
       }
@@ -55,10 +60,9 @@ export class Ports {
       for (const port of added) this.bound.delete(port);
       throw e;
     }
-    const keep = new Set(ports);
     return () => {
       for (const [port, b] of this.bound) {
-        if (b.gateway === gateway && !keep.has(port)) {
+        if (b.gateway === gateway && !ports.has(port)) {
           release(b.server);
           this.bound.delete(port);
         }
@@ -67,32 +71,16 @@ export class Ports {
   }
 
   /** The ports bound now, as "listener port -> local port". */
-  list(): { gateway: string; port: number; local: number }[] {
-    return [...this.bound].map(([port, b]) => ({ gateway: b.gateway, port, local: port + this.offset }));
+  list(): { gateway: string; port: number; local: number; kind: PortKind }[] {
+    return [...this.bound].map(([port, b]) => ({ gateway: b.gateway, port, local: port + this.offset, kind: b.server.kind }));
   }
 
-  servers(): Server[] {
+  servers(): PortServer[] {
     return [...this.bound.values()].map((b) => b.server);
   }
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (e: NodeJS.ErrnoException) => {
-      server.off('listening', onListening);
-      reject(new Error(`cannot listen on ${host}:${port}: ${e.code ?? e.message}`));
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      resolve();
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(port, host);
-  });
-}
-
-function release(server: Server): void {
+function release(server: PortServer): void {
   server.close();
   server.closeIdleConnections();
 }

@@ -2,7 +2,8 @@
 // binds the ports the tables name (offset for unprivileged runs), and routes real traffic with the
 // core's matcher. It keeps serving the last good table while the API is away; a snapshot it cannot
 // apply is reported and the last good table kept.
-import http, { type ServerResponse } from 'node:http';
+import http from 'node:http';
+import { plainServer, tlsServer } from './listener-servers';
 import { TABLE_FORMAT, type Snapshot } from '../core/compile/types';
 import { SnapshotFeed, type FeedState } from './feed';
 import { Tables } from './tables';
@@ -43,12 +44,11 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const log: AccessLog = accessLog(o.accessLog, o.logLevel);
   const metrics = new ProxyMetrics();
   const tables = new Tables(o.gateways);
-  const inflight = new Set<ServerResponse>();
+  const inflight = new Set<object>();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const ports = new Ports(o.host, o.portOffset, (gateway, port) => {
-    const server = http.createServer(httpHandler({ tables, metrics, log, agent, inflight }, gateway, port));
-    server.keepAliveTimeout = 65_000;
-    return server;
+  const ports = new Ports(o.host, o.portOffset, (gateway, port, kind) => {
+    const handler = httpHandler({ tables, metrics, log, agent, inflight }, gateway, port, kind);
+    return kind === 'https' ? tlsServer(handler, tables, gateway, port) : plainServer(handler);
   });
   const feedStates = new Map<string, FeedState>();
   const reporter = new Reporter({ url: o.url, token: o.token, id: o.id, tables, onError: (gateway, e) => log.error({ gateway, error: e.message }, 'report not sent') });
@@ -69,7 +69,7 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
       release();
       metrics.swaps.inc({ gateway });
       metrics.tableVersion.set({ gateway }, snap.version);
-      log.info({ gateway, version: snap.version, hash: snap.hash, ports: wanted, ...(unserved.length ? { unserved } : {}) }, 'route table swapped in');
+      log.info({ gateway, version: snap.version, hash: snap.hash, ports: Object.fromEntries(wanted), ...(unserved.length ? { unserved } : {}) }, 'route table swapped in');
       reporter.report(gateway);
     } catch (e) {
       tables.reject(gateway, snap, (e as Error).message);

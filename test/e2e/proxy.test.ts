@@ -5,6 +5,11 @@
 // the API is away, and a graceful stop that lets a request in flight finish.
 import http from 'node:http';
 import net from 'node:net';
+import http2 from 'node:http2';
+import tls from 'node:tls';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -16,6 +21,22 @@ import { startProxyProcess, type ProxyProcess } from '../support/proxy-process';
 
 const GW = 'gateway.networking.k8s.io/v1';
 const run = promisify(execFile);
+
+const OPENSSL = (() => {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** A self-signed certificate for `host`, made with the openssl command. */
+function selfSigned(host: string): { crt: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'sy-cert-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'crt.pem'), '-days', '1', '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`], { stdio: 'ignore' });
+  return { crt: readFileSync(join(dir, 'crt.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
+}
 const OFFSET = 20000 + Math.floor(Math.random() * 20000);
 
 let s: TestServer;
@@ -249,6 +270,81 @@ describe('the reference proxy', () => {
     expect(bad.status).toBe(422);
     expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['extra', 'hash', 'version']);
     expect((await proxies()).items.map((p: { id: string }) => p.id)).toEqual(['edge-1']);
+  });
+
+  it('speaks h2c on an HTTP port, with the same decisions', async () => {
+    const session = http2.connect(`http://127.0.0.1:${81 + OFFSET}`);
+    try {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = session.request({ ':method': 'GET', ':path': '/api/h2', ':authority': 'example.com' });
+        let status = 0;
+        let body = '';
+        req.on('response', (h) => (status = Number(h[':status'])));
+        req.setEncoding('utf8');
+        req.on('data', (c) => (body += c));
+        req.on('end', () => resolve({ status, body }));
+        req.on('error', reject);
+        req.end();
+      });
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toMatchObject({ service: 'api', path: '/api/h2', host: 'example.com' });
+    } finally {
+      session.close();
+    }
+  });
+
+  it.skipIf(!OPENSSL)(`terminates TLS with the certificate the SNI selects, offers h2 by ALPN, and answers 421 when Host selects another listener${OPENSSL ? '' : ' (skipped: needs the openssl command)'}`, async () => {
+    for (const host of ['secure.example.com', 'other.example.com']) {
+      const { crt, key } = selfSigned(host);
+      await put(`/api/v1/namespaces/infra/secrets/${host.split('.')[0]}-cert`, { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', data: { 'tls.crt': Buffer.from(crt).toString('base64'), 'tls.key': Buffer.from(key).toString('base64') } });
+    }
+    const https = (name: string, host: string) => ({ name, protocol: 'HTTPS', port: 443, hostname: host, tls: { mode: 'Terminate', certificateRefs: [{ name: `${host.split('.')[0]}-cert` }] }, allowedRoutes: { namespaces: { from: 'All' } } });
+    const gw = gateway([81]);
+    await put('/api/v1/namespaces/infra/gateways/edge', { ...gw, spec: { ...gw.spec, listeners: [...gw.spec.listeners, https('secure', 'secure.example.com'), https('other', 'other.example.com')] } });
+    await route('secure', [{ backendRefs: [{ name: 'web', port: 80 }] }], ['secure.example.com', 'other.example.com']);
+    await proxySynced();
+
+    const tlsGet = (servername: string, host: string, alpn: string[]) => new Promise<{ status: number; body: string; alpn: string | false; subject: string }>((resolve, reject) => {
+      const socket = tls.connect({ host: '127.0.0.1', port: 443 + OFFSET, servername, ALPNProtocols: alpn, rejectUnauthorized: false }, () => {
+        const subject = String(socket.getPeerCertificate().subject?.CN ?? '');
+        const proto = socket.alpnProtocol ?? false;
+        if (proto === 'h2') {
+          const session = http2.connect(`https://${servername}`, { createConnection: () => socket });
+          const req = session.request({ ':method': 'GET', ':path': '/tls', ':authority': host });
+          let status = 0;
+          let body = '';
+          req.on('response', (h) => (status = Number(h[':status'])));
+          req.setEncoding('utf8');
+          req.on('data', (c) => (body += c));
+          req.on('end', () => { session.close(); resolve({ status, body, alpn: proto, subject }); });
+          req.on('error', reject);
+          req.end();
+        } else {
+          const req = http.request({ createConnection: () => socket, path: '/tls', headers: { host } }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c) => (body += c));
+            res.on('end', () => { socket.destroy(); resolve({ status: res.statusCode ?? 0, body, alpn: proto, subject }); });
+          });
+          req.on('error', reject);
+          req.end();
+        }
+      });
+      socket.on('error', reject);
+    });
+
+    const h2 = await tlsGet('secure.example.com', 'secure.example.com', ['h2', 'http/1.1']);
+    expect(h2).toMatchObject({ status: 200, alpn: 'h2', subject: 'secure.example.com' });
+    expect(JSON.parse(h2.body)).toMatchObject({ service: 'web', host: 'secure.example.com' });
+    expect(JSON.parse(h2.body).headers['x-forwarded-proto']).toBe('https');
+
+    const h1 = await tlsGet('other.example.com', 'other.example.com', ['http/1.1']);
+    expect(h1).toMatchObject({ status: 200, alpn: 'http/1.1', subject: 'other.example.com' });
+
+    const misdirected = await tlsGet('secure.example.com', 'other.example.com', ['http/1.1']);
+    expect(misdirected.status).toBe(421);
+
+    await expect(tlsGet('nobody.example.com', 'nobody.example.com', ['http/1.1'])).rejects.toThrow();
   });
 
   it('is not ready, and answers 503, for a Gateway it has no table of', async () => {
