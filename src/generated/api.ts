@@ -798,8 +798,8 @@ export interface components {
              * @enum {string}
              */
             addressType: "IPv4" | "IPv6" | "FQDN";
-            /** @description The endpoints. */
-            endpoints: components["schemas"]["Endpoint"][];
+            /** @description The endpoints. Null or absent means none (a Service with no ready pods is serialised so); Kubernetes bounds only the length. */
+            endpoints?: components["schemas"]["Endpoint"][];
             /** @description The ports every endpoint of the slice serves. */
             ports?: components["schemas"]["EndpointPort"][];
         };
