@@ -56,7 +56,9 @@ export function gatewayStatusOf(
   if (insecure) drafts.push(draft(ConditionType.InsecureFrontendValidationMode, true, GatewayReason.ConfigurationChanged, insecure));
 
   const attachedCount = listeners.map(() => new Set<object>());
-  for (const o of analysis.outcomes) if (o.accepted) for (const li of o.attached.keys()) attachedCount[li].add(o.route);
+  // the spec: the count is set on listeners that are not accepted too, and includes routes that are
+  // themselves not accepted, as long as allowedRoutes and the parentRef select them
+  for (const o of analysis.outcomes) for (const li of o.counted) attachedCount[li].add(o.route);
 
   const prevListeners = new Map<string, { conditions?: Condition[] }>((previous?.listeners ?? []).map((l) => [l?.name, l]));
   const out = {
