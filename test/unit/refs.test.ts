@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { resolveBackendRef, routeRefs, referenceAllowed, tlsSecretProblem, resolveCaRef, viewOf } from '../../src/core/refs';
 import { decodeBase64, pemBlocks } from '../../src/core/refs/pem';
 import type { World } from '../../src/core/model/world';
+import { OTHER_KEY, TEST_CERT, TEST_KEY } from '../support/tls';
 
 const PEM_CERT = '-----BEGIN CERTIFICATE-----\nMAMCAQE=\n-----END CERTIFICATE-----\n';
 const PEM_KEY = '-----BEGIN PRIVATE KEY-----\nMAMCAQE=\n-----END PRIVATE KEY-----\n';
@@ -83,8 +84,14 @@ describe('PEM and Secrets', () => {
   });
   it('tells a usable TLS Secret from a malformed one', () => {
     const secret = (type: string, data: Record<string, string>): any => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, type, data });
-    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(PEM_CERT), 'tls.key': b64(PEM_KEY) }))).toBeUndefined();
-    expect(tlsSecretProblem(secret('Opaque', { 'tls.crt': b64(PEM_CERT), 'tls.key': b64(PEM_KEY) }))).toMatch(/Opaque/);
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(TEST_CERT), 'tls.key': b64(TEST_KEY) }))).toBeUndefined();
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(TEST_CERT + TEST_CERT), 'tls.key': b64(TEST_KEY) }))).toBeUndefined();
+    expect(tlsSecretProblem(secret('Opaque', { 'tls.crt': b64(TEST_CERT), 'tls.key': b64(TEST_KEY) }))).toMatch(/Opaque/);
+    // PEM-shaped but not what it says: a DER SEQUENCE that is no certificate, a key of another pair
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(PEM_CERT), 'tls.key': b64(TEST_KEY) }))).toMatch(/is not an X.509 certificate/);
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(TEST_CERT + PEM_CERT), 'tls.key': b64(TEST_KEY) }))).toMatch(/certificate 2 of 2 is not an X.509/);
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(TEST_CERT), 'tls.key': b64(PEM_KEY) }))).toMatch(/not a readable private key/);
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(TEST_CERT), 'tls.key': b64(OTHER_KEY) }))).toMatch(/does not belong to the certificate/);
     expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': 'SGVsbG8gd29ybGQK', 'tls.key': 'SGVsbG8gd29ybGQK' }))).toMatch(/no PEM certificate/);
     expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(PEM_CERT) }))).toMatch(/no tls.key/);
   });
