@@ -21,6 +21,15 @@ const slice = (ns: string, svcName: string, name: string, ports: any[], endpoint
 const grant = (ns: string, from: any[], to: any[]) => ({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'ReferenceGrant', metadata: { name: `g-${from.length}-${to.length}`, namespace: ns }, spec: { from, to } });
 
 describe('resolveBackendRef', () => {
+  it('needs a port of the route\'s transport: UDP for a UDPRoute, TCP for the others (UnsupportedProtocol)', () => {
+    const w = world({ services: [svc('apps', 'syslog', [{ port: 514, protocol: 'UDP' }]), svc('apps', 'dns', [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }])] as any });
+    const kind = (k: string): any => ({ ...route, kind: k });
+    expect(resolveBackendRef(viewOf(w), kind('TCPRoute'), { name: 'syslog', port: 514 })).toMatchObject({ valid: false, reason: 'UnsupportedProtocol' });
+    expect(resolveBackendRef(viewOf(w), kind('HTTPRoute'), { name: 'syslog', port: 514 })).toMatchObject({ valid: false, reason: 'UnsupportedProtocol' });
+    expect(resolveBackendRef(viewOf(w), kind('UDPRoute'), { name: 'syslog', port: 514 }).reason).toBe('NoEndpoints');
+    expect(resolveBackendRef(viewOf(w), kind('TCPRoute'), { name: 'dns', port: 53 }).reason).toBe('NoEndpoints');
+    expect(resolveBackendRef(viewOf(w), kind('UDPRoute'), { name: 'dns', port: 53 }).reason).toBe('NoEndpoints');
+  });
   it('resolves a Service port to ready endpoints, through a named targetPort', () => {
     const w = world({
       services: [svc('apps', 'web', [{ name: 'http', port: 80, targetPort: 'web' }])] as any,
