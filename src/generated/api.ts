@@ -1793,10 +1793,13 @@ export interface components {
             chosenBackend?: number;
             /** @description Share of requests (0..1) answered 500 / refused because they fall on invalid backends. */
             rejectedShare?: number;
-            /** @description What the gateway answers itself (404, 421, 500, 3xx, 200/204 for a preflight); absent when forwarded. */
+            /** @description What the gateway answers itself (404, 421, 500, 3xx, 200/204 for a preflight, 200 with grpcStatus for gRPC); absent when forwarded. */
             statusCode?: number;
-            /** @enum {string} */
-            grpcStatus?: "Unimplemented";
+            /**
+             * @description For a gRPC call the gateway answers itself: Unimplemented when no rule matches (HTTP 404), Unavailable when the matched rule has no usable backend (HTTP 200 with grpc-status 14, as a proxy with no healthy upstream answers).
+             * @enum {string}
+             */
+            grpcStatus?: "Unimplemented" | "Unavailable";
             redirect?: components["schemas"]["ResolveRedirect"];
             rewrite?: components["schemas"]["ResolveRewrite"];
             /** @description The headers the backend receives (lower-case names), after every filter. */
