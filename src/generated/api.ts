@@ -1975,6 +1975,9 @@ export interface components {
             /** @enum {string} */
             format: "switchyard.dev/compiled-table/v1";
             gateway: components["schemas"]["CompiledGatewayRef"];
+            infrastructure: components["schemas"]["CompiledInfrastructure"];
+            /** @description The addresses the Gateway is given (its status.addresses, from the operator's address pool): where whoever deploys its proxy makes it reachable. Absent when it asks for none. */
+            addresses?: components["schemas"]["GatewayStatusAddress"][];
             /** @description In the order of the Gateway's spec.listeners. */
             listeners: components["schemas"]["CompiledListener"][];
             /** @description Every route that owns a rule in `rules`, sorted by kind, namespace, name. */
@@ -1983,6 +1986,15 @@ export interface components {
             rules: components["schemas"]["CompiledRule"][];
             /** @description Routes that name this Gateway but are not attached, with why and their matches; proxies ignore this list, resolve uses it to explain that a better-matching route is not attached. */
             unattached: components["schemas"]["CompiledUnattachedRoute"][];
+        };
+        /** @description What whoever deploys this Gateway's proxy puts on every resource it creates for it (the Gateway's spec.infrastructure, GatewayInfrastructurePropagation): its labels, plus gateway.networking.k8s.io/gateway-name naming the Gateway, and its annotations. */
+        CompiledInfrastructure: {
+            labels: {
+                [key: string]: string;
+            };
+            annotations: {
+                [key: string]: string;
+            };
         };
         CompiledGatewayRef: {
             namespace: string;

@@ -16,6 +16,7 @@ import { ageAndName, byAgeThenName } from '../precedence/ladder';
 import { memoSlot } from '../translate/context';
 import { analyzeListeners, type ListenerAnalysis } from './listeners';
 import { gatewayClassOf, gatewayVerdict, isOurGateway, type GatewayVerdict } from './gateway';
+import { poolEntries } from './addresses';
 import { kindHasHostnames, protocolHasHostname } from './kinds';
 import { matchListenerHostname } from './hostnames';
 import { unsupportedRules } from './rules';
@@ -31,6 +32,8 @@ export interface AttachOptions extends TranslateOptions {
   supportedFeatures?: readonly string[];
   /** ports the proxies cannot listen on (listeners on them: Accepted=False, PortUnavailable) */
   unavailablePorts?: readonly number[];
+  /** the addresses the operator lets Gateways use (SWITCHYARD_ADDRESS_POOL); none when absent */
+  addressPool?: readonly string[];
 }
 
 /** The outcome of one parentRef of one route that names this Gateway. */
@@ -103,7 +106,7 @@ export function validateGateway(view: WorldView, gatewayRef: Pick<ObjectRef, 'na
   const gateway = findGateway(view, gatewayRef);
   if (!gateway || !isOurGateway(view, gateway, opts.controllerName)) return undefined;
   const features = featureSet(opts.supportedFeatures);
-  const verdict = gatewayVerdict(view, gateway);
+  const verdict = gatewayVerdict(view, gateway, poolEntries(opts.addressPool));
   const listeners = analyzeListeners(view, gateway, {
     features,
     unavailablePorts: new Set(opts.unavailablePorts ?? []),

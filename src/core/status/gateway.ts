@@ -33,6 +33,8 @@ export function gatewayStatusOf(
 
   const programmed: ConditionDraft = (() => {
     if (accepted.status !== 'True') return draft(ConditionType.Programmed, false, GatewayReason.Invalid, `The Gateway is not accepted: ${accepted.message}`);
+    if (verdict.addressNotUsable) return draft(ConditionType.Programmed, false, GatewayReason.AddressNotUsable,
+      verdict.addressProblem ? `${verdict.addressNotUsable}; ${verdict.addressProblem}` : verdict.addressNotUsable);
     if (verdict.addressProblem) return draft(ConditionType.Programmed, false, GatewayReason.AddressNotAssigned, verdict.addressProblem);
     if (!listeners.some((l) => l.valid)) return draft(ConditionType.Programmed, false, GatewayReason.Invalid, 'No listener can be programmed');
     return draft(ConditionType.Programmed, true, GatewayReason.Programmed, 'The Gateway is programmed');
