@@ -1,5 +1,5 @@
 // Manifests other projects' tests apply, through the real server and worker: what used to be refused
-// or silently misread (issue 17, requirement 4) now reads as the Gateway API says.
+// or silently misread now reads as the Gateway API says.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconciled, startTestServer, type TestServer } from '../support/server';
 import { OTHER_KEY, TEST_CERT, TEST_KEY } from '../support/tls';
