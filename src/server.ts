@@ -157,7 +157,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   });
 
   const worker: RunningWorker | null = opts.worker === false ? null : startWorker({
-    db, bus, logger, controllerName: config.controllerName, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix ?? deployment?.prefix, deploymentId: deployment?.id,
+    db, bus, logger, controllerName: config.controllerName, addressPool: config.addressPool, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix ?? deployment?.prefix, deploymentId: deployment?.id,
   });
 
   app = createApp(ctx, [tokensRouter, deliveryRouter, proxiesRouter]);

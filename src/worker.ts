@@ -19,6 +19,8 @@ export interface WorkerOptions {
   bus: Bus;
   logger: Logger;
   controllerName: string;
+  /** SWITCHYARD_ADDRESS_POOL, as the configuration read it */
+  addressPool?: readonly string[];
   redisUrl?: string;
   /** the deployment's Redis prefix, for the queue's keys (required with redisUrl) */
   queuePrefix?: string;
@@ -47,7 +49,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   const queue: ReconcileQueue = o.redisUrl
     ? new BullReconcileQueue({ url: o.redisUrl, prefix: requiredPrefix(o.queuePrefix), name: reconcileQueueName(o.controllerName, o.deploymentId), concurrency: o.concurrency ?? 4, onError })
     : new InProcessQueue(o.concurrency ?? 2, onError);
-  const reconciler = new Reconciler(o.db, { controllerName: o.controllerName });
+  const reconciler = new Reconciler(o.db, { controllerName: o.controllerName, addressPool: o.addressPool });
 
   queue.start(async (key, atLeast) => {
     markWork(20);

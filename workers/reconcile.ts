@@ -18,7 +18,7 @@ const db = await openDatabase({ url: config.databaseUrl, dataDir: join(resolve(c
 await migrate(db);
 const deployment = config.redisUrl ? deploymentOf(await databaseIdentity(db), config.redisPrefix) : null;
 const bus = config.redisUrl && deployment ? new RedisBus(config.redisUrl, deployment) : new InProcessBus();
-const worker = startWorker({ db, bus, logger, controllerName: config.controllerName, redisUrl: config.redisUrl, queuePrefix: deployment?.prefix, deploymentId: deployment?.id });
+const worker = startWorker({ db, bus, logger, controllerName: config.controllerName, addressPool: config.addressPool, redisUrl: config.redisUrl, queuePrefix: deployment?.prefix, deploymentId: deployment?.id });
 logger.info({ redis: Boolean(config.redisUrl) }, 'switchyard worker running');
 
 let stopping = false;

@@ -1,7 +1,9 @@
 // Every setting comes from the environment, with defaults a normal client never meets.
+import { isIP } from 'node:net';
 
 /** The GatewayClass the server creates for its own controller on first start, unless configured otherwise. */
 export const DEFAULT_GATEWAY_CLASS = 'switchyard';
+
 export interface Config {
   port: number;
   host: string;
@@ -14,6 +16,8 @@ export interface Config {
   dataDir: string;
   adminToken?: string;
   controllerName: string;
+  /** SWITCHYARD_ADDRESS_POOL: the addresses (IPs or hostnames) Gateways may be given */
+  addressPool: string[];
   bodyLimitBytes: number;
   applyBodyLimitBytes: number;
   maxListLimit: number;
@@ -33,6 +37,19 @@ function int(name: string, def: number, env: NodeJS.ProcessEnv): number {
   return n;
 }
 
+const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
+
+/** Comma-separated IP addresses or hostnames; a malformed entry stops the start, naming it. */
+function addressPool(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.SWITCHYARD_ADDRESS_POOL ?? '';
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  for (const e of entries) {
+    const ok = isIP(e) !== 0 || (!/^[\d.]+$/.test(e) && HOSTNAME.test(e));
+    if (!ok) throw new Error(`SWITCHYARD_ADDRESS_POOL: "${e}" is neither an IP address nor a hostname`);
+  }
+  return [...new Set(entries)];
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: int('PORT', 8080, env),
@@ -44,6 +61,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.SWITCHYARD_DATA_DIR || './.switchyard',
     adminToken: env.ADMIN_TOKEN || undefined,
     controllerName: env.CONTROLLER_NAME || 'switchyard.dev/gateway-controller',
+    addressPool: addressPool(env),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, env),
     applyBodyLimitBytes: int('APPLY_BODY_LIMIT_BYTES', 32 * 1024 * 1024, env),
     maxListLimit: int('MAX_LIST_LIMIT', 5000, env),

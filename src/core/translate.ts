@@ -60,7 +60,7 @@ export function translate(
   const refs = resolveReferences(view, analysis.gateway, analysis.routes);
   const attachment = attachmentOf(analysis);
   const ordered = orderGateway(ctx, attachment);
-  const table = compileTable(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false });
+  const table = compileTable(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false, addresses: analysis.verdict.addresses });
   return {
     ...statuses(view, analysis, refs, opts, previous),
     attachment,

@@ -846,8 +846,8 @@ export interface components {
              * @enum {string}
              */
             addressType: "IPv4" | "IPv6" | "FQDN";
-            /** @description The endpoints. */
-            endpoints: components["schemas"]["Endpoint"][];
+            /** @description The endpoints. Null or absent means none (a Service with no ready pods is serialised so); Kubernetes bounds only the length. */
+            endpoints?: components["schemas"]["Endpoint"][];
             /** @description The ports every endpoint of the slice serves. */
             ports?: components["schemas"]["EndpointPort"][];
         };
@@ -1866,10 +1866,13 @@ export interface components {
             chosenBackend?: number;
             /** @description Share of requests (0..1) answered 500 / refused because they fall on invalid backends. */
             rejectedShare?: number;
-            /** @description What the gateway answers itself (404, 421, 500, 3xx, 200/204 for a preflight); absent when forwarded. */
+            /** @description What the gateway answers itself (404, 421, 500, 3xx, 200/204 for a preflight, 200 with grpcStatus for gRPC); absent when forwarded. */
             statusCode?: number;
-            /** @enum {string} */
-            grpcStatus?: "Unimplemented";
+            /**
+             * @description For a gRPC call the gateway answers itself: Unimplemented when no rule matches (HTTP 404), Unavailable when the matched rule has no usable backend (HTTP 200 with grpc-status 14, as a proxy with no healthy upstream answers).
+             * @enum {string}
+             */
+            grpcStatus?: "Unimplemented" | "Unavailable";
             redirect?: components["schemas"]["ResolveRedirect"];
             rewrite?: components["schemas"]["ResolveRewrite"];
             /** @description The headers the backend receives (lower-case names), after every filter. */
@@ -2045,6 +2048,9 @@ export interface components {
             /** @enum {string} */
             format: "switchyard.dev/compiled-table/v1";
             gateway: components["schemas"]["CompiledGatewayRef"];
+            infrastructure: components["schemas"]["CompiledInfrastructure"];
+            /** @description The addresses the Gateway is given (its status.addresses, from the operator's address pool): where whoever deploys its proxy makes it reachable. Absent when it asks for none. */
+            addresses?: components["schemas"]["GatewayStatusAddress"][];
             /** @description In the order of the Gateway's spec.listeners. */
             listeners: components["schemas"]["CompiledListener"][];
             /** @description Every route that owns a rule in `rules`, sorted by kind, namespace, name. */
@@ -2053,6 +2059,15 @@ export interface components {
             rules: components["schemas"]["CompiledRule"][];
             /** @description Routes that name this Gateway but are not attached, with why and their matches; proxies ignore this list, resolve uses it to explain that a better-matching route is not attached. */
             unattached: components["schemas"]["CompiledUnattachedRoute"][];
+        };
+        /** @description What whoever deploys this Gateway's proxy puts on every resource it creates for it (the Gateway's spec.infrastructure, GatewayInfrastructurePropagation): its labels, plus gateway.networking.k8s.io/gateway-name naming the Gateway, and its annotations. */
+        CompiledInfrastructure: {
+            labels: {
+                [key: string]: string;
+            };
+            annotations: {
+                [key: string]: string;
+            };
         };
         CompiledGatewayRef: {
             namespace: string;

@@ -13,10 +13,10 @@ export function rebuildProjections(db: Database): Promise<{ events: number; obje
  * from the rebuilt objects. Snapshot versions are not a projection: identical content keeps its
  * version and new content gets a higher one, so a proxy never sees a version go backwards.
  */
-export async function rebuildReconciled(db: Database, controllerName: string): Promise<{ gateways: number; classes: number }> {
+export async function rebuildReconciled(db: Database, controllerName: string, addressPool: readonly string[] = []): Promise<{ gateways: number; classes: number }> {
   await dropReconciledProjections(db);
   const { Reconciler } = await import('./reconcile');
-  const reconciler = new Reconciler(db, { controllerName });
+  const reconciler = new Reconciler(db, { controllerName, addressPool });
   let gateways = 0;
   let classes = 0;
   for (const r of await listGatewaysAndClasses(db)) {

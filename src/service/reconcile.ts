@@ -18,6 +18,8 @@ export { missedChanges } from '../adapters/store/recompute-write';
 
 export interface ReconcileOptions {
   controllerName: string;
+  /** the addresses the operator lets Gateways use (plain data for the core's translate) */
+  addressPool?: readonly string[];
   clock?: () => Date;
 }
 
@@ -129,7 +131,7 @@ export class Reconciler {
     const now = this.clock().toISOString();
 
     // translate
-    const { translation, unattached, hash, tail } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now }, this.translation);
+    const { translation, unattached, hash, tail } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now, addressPool: this.opts.addressPool }, this.translation);
 
     // diff
     const { plan, after } = planRecompute(before, {

@@ -4,7 +4,7 @@
 // backends, each Gateway's compiled table and the answers to the case's requests.
 //
 // Input documents besides ordinary objects:
-//   kind: GoldenOptions  {now, controllerName?, supportedFeatures?, unavailablePorts?, epoch?,
+//   kind: GoldenOptions  {now, controllerName?, supportedFeatures?, unavailablePorts?, addressPool?, epoch?,
 //                        description?, requests?} (first document; options of the whole case;
 //                        `epoch` is the first creationTimestamp given)
 //   kind: GoldenStep     {now, description?, delete?: [{kind, namespace?, name}], supportedFeatures?,
@@ -47,7 +47,7 @@ const CLUSTER_KINDS = new Set(['GatewayClass', 'Namespace']);
 const INPUT_OWNER = '';
 
 interface Request { gateway?: string; context?: { random?: number; readable?: string[] }; [k: string]: unknown }
-interface Options { now?: string; controllerName?: string; supportedFeatures?: string[]; unavailablePorts?: number[]; epoch?: string; description?: string; requests?: Request[] }
+interface Options { now?: string; controllerName?: string; supportedFeatures?: string[]; unavailablePorts?: number[]; addressPool?: string[]; epoch?: string; description?: string; requests?: Request[] }
 interface Step { now?: string; description?: string; delete?: { kind: string; namespace?: string; name: string }[]; supportedFeatures?: string[]; requests?: Request[] }
 interface Phase { step: Step; docs: K8sObject[] }
 
@@ -209,6 +209,7 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
       controllerName, now,
       ...(features ? { supportedFeatures: features } : {}),
       ...(options.unavailablePorts ? { unavailablePorts: options.unavailablePorts } : {}),
+      ...(options.addressPool ? { addressPool: options.addressPool } : {}),
     };
     for (const gc of store.list('GatewayClass')) {
       const stream = streamOf(gc);

@@ -9,7 +9,7 @@ import { SUPPORTED_FEATURES } from '../../src/core/status/features';
 import { kindInfo } from '../../src/core/model/kinds';
 import type { K8sObject } from '../../src/core/model/objects';
 import { reconciled, startTestServer, type TestServer } from '../support/server';
-import { check, conformanceEndpointSlice, loadCorpus, refKey, runCase, skipReason, Totals, type Driver, type ObjectRef, type Tally } from '../support/conformance';
+import { CONFORMANCE_ADDRESS_POOL, check, conformanceEndpointSlice, loadCorpus, refKey, runCase, skipReason, Totals, type Driver, type ObjectRef, type Tally } from '../support/conformance';
 
 const CONTROLLER = process.env.CONTROLLER_NAME || 'switchyard.dev/gateway-controller';
 const corpus = loadCorpus({ controllerName: CONTROLLER });
@@ -79,6 +79,12 @@ function apiDriver(touched: Map<string, ObjectRef>): Driver {
     },
     reconcile: () => reconciled(s, RECONCILE_TIMEOUT_MS),
     read,
+    table: async (ns, name) => {
+      const r = await s.api('GET', `/api/v1/namespaces/${encodeURIComponent(ns)}/gateways/${encodeURIComponent(name)}/snapshot`);
+      if (r.status === 404) return undefined;
+      if (r.status !== 200) throw new Error(`GET snapshot of ${ns}/${name}: ${r.status} ${r.text}`);
+      return r.body.table;
+    },
   };
 }
 
@@ -92,7 +98,7 @@ async function undo(touched: Map<string, ObjectRef>): Promise<void> {
 }
 
 beforeAll(async () => {
-  s = await startTestServer({ controllerName: CONTROLLER, rateLimitPerSecond: 100_000, rateLimitBurst: 100_000 });
+  s = await startTestServer({ controllerName: CONTROLLER, addressPool: [...CONFORMANCE_ADDRESS_POOL], rateLimitPerSecond: 100_000, rateLimitBurst: 100_000 });
   for (const o of corpus.base()) for (const x of withSlices(o)) {
     base.set(refKey(refOf(x)), x);
     await put(x);

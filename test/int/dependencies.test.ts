@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconciled, startTestServer, type TestServer } from '../support/server';
 import { backfillTouches } from '../../src/adapters/store/touches-backfill';
+import { TEST_CERT, TEST_KEY } from '../support/tls';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -13,8 +14,7 @@ afterAll(async () => {
 });
 
 const GW = 'gateway.networking.k8s.io/v1';
-const PEM = (what: string) => `-----BEGIN ${what}-----\nMAMCAQE=\n-----END ${what}-----\n`;
-const secret = { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', stringData: { 'tls.crt': PEM('CERTIFICATE'), 'tls.key': PEM('PRIVATE KEY') } };
+const secret = { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', stringData: { 'tls.crt': TEST_CERT, 'tls.key': TEST_KEY } };
 
 async function resolvedRefs() {
   await reconciled(s);

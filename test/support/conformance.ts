@@ -15,6 +15,18 @@ export const CONFORMANCE_DIR = conformanceDir();
 export const CLASS_NAME = 'switchyard';
 const GW = 'gateway.networking.k8s.io';
 
+/**
+ * The two address pools GatewayStaticAddresses asks for (README, Placeholders): the usable address is
+ * in the pool the implementation is configured with (CONFORMANCE_ADDRESS_POOL, which every driver
+ * passes on as SWITCHYARD_ADDRESS_POOL does), the unusable one is outside it (TEST-NET-3).
+ */
+export const ADDRESS_POOLS = {
+  PLACEHOLDER_USABLE_ADDRS: [{ type: 'IPAddress', value: '192.0.2.1' }],
+  PLACEHOLDER_UNUSABLE_ADDRS: [{ type: 'IPAddress', value: '203.0.113.1' }],
+} as const;
+type AddressPlaceholder = keyof typeof ADDRESS_POOLS;
+export const CONFORMANCE_ADDRESS_POOL: readonly string[] = ['192.0.2.1', '192.0.2.2'];
+
 export interface CorpusOptions {
   controllerName: string;
   className?: string;
@@ -33,11 +45,24 @@ export interface Corpus {
 
 export function loadCorpus(o: CorpusOptions): Corpus {
   const dir = o.dir ?? CONFORMANCE_DIR;
-  const load = (file: string): any => JSON.parse(readFileSync(join(dir, file), 'utf8')
+  const load = (file: string): any => substituteAddresses(JSON.parse(readFileSync(join(dir, file), 'utf8')
     .replaceAll('{GATEWAY_CLASS_NAME}', o.className ?? CLASS_NAME)
-    .replaceAll('{GATEWAY_CONTROLLER_NAME}', o.controllerName));
+    .replaceAll('{GATEWAY_CONTROLLER_NAME}', o.controllerName)));
   const index = existsSync(join(dir, 'index.json')) ? load('index.json') : { cases: [] };
   return { dir, cases: index.cases.map((c: any) => load(c.file)), base: () => load('base.json'), load };
+}
+
+/** In every `spec.addresses`, an entry `{value: PLACEHOLDER_*}` becomes all entries of that pool. */
+export function substituteAddresses<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(substituteAddresses) as T;
+  if (!v || typeof v !== 'object') return v;
+  const out: any = {};
+  for (const [k, x] of Object.entries(v)) {
+    out[k] = k === 'addresses' && Array.isArray(x)
+      ? x.flatMap((a: any) => (a && a.value in ADDRESS_POOLS ? ADDRESS_POOLS[a.value as AddressPlaceholder].map((p) => ({ ...p })) : [substituteAddresses(a)]))
+      : substituteAddresses(x);
+  }
+  return out;
 }
 
 /** Why a case does not run against an implementation claiming `supported`, or undefined when it runs. */
@@ -79,6 +104,34 @@ export interface Tally { passed: number; failed: string[] }
 
 /** Reads one object as the implementation shows it (with status), or undefined when there is none. */
 export type Reader = (kind: string, namespace: string | undefined, name: string) => K8sObject | undefined | Promise<K8sObject | undefined>;
+/** Reads a Gateway's compiled table (what its proxy's deployer gets), or undefined when there is none. */
+export type TableReader = (namespace: string, name: string) => any | Promise<any>;
+
+/** A statusAddresses entry as an address: `{value, type?}`, or a placeholder standing for its pool's address. */
+function wantedAddress(entry: any): { value: string; type?: string } {
+  if (entry?.placeholder) {
+    const a = ADDRESS_POOLS[entry.placeholder as AddressPlaceholder]?.[0];
+    return entry.compareType ? { value: a?.value, type: a?.type } : { value: a?.value };
+  }
+  return entry?.type !== undefined ? { value: entry.value, type: entry.type } : { value: entry?.value };
+}
+
+function checkAddresses(actual: any[] | undefined, want: any, id: string, ok: (cond: boolean, what: string) => void): void {
+  const have = actual ?? [];
+  const shown = JSON.stringify(have);
+  if (want.count !== undefined) ok(have.length === want.count, `${id} status.addresses count ${want.count}; has ${shown}`);
+  if (want.minCount !== undefined) ok(have.length >= want.minCount, `${id} status.addresses at least ${want.minCount}; has ${shown}`);
+  if (want.typedMinCount !== undefined)
+    ok(have.filter((a) => a?.type).length >= want.typedMinCount, `${id} status.addresses at least ${want.typedMinCount} typed; has ${shown}`);
+  for (const e of want.includes ?? []) {
+    const w = wantedAddress(e);
+    ok(have.some((a) => a?.value === w.value && (w.type === undefined || a?.type === w.type)), `${id} status.addresses includes ${JSON.stringify(w)}; has ${shown}`);
+  }
+  for (const e of want.excludes ?? []) {
+    const w = wantedAddress(e);
+    ok(!have.some((a) => a?.value === w.value), `${id} status.addresses excludes ${w.value}; has ${shown}`);
+  }
+}
 
 function condOk(actual: any[] | undefined, want: any): boolean {
   return (actual ?? []).some((c) => c.type === want.type && (want.status === undefined || c.status === want.status)
@@ -103,7 +156,10 @@ function parentRefMatches(route: any, actual: any, want: any): boolean {
 }
 
 /** Checks one `expect` block; `before` holds the generations of the objects a step's generationChanged names. */
-export async function check(read: Reader, e: any, where: string, before: Map<string, number | undefined> | undefined, t: Tally, controllerName: string): Promise<void> {
+export async function check(
+  read: Reader, e: any, where: string, before: Map<string, number | undefined> | undefined, t: Tally, controllerName: string,
+  readTable?: TableReader,
+): Promise<void> {
   const ok = (cond: boolean, what: string) => (cond ? t.passed++ : t.failed.push(`${where}: ${what}`));
   for (const g of e.gatewayClasses ?? []) {
     const gc: any = await read('GatewayClass', undefined, g.name);
@@ -119,6 +175,13 @@ export async function check(read: Reader, e: any, where: string, before: Map<str
       ok(condOk(gw?.status?.conditions, c), `${id} condition ${JSON.stringify(c)}; has ${showConds(gw?.status?.conditions)}`);
     if (g.conditionsObservedGenerationCurrent)
       ok(!!gw?.status?.conditions?.length && genCurrent(gw.status.conditions, gw.metadata.generation), `${id} observedGeneration current`);
+    if (g.statusAddresses) checkAddresses(gw?.status?.addresses, g.statusAddresses, id, ok);
+    if (g.compiledInfrastructure) {
+      const infra = readTable ? (await readTable(g.namespace, g.name))?.infrastructure : undefined;
+      for (const part of ['labels', 'annotations'] as const)
+        for (const [k, v] of Object.entries(g.compiledInfrastructure[part] ?? {}))
+          ok(infra?.[part]?.[k] === v, `${id} compiled infrastructure ${part} ${k}=${v}; ${readTable ? `has ${JSON.stringify(infra?.[part])}` : 'this driver reads no tables'}`);
+    }
     const listeners: any[] = gw?.status?.listeners ?? [];
     if (g.listenersExact) {
       const names = (g.listeners ?? []).map((l: any) => l.name).sort();
@@ -172,6 +235,8 @@ export interface Driver {
   /** returns once every write so far is reflected in status */
   reconcile(): Promise<void> | void;
   read: Reader;
+  /** the Gateway's compiled table, for compiledInfrastructure */
+  table?: TableReader;
 }
 
 /** Applies a case's manifests (objects of base.json are the driver's business), then its steps. */
@@ -179,14 +244,14 @@ export async function runCase(c: any, d: Driver, controllerName: string): Promis
   const tally: Tally = { passed: 0, failed: [] };
   for (const o of c.manifests ?? []) await d.apply(o);
   await d.reconcile();
-  await check(d.read, c.expect ?? {}, `${c.name}`, undefined, tally, controllerName);
+  await check(d.read, c.expect ?? {}, `${c.name}`, undefined, tally, controllerName, d.table);
   for (const [si, s] of (c.steps ?? []).entries()) {
     const before = new Map<string, number | undefined>();
     for (const g of s.expect?.generationChanged ?? []) before.set(refKey(g), ((await d.read(g.kind, g.namespace, g.name)) as any)?.metadata?.generation);
     for (const r of s.delete ?? []) await d.delete(r);
     for (const o of s.apply ?? []) await d.apply(o);
     await d.reconcile();
-    await check(d.read, s.expect ?? {}, `${c.name} step ${si + 1}`, before, tally, controllerName);
+    await check(d.read, s.expect ?? {}, `${c.name} step ${si + 1}`, before, tally, controllerName, d.table);
   }
   return tally;
 }

@@ -5,7 +5,8 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import { SUPPORTED_FEATURES } from '../../src/core/status/features';
 import { CONTROLLER, Store, reconcile } from './status-harness';
-import { loadCorpus, runCase, skipReason, Totals, type Driver } from '../support/conformance';
+import { CONFORMANCE_ADDRESS_POOL, check, loadCorpus, runCase, skipReason, Totals, type Driver, type Tally } from '../support/conformance';
+import type { CompiledTable } from '../../src/core/compile';
 
 const corpus = loadCorpus({ controllerName: CONTROLLER });
 const supported = new Set(SUPPORTED_FEATURES);
@@ -16,11 +17,16 @@ const nextNow = () => new Date((clock += 1000)).toISOString();
 function memoryDriver(): Driver {
   const store = new Store(Date.parse('2026-01-01T00:00:00.000Z'));
   for (const o of corpus.base()) store.apply(o);
+  let tables = new Map<string, CompiledTable>();
   return {
     apply: (o) => void store.apply(o),
     delete: (r) => void store.delete(r),
-    reconcile: () => void reconcile(store, { controllerName: CONTROLLER, now: nextNow() }),
+    reconcile: () => {
+      const { translations } = reconcile(store, { controllerName: CONTROLLER, now: nextNow(), addressPool: CONFORMANCE_ADDRESS_POOL });
+      tables = new Map([...translations].map(([k, t]) => [k, t.table]));
+    },
     read: (kind, ns, name) => store.get(kind, ns, name),
+    table: (ns, name) => tables.get(`${ns}/${name}`),
   };
 }
 
@@ -42,6 +48,28 @@ describe('conformance status expectations', () => {
       expect(tally.failed).toEqual([]);
     });
   }
+
+  it('the checker catches wrong addresses and infrastructure', async () => {
+    const gw: any = { kind: 'Gateway', metadata: { name: 'g', namespace: 'n', generation: 1 },
+      status: { addresses: [{ type: 'IPAddress', value: '192.0.2.1' }, { value: '203.0.113.1' }] } };
+    const table = { infrastructure: { labels: { a: '1' }, annotations: {} } };
+    const run = async (want: any) => {
+      const t: Tally = { passed: 0, failed: [] };
+      await check(() => gw, { gateways: [{ namespace: 'n', name: 'g', ...want }] }, 't', undefined, t, CONTROLLER, () => table);
+      return t;
+    };
+    const good = await run({ statusAddresses: { count: 2, typedMinCount: 1, includes: [{ placeholder: 'PLACEHOLDER_USABLE_ADDRS', compareType: true }] },
+      compiledInfrastructure: { labels: { a: '1' } } });
+    expect(good).toEqual({ passed: 4, failed: [] });
+    for (const wrong of [
+      { statusAddresses: { count: 1 } },
+      { statusAddresses: { typedMinCount: 2 } },
+      { statusAddresses: { includes: [{ value: '192.0.2.1', type: 'Hostname' }] } },
+      { statusAddresses: { excludes: [{ placeholder: 'PLACEHOLDER_UNUSABLE_ADDRS' }] } },
+      { compiledInfrastructure: { labels: { a: '2' } } },
+      { compiledInfrastructure: { annotations: { b: '1' } } },
+    ]) expect((await run(wrong)).failed, JSON.stringify(wrong)).toHaveLength(1);
+  });
 
   afterAll(() => {
     console.log(totals.line('conformance status'));

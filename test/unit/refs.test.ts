@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { resolveBackendRef, routeRefs, referenceAllowed, tlsSecretProblem, resolveCaRef, viewOf } from '../../src/core/refs';
 import { decodeBase64, pemBlocks } from '../../src/core/refs/pem';
 import type { World } from '../../src/core/model/world';
+import { OTHER_KEY, TEST_CERT, TEST_KEY } from '../support/tls';
 
 const PEM_CERT = '-----BEGIN CERTIFICATE-----\nMAMCAQE=\n-----END CERTIFICATE-----\n';
 const PEM_KEY = '-----BEGIN PRIVATE KEY-----\nMAMCAQE=\n-----END PRIVATE KEY-----\n';
@@ -20,6 +21,15 @@ const slice = (ns: string, svcName: string, name: string, ports: any[], endpoint
 const grant = (ns: string, from: any[], to: any[]) => ({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'ReferenceGrant', metadata: { name: `g-${from.length}-${to.length}`, namespace: ns }, spec: { from, to } });
 
 describe('resolveBackendRef', () => {
+  it('needs a port of the route\'s transport: UDP for a UDPRoute, TCP for the others (UnsupportedProtocol)', () => {
+    const w = world({ services: [svc('apps', 'syslog', [{ port: 514, protocol: 'UDP' }]), svc('apps', 'dns', [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }])] as any });
+    const kind = (k: string): any => ({ ...route, kind: k });
+    expect(resolveBackendRef(viewOf(w), kind('TCPRoute'), { name: 'syslog', port: 514 })).toMatchObject({ valid: false, reason: 'UnsupportedProtocol' });
+    expect(resolveBackendRef(viewOf(w), kind('HTTPRoute'), { name: 'syslog', port: 514 })).toMatchObject({ valid: false, reason: 'UnsupportedProtocol' });
+    expect(resolveBackendRef(viewOf(w), kind('UDPRoute'), { name: 'syslog', port: 514 }).reason).toBe('NoEndpoints');
+    expect(resolveBackendRef(viewOf(w), kind('TCPRoute'), { name: 'dns', port: 53 }).reason).toBe('NoEndpoints');
+    expect(resolveBackendRef(viewOf(w), kind('UDPRoute'), { name: 'dns', port: 53 }).reason).toBe('NoEndpoints');
+  });
   it('resolves a Service port to ready endpoints, through a named targetPort', () => {
     const w = world({
       services: [svc('apps', 'web', [{ name: 'http', port: 80, targetPort: 'web' }])] as any,
@@ -83,8 +93,14 @@ describe('PEM and Secrets', () => {
   });
   it('tells a usable TLS Secret from a malformed one', () => {
     const secret = (type: string, data: Record<string, string>): any => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, type, data });
-    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(PEM_CERT), 'tls.key': b64(PEM_KEY) }))).toBeUndefined();
-    expect(tlsSecretProblem(secret('Opaque', { 'tls.crt': b64(PEM_CERT), 'tls.key': b64(PEM_KEY) }))).toMatch(/Opaque/);
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(TEST_CERT), 'tls.key': b64(TEST_KEY) }))).toBeUndefined();
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(TEST_CERT + TEST_CERT), 'tls.key': b64(TEST_KEY) }))).toBeUndefined();
+    expect(tlsSecretProblem(secret('Opaque', { 'tls.crt': b64(TEST_CERT), 'tls.key': b64(TEST_KEY) }))).toMatch(/Opaque/);
+    // PEM-shaped but not what it says: a DER SEQUENCE that is no certificate, a key of another pair
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(PEM_CERT), 'tls.key': b64(TEST_KEY) }))).toMatch(/is not an X.509 certificate/);
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(TEST_CERT + PEM_CERT), 'tls.key': b64(TEST_KEY) }))).toMatch(/certificate 2 of 2 is not an X.509/);
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(TEST_CERT), 'tls.key': b64(PEM_KEY) }))).toMatch(/not a readable private key/);
+    expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(TEST_CERT), 'tls.key': b64(OTHER_KEY) }))).toMatch(/does not belong to the certificate/);
     expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': 'SGVsbG8gd29ybGQK', 'tls.key': 'SGVsbG8gd29ybGQK' }))).toMatch(/no PEM certificate/);
     expect(tlsSecretProblem(secret('kubernetes.io/tls', { 'tls.crt': b64(PEM_CERT) }))).toMatch(/no tls.key/);
   });

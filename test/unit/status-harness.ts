@@ -3,14 +3,14 @@
 // writes the statuses back onto the objects, so that the next reconcile sees them as `previous`.
 import type { K8sObject } from '../../src/core/model/objects';
 import type { TranslateOptions } from '../../src/core/model/world';
-import { translate, gatewayClassStatus, type GatewayTranslation } from '../../src/core/translate';
+import { translate, gatewayClassStatus, type Translation } from '../../src/core/translate';
 import type { AttachOptions } from '../../src/core/attach';
 import { Store, objectKey } from '../support/object-store';
 
 export { CONTROLLER, Store, objectKey, defaults } from '../support/object-store';
 
 export interface ReconcileResult {
-  translations: Map<string, GatewayTranslation>;
+  translations: Map<string, Translation>;
 }
 
 /**
@@ -20,7 +20,7 @@ export interface ReconcileResult {
  */
 export function reconcile(store: Store, opts: TranslateOptions & AttachOptions): ReconcileResult {
   const world = store.world();
-  const translations = new Map<string, GatewayTranslation>();
+  const translations = new Map<string, Translation>();
   const classStatuses = new Map<K8sObject, unknown>();
   for (const gc of world.gatewayClasses) {
     const st = gatewayClassStatus(gc, opts);

@@ -61,12 +61,13 @@ describe('gatewayClassStatus', () => {
     expect(names).toEqual([...names].sort());
     expect(names).toEqual([...SUPPORTED_FEATURES]);
   });
-  it('matches the list in contract.md exactly', () => {
+  it('claims at least every feature contract.md lists', () => {
     const contract = readFileSync(contractFile(), 'utf8');
     const m = contract.match(/supportedFeatures`[^:]*lists at least: ([^]*?)\.\n/);
     expect(m).not.toBeNull();
     const listed = m![1].split(',').map((s) => s.trim()).filter(Boolean).sort();
-    expect([...SUPPORTED_FEATURES]).toEqual(listed);
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.filter((f) => !SUPPORTED_FEATURES.includes(f))).toEqual([]);
   });
   it('rejects a parametersRef it cannot resolve', () => {
     const st = gatewayClassStatus(gc(CONTROLLER, { parametersRef: { group: '', kind: 'ConfigMap', name: 'p', namespace: 'x' } }), { controllerName: CONTROLLER, now: T1 })!;

@@ -48,7 +48,7 @@ describe('translate', () => {
     const attachment = attachmentOf({ ...validated, ...attached });
     const ordered = orderGateway(ctx, attachment);
     expect(ordered[0].http!.map((e) => e.match.path.value)).toEqual(['/a', '/b']);
-    const table = compileTable(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false });
+    const table = compileTable(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false, addresses: validated.verdict.addresses });
 
     const t = translate(w, ref, opts)!;
     expect(table).toEqual(t.table);

@@ -16,6 +16,7 @@ import { ageAndName, byAgeThenName } from '../precedence/ladder';
 import { memoSlot } from '../translate/context';
 import { analyzeListeners, type ListenerAnalysis } from './listeners';
 import { gatewayClassOf, gatewayVerdict, isOurGateway, type GatewayVerdict } from './gateway';
+import { poolEntries } from './addresses';
 import { kindHasHostnames, protocolHasHostname } from './kinds';
 import { matchListenerHostname } from './hostnames';
 import { unsupportedRules } from './rules';
@@ -31,6 +32,8 @@ export interface AttachOptions extends TranslateOptions {
   supportedFeatures?: readonly string[];
   /** ports the proxies cannot listen on (listeners on them: Accepted=False, PortUnavailable) */
   unavailablePorts?: readonly number[];
+  /** the addresses the operator lets Gateways use (SWITCHYARD_ADDRESS_POOL); none when absent */
+  addressPool?: readonly string[];
 }
 
 /** The outcome of one parentRef of one route that names this Gateway. */
@@ -45,6 +48,12 @@ export interface ParentOutcome {
   message: string;
   /** listener index -> the hostnames the route serves there */
   attached: Map<number, string[]>;
+  /**
+   * the listeners whose attachedRoutes count this route: every listener its parentRef and their
+   * allowedRoutes and hostnames select, including listeners that are not accepted (in conflict) and
+   * whether or not the route itself is accepted, as the spec asks of the count
+   */
+  counted: number[];
   /** rules dropped for unsupported values (PartiallyInvalid when some remain) */
   droppedRules: Map<number, string>;
 }
@@ -97,7 +106,7 @@ export function validateGateway(view: WorldView, gatewayRef: Pick<ObjectRef, 'na
   const gateway = findGateway(view, gatewayRef);
   if (!gateway || !isOurGateway(view, gateway, opts.controllerName)) return undefined;
   const features = featureSet(opts.supportedFeatures);
-  const verdict = gatewayVerdict(view, gateway);
+  const verdict = gatewayVerdict(view, gateway, poolEntries(opts.addressPool));
   const listeners = analyzeListeners(view, gateway, {
     features,
     unavailablePorts: new Set(opts.unavailablePorts ?? []),
@@ -157,8 +166,8 @@ function matchParentRef(
   const kind = route.kind as RouteKind;
   const routeNs = route.metadata.namespace ?? '';
   const gw = `Gateway "${refName(gateway.metadata.namespace, gateway.metadata.name)}"`;
-  const base = { route, kind, parentRefIndex: index, parentRef: echoParentRef(parentRef), attached: new Map<number, string[]>(), droppedRules };
-  const reject = (reason: string, message: string): ParentOutcome => ({ ...base, accepted: false, reason, message });
+  const base = { route, kind, parentRefIndex: index, parentRef: echoParentRef(parentRef), attached: new Map<number, string[]>(), counted: [] as number[], droppedRules };
+  const reject = (reason: string, message: string, counted: number[] = []): ParentOutcome => ({ ...base, counted, accepted: false, reason, message });
 
   const section: string | undefined = parentRef.sectionName || undefined;
   const port: number | undefined = typeof parentRef.port === 'number' ? parentRef.port : undefined;
@@ -185,26 +194,34 @@ function matchParentRef(
   if (!admitting.length) return reject(RouteReason.NotAllowedByListeners, `${gw} does not admit this route: ${why.join('; ')}`);
 
   const hostnames = kindHasHostnames(kind) ? routeHostnames(route) : [];
-  const attached = new Map<number, string[]>();
+  const matched = new Map<number, string[]>();
   for (const l of admitting) {
     if (!kindHasHostnames(kind)) {
-      attached.set(l.index, []);
+      matched.set(l.index, []);
       continue;
     }
     const m = matchListenerHostname(protocolHasHostname(l.protocol) ? l.hostname : undefined, hostnames);
-    if (m.ok) attached.set(l.index, m.hostnames);
+    if (m.ok) matched.set(l.index, m.hostnames);
   }
-  if (!attached.size) {
+  if (!matched.size) {
     const ls = admitting.map((l) => `"${l.name}" (${l.hostname ?? 'any'})`).join(', ');
     return reject(RouteReason.NoMatchingListenerHostname,
       `None of the route's hostnames (${hostnames.join(', ')}) matches the hostname of listener${admitting.length > 1 ? 's' : ''} ${ls}`);
   }
+  const counted = [...matched.keys()];
+  // a listener in conflict counts the route but cannot carry it
+  const attached = new Map([...matched].filter(([li]) => listeners[li].isAccepted || !listeners[li].isConflicted));
+  if (!attached.size) {
+    const ls = counted.map((li) => `"${listeners[li].name}" (${listeners[li].accepted.reason})`).join(', ');
+    return reject(RouteReason.NotAllowedByListeners,
+      `${gw} does not admit this route: listener${counted.length > 1 ? 's' : ''} ${ls} ${counted.length > 1 ? 'are' : 'is'} not accepted`, counted);
+  }
   const ruleCount = (route.spec?.rules ?? []).length;
   if (ruleCount > 0 && droppedRules.size === ruleCount)
     return reject(RouteReason.UnsupportedValue,
-      `Every rule uses a value this implementation does not support: ${[...droppedRules].map(([i, m]) => `rule ${i}: ${m}`).join('; ')}`);
+      `Every rule uses a value this implementation does not support: ${[...droppedRules].map(([i, m]) => `rule ${i}: ${m}`).join('; ')}`, counted);
   const names = [...attached.keys()].map((i) => `"${listeners[i].name}"`).join(', ');
-  return { ...base, attached, accepted: true, reason: RouteReason.Accepted, message: `Accepted by ${gw} on listener${attached.size > 1 ? 's' : ''} ${names}` };
+  return { ...base, attached, counted, accepted: true, reason: RouteReason.Accepted, message: `Accepted by ${gw} on listener${attached.size > 1 ? 's' : ''} ${names}` };
 }
 
 /** Per listener, the routes attached to it, oldest first (the order Gateway API gives to equal routes). */

@@ -47,7 +47,7 @@ export interface ListenerAnalysis {
 interface Work {
   a: ListenerAnalysis;
   notAccepted?: { reason: string; message: string };
-  conflict?: { reason: string; message: string };
+  conflict?: { reason: string; message: string; unsupportedMix?: boolean };
   invalidKinds: string[];
   /** the protocol's kinds, before conflicts empty supportedKinds */
   kinds: RouteGroupKind[];
@@ -173,7 +173,8 @@ function detectConflicts(work: Work[], ctx: ListenerContext): void {
       const tls = tcp.filter((w) => w.a.protocol === 'TLS' && !w.conflict);
       if (new Set(tls.map((w) => w.a.tlsMode)).size > 1)
         for (const w of tls) w.conflict = { reason: ListenerReason.ProtocolConflict,
-          message: `TLS listeners ${tls.map((x) => `${label(x)} (${x.a.tlsMode})`).join(', ')} use port ${port} with different TLS modes, which this GatewayClass does not support (TLSRouteModeMixed)` };
+          message: `TLS listeners ${tls.map((x) => `${label(x)} (${x.a.tlsMode})`).join(', ')} use port ${port} with different TLS modes, which this GatewayClass does not support (TLSRouteModeMixed)`,
+          unsupportedMix: true };
     }
   }
 }
@@ -220,7 +221,11 @@ function resolveRefsAndProgram(view: WorldView, gateway: Gateway, w: Work, ctx: 
     a.accepted = draft(ConditionType.Accepted, false, w.conflict.reason, w.conflict.message);
     a.conflicted = draft(ConditionType.Conflicted, true, w.conflict.reason, w.conflict.message);
   }
-  a.supportedKinds = a.isAccepted || w.notAccepted?.reason === ListenerReason.NoValidCACertificate ? w.kinds : [];
+  // a listener in conflict keeps the kinds its configuration supports (the spec empties them only for
+  // kinds that are not supported); TLS modes mixed on a port are a configuration this class does not
+  // support at all, so those listeners support no kind (as upstream's test for it expects)
+  a.supportedKinds = a.isAccepted || w.notAccepted?.reason === ListenerReason.NoValidCACertificate
+    || (w.conflict && !w.conflict.unsupportedMix) ? w.kinds : [];
 
   const notProgrammed = (reason: string, message: string) => {
     a.programmed = draft(ConditionType.Programmed, false, reason, message);

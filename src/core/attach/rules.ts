@@ -5,6 +5,7 @@
 import type { GRPCRouteRule, HTTPRouteRule, Route } from '../model/objects';
 import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, type RouteFilter, type RouteRule } from '../model/route-parts';
 import { memoSlot, type TranslationContext } from '../translate/context';
+import { regexProblem } from '../match/regex';
 
 const HTTP_FILTERS = new Set(['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite',
   'RequestMirror', 'CORS', 'ExtensionRef']);
@@ -42,14 +43,22 @@ function findUnsupported(route: Route): Map<number, string> {
     if ('sessionPersistence' in rule && rule.sessionPersistence !== undefined) problems.push('sessionPersistence is not supported');
     checkFilters(ruleFilters(rule), '');
     ruleBackendRefs(rule).forEach((b, bi) => checkFilters(backendRefFilters(b), `backendRefs[${bi}].`));
+    // a pattern RE2 cannot compile (a backreference, a lookahead) would match nothing: the rule is
+    // dropped and says why, rather than being accepted and silently dead
+    const regex = (where: string, pattern: unknown) => {
+      const p = typeof pattern === 'string' ? regexProblem(pattern) : undefined;
+      if (p) problems.push(`${where}: ${JSON.stringify(pattern)} is ${p.startsWith('not ') ? p : `refused: ${p}`}`);
+    };
     if (route.kind === 'HTTPRoute') {
       const matches = (rule as HTTPRouteRule).matches ?? [];
       matches.forEach((m, mi) => {
         const pt = m?.path?.type;
         if (pt !== undefined && !PATH_TYPES.has(pt)) problems.push(`matches[${mi}]: path match type "${pt}" is not supported`);
+        else if (pt === 'RegularExpression') regex(`matches[${mi}].path.value`, m?.path?.value);
         for (const [what, list] of [['headers', m?.headers], ['queryParams', m?.queryParams]] as const)
           (list ?? []).forEach((h, hi) => {
             if (h?.type !== undefined && !VALUE_MATCH_TYPES.has(h.type)) problems.push(`matches[${mi}].${what}[${hi}]: match type "${h.type}" is not supported`);
+            else if (h?.type === 'RegularExpression') regex(`matches[${mi}].${what}[${hi}].value`, h.value);
           });
       });
     } else {
@@ -57,8 +66,13 @@ function findUnsupported(route: Route): Map<number, string> {
       matches.forEach((m, mi) => {
         const mt = m?.method?.type;
         if (mt !== undefined && !VALUE_MATCH_TYPES.has(mt)) problems.push(`matches[${mi}]: method match type "${mt}" is not supported`);
+        else if (mt === 'RegularExpression') {
+          regex(`matches[${mi}].method.service`, m?.method?.service);
+          regex(`matches[${mi}].method.method`, m?.method?.method);
+        }
         (m?.headers ?? []).forEach((h, hi) => {
           if (h?.type !== undefined && !VALUE_MATCH_TYPES.has(h.type)) problems.push(`matches[${mi}].headers[${hi}]: match type "${h.type}" is not supported`);
+          else if (h?.type === 'RegularExpression') regex(`matches[${mi}].headers[${hi}].value`, h.value);
         });
       });
     }

@@ -29,6 +29,8 @@ export interface CompileOptions {
   resolveBackendRef?: BackendResolver;
   /** Carry the unattached routes (for resolve's explanations); default true. */
   includeUnattached?: boolean;
+  /** The addresses the Gateway is given (status.addresses), for whoever deploys its proxy. */
+  addresses?: NonNullable<CompiledTable['addresses']>;
 }
 
 interface RouteInfo {
@@ -116,11 +118,31 @@ export function compileTable(
   return {
     format: TABLE_FORMAT,
     gateway: { namespace: gwNs, name: gw.metadata.name },
+    infrastructure: infrastructureOf(gw),
+    ...(opts.addresses?.length ? { addresses: opts.addresses.map((a) => ({ ...a })) } : {}),
     listeners,
     routes: routeList.map((r) => r.meta),
     rules: ruleList.map(([, r]) => withRoute(view.ctx, routeIndex.get(r.routeKey)!, r.rule)),
     unattached: opts.includeUnattached === false ? [] : compileUnattached(attachment.rejected ?? []),
   };
+}
+
+/**
+ * spec.infrastructure as the deployer of the proxy needs it: upstream finds what was generated for a
+ * Gateway by the gateway-name label, so that label is always there (and wins over one of the same key).
+ */
+function infrastructureOf(gw: Gateway): CompiledTable['infrastructure'] {
+  const infra = gw.spec?.infrastructure;
+  return {
+    labels: sortedMap({ ...(infra?.labels ?? {}), [GATEWAY_NAME_LABEL]: gw.metadata.name }),
+    annotations: sortedMap({ ...(infra?.annotations ?? {}) }),
+  };
+}
+
+const GATEWAY_NAME_LABEL = 'gateway.networking.k8s.io/gateway-name';
+
+function sortedMap(m: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** A rule of the table: `{ route, ...rule }`, remembering which compiled rule it carries (see tableJson). */

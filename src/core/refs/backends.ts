@@ -1,7 +1,8 @@
 // backendRef resolution. The checks run in the order that lets the most telling reason win:
 // permission first (a reference into another namespace without a ReferenceGrant is RefNotPermitted
 // even when the target does not exist: the referrer may not learn what is there), then the kind
-// (only core Services), then existence and port. A Service without ready endpoints still resolves;
+// (only core Services), then existence and port, then the port's protocol (a UDPRoute needs a UDP
+// port, every other kind a TCP one: UnsupportedProtocol). A Service without ready endpoints still resolves;
 // the backend is flagged NoEndpoints so that its share of traffic is rejected.
 import type { BackendResolution } from '../model/world';
 import type { BackendRef, Route } from '../model/objects';
@@ -48,8 +49,14 @@ function resolve(view: WorldView, route: Route, backendRef: BackendRefInput | un
     return invalid(RouteReason.InvalidKind, `Service "${refName(namespace, name)}" is of type ExternalName, which is not supported`);
   if (port === undefined)
     return invalid(RouteReason.BackendNotFound, `the reference to Service "${refName(namespace, name)}" has no port; a Service backend needs one`);
-  const servicePort = servicePortFor(service, port);
+  const transport = route.kind === 'UDPRoute' ? 'UDP' : 'TCP';
+  const servicePort = servicePortFor(service, port, transport);
   if (!servicePort) return invalid(RouteReason.BackendNotFound, `Service "${refName(namespace, name)}" has no port ${port}`);
+  const portProtocol = servicePort.protocol ?? 'TCP';
+  // every other route kind rides on TCP; a port of another transport could never carry its traffic
+  if (portProtocol !== transport)
+    return invalid(RouteReason.UnsupportedProtocol,
+      `Service "${refName(namespace, name)}" port ${port} is ${portProtocol}, but a ${route.kind} needs a ${transport} port`);
 
   const endpoints = endpointsFor(view, service, servicePort);
   const out = base as BackendResolution;

@@ -2,11 +2,13 @@
 // (spec.tls.backend.clientCertificateRef). A reference into another namespace needs a ReferenceGrant
 // from Gateways of the Gateway's namespace, and is RefNotPermitted without one whatever it points
 // at. An allowed reference is invalid when it is not a core Secret, when the Secret does not exist,
-// or when it is malformed: not of type kubernetes.io/tls, or tls.crt / tls.key not PEM-decodable.
+// or when it is malformed: not of type kubernetes.io/tls, tls.crt not X.509 certificates, tls.key not a
+// private key, or a key that does not belong to the certificate.
 import type { Gateway, Listener, Secret, SecretObjectReference } from '../model/objects';
 import { referenceAllowed } from './grants';
 import { GATEWAY_GROUP, key, refName, type WorldView } from './lookup';
 import { decodeBase64, decodeUtf8, hasCertificate, hasPrivateKey } from './pem';
+import { keyPairProblem } from './key-pair';
 
 /** Not permitted (no ReferenceGrant), or permitted but unusable; each caller names its own reason. */
 type SecretRefProblem = 'notPermitted' | 'invalid';
@@ -52,7 +54,7 @@ export function tlsSecretProblem(secret: Secret): string | undefined {
   if (keyText === undefined) return 'has no tls.key';
   if (!hasCertificate(crt)) return 'has a tls.crt that holds no PEM certificate';
   if (!hasPrivateKey(keyText)) return 'has a tls.key that holds no PEM private key';
-  return undefined;
+  return keyPairProblem(crt, keyText);
 }
 
 /** A Secret value as text: data is base64 (as Kubernetes stores it), stringData is plain. */

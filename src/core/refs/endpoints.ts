@@ -7,9 +7,11 @@ import type { EndpointSlice, Service, ServicePort } from '../model/objects';
 import { memoSlot } from '../translate/context';
 import { key, type WorldIndex, type WorldView } from './lookup';
 
-export function servicePortFor(service: Service, port: number | undefined): ServicePort | undefined {
+export function servicePortFor(service: Service, port: number | undefined, protocol?: string): ServicePort | undefined {
   if (port === undefined) return undefined;
-  return (service.spec?.ports ?? []).find((p) => p?.port === port);
+  const ports = (service.spec?.ports ?? []).filter((p) => p?.port === port);
+  // a Service may serve one port number over TCP and UDP (DNS on 53): take the one the route speaks
+  return (protocol === undefined ? undefined : ports.find((p) => (p.protocol ?? 'TCP') === protocol)) ?? ports[0];
 }
 
 // Every backendRef to the same Service port resolves to the same endpoints: computed once per

@@ -30,13 +30,16 @@ export interface ActionInput {
   request: NormalizedRequest;
   visibility: Visibility;
   random?: number;
-  /** how a refusal reads: HTTP answers 500, TCP and TLS refuse the connection, UDP drops datagrams */
-  refusal?: 'http' | 'connection' | 'datagrams';
+  /**
+   * how a refusal reads: HTTP answers 500, gRPC answers status Unavailable (as a proxy with no healthy
+   * upstream does: HTTP 200, grpc-status 14), TCP and TLS refuse the connection, UDP drops datagrams
+   */
+  refusal?: 'http' | 'grpc' | 'connection' | 'datagrams';
 }
 
 export type ActionResult = Pick<ResolveResponse,
   'forwarded' | 'statusCode' | 'redirect' | 'rewrite' | 'requestHeaders' | 'responseHeaders' | 'mirrors' |
-  'timeouts' | 'backends' | 'chosenBackend' | 'rejectedShare'> & {
+  'timeouts' | 'backends' | 'chosenBackend' | 'rejectedShare' | 'grpcStatus'> & {
   explanation: string[];
   /**
    * For a forwarded request: the headers the client gets once the backend answered with `backend`
@@ -181,8 +184,10 @@ export function pickBackend(backends: readonly CompiledBackend[], r: number): nu
 export function runActions(input: ActionInput): ActionResult {
   const { rule, request: req, visibility: v } = input;
   const notes: string[] = [];
-  const refused = input.refusal === 'connection' ? 'the connection is refused' : input.refusal === 'datagrams' ? 'the datagrams are dropped' : 'the gateway answers 500';
-  const refusedShare = input.refusal === 'connection' ? 'are refused' : input.refusal === 'datagrams' ? 'are dropped' : 'are answered 500';
+  const refused = input.refusal === 'connection' ? 'the connection is refused' : input.refusal === 'datagrams' ? 'the datagrams are dropped'
+    : input.refusal === 'grpc' ? 'the gateway answers gRPC status Unavailable' : 'the gateway answers 500';
+  const refusedShare = input.refusal === 'connection' ? 'are refused' : input.refusal === 'datagrams' ? 'are dropped'
+    : input.refusal === 'grpc' ? 'are answered gRPC status Unavailable' : 'are answered 500';
   const s: FlowState = {
     headers: { ...req.headers },
     host: req.host,
@@ -232,9 +237,10 @@ export function runActions(input: ActionInput): ActionResult {
   }
 
   // backends
+  const noBackend = input.refusal === 'grpc' ? { statusCode: 200, grpcStatus: 'Unavailable' as const } : { statusCode: 500 };
   const fail = (why: string): ActionResult => {
     notes.push(why);
-    return { ...base(), ...mirrors, statusCode: 500, responseHeaders: finishResponseHeaders({}, s, corsExtra), ...timeouts };
+    return { ...base(), ...mirrors, ...noBackend, responseHeaders: finishResponseHeaders({}, s, corsExtra), ...timeouts };
   };
   if (rule.backends.length === 0) return fail(`The rule has no backendRefs: ${refused}.`);
   if (total === 0) return fail(`Every backend of the rule has weight 0: no backend, ${refused}.`);
@@ -253,7 +259,7 @@ export function runActions(input: ActionInput): ActionResult {
   if (chosen !== undefined && !rule.backends[chosen].valid) {
     return { ...fail(`This request falls on the share of ${backendWords(rule.backends[chosen], v)}, which is unusable (${rule.backends[chosen].reason}): ${refused}.`), chosenBackend: chosen, ...(rejectedShare > 0 ? { rejectedShare } : {}) };
   }
-  if (rejectedShare > 0) notes.push(`${percent(rejectedShare)} of the ${input.refusal === 'http' || !input.refusal ? 'requests' : input.refusal === 'datagrams' ? 'datagrams' : 'connections'} fall on unusable backends and ${refusedShare}; the rest are forwarded.`);
+  if (rejectedShare > 0) notes.push(`${percent(rejectedShare)} of the ${input.refusal === 'http' || input.refusal === 'grpc' || !input.refusal ? 'requests' : input.refusal === 'datagrams' ? 'datagrams' : 'connections'} fall on unusable backends and ${refusedShare}; the rest are forwarded.`);
 
   // per-backend filters
   for (let i = 0; i < rule.backends.length; i++) {

@@ -212,7 +212,7 @@ function routeOn(ctx: Ctx, listener: CompiledListener, kind: EntryKind, otherLis
     request: req,
     visibility: v,
     random: ctx.context.random,
-    refusal: kind === 'udp' ? 'datagrams' : isStream ? 'connection' : 'http',
+    refusal: kind === 'udp' ? 'datagrams' : isStream ? 'connection' : kind === 'grpc' ? 'grpc' : 'http',
   });
   const { explanation: notes, ...result } = actions;
   ctx.explanation.push(...notes);

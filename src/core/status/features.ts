@@ -1,5 +1,6 @@
-// The features Switchyard claims in GatewayClass status.supportedFeatures (upstream's names): exactly
-// the list of the contract's "Delivery to proxies" section. Defined once; the conformance runner and
+// The features Switchyard claims in GatewayClass status.supportedFeatures (upstream's names): at least
+// the list of the contract's "Delivery to proxies" section, and each further one only once every
+// conformance case that needs it passes. Defined once; the conformance runner and
 // the listener rules (which kinds and TLS modes a listener may carry) read it from here.
 
 export const SUPPORTED_FEATURES: readonly string[] = Object.freeze([
@@ -7,10 +8,13 @@ export const SUPPORTED_FEATURES: readonly string[] = Object.freeze([
   'GRPCRouteNamedRouteRule',
   'GRPCRouteRequestHeaderModifier',
   'Gateway',
+  'GatewayAddressEmpty',
   'GatewayFrontendClientCertificateValidation',
   'GatewayHTTPListenerIsolation',
   'GatewayHTTPSListenerDetectMisdirectedRequests',
+  'GatewayInfrastructurePropagation',
   'GatewayPort8080',
+  'GatewayStaticAddresses',
   'HTTPRoute',
   'HTTPRoute303RedirectStatusCode',
   'HTTPRoute307RedirectStatusCode',

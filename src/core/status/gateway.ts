@@ -33,6 +33,8 @@ export function gatewayStatusOf(
 
   const programmed: ConditionDraft = (() => {
     if (accepted.status !== 'True') return draft(ConditionType.Programmed, false, GatewayReason.Invalid, `The Gateway is not accepted: ${accepted.message}`);
+    if (verdict.addressNotUsable) return draft(ConditionType.Programmed, false, GatewayReason.AddressNotUsable,
+      verdict.addressProblem ? `${verdict.addressNotUsable}; ${verdict.addressProblem}` : verdict.addressNotUsable);
     if (verdict.addressProblem) return draft(ConditionType.Programmed, false, GatewayReason.AddressNotAssigned, verdict.addressProblem);
     if (!listeners.some((l) => l.valid)) return draft(ConditionType.Programmed, false, GatewayReason.Invalid, 'No listener can be programmed');
     return draft(ConditionType.Programmed, true, GatewayReason.Programmed, 'The Gateway is programmed');
@@ -56,7 +58,9 @@ export function gatewayStatusOf(
   if (insecure) drafts.push(draft(ConditionType.InsecureFrontendValidationMode, true, GatewayReason.ConfigurationChanged, insecure));
 
   const attachedCount = listeners.map(() => new Set<object>());
-  for (const o of analysis.outcomes) if (o.accepted) for (const li of o.attached.keys()) attachedCount[li].add(o.route);
+  // the spec: the count is set on listeners that are not accepted too, and includes routes that are
+  // themselves not accepted, as long as allowedRoutes and the parentRef select them
+  for (const o of analysis.outcomes) for (const li of o.counted) attachedCount[li].add(o.route);
 
   const prevListeners = new Map<string, { conditions?: Condition[] }>((previous?.listeners ?? []).map((l) => [l?.name, l]));
   const out = {

@@ -33,6 +33,7 @@ export const GatewayReason = {
   // Programmed
   Programmed: 'Programmed',
   AddressNotAssigned: 'AddressNotAssigned',
+  AddressNotUsable: 'AddressNotUsable',
   // ResolvedRefs
   ResolvedRefs: 'ResolvedRefs',
   RefNotPermitted: 'RefNotPermitted',
