@@ -1789,18 +1789,45 @@ export interface components {
             /** @description The bearer token; shown only in this answer. */
             token: string;
         };
+        /** @description RFC 9457 problem details. `reason` and each error's `reason` are machine-readable, so a client need not parse `detail` or `message`. */
         Problem: {
             type: string;
             title: string;
             status: number;
             detail: string;
+            reason: components["schemas"]["StatusReason"];
             errors?: components["schemas"]["FieldError"][];
         };
+        /**
+         * @description Why the request failed, named as Kubernetes names a Status's `reason` (metav1.StatusReason):
+         *     BadRequest 400 (malformed: not JSON, a bad query parameter, a name that differs from the path),
+         *     Unauthorized 401, Forbidden 403, NotFound 404, MethodNotAllowed 405, NotAcceptable 406,
+         *     AlreadyExists 409 (a create of an object that exists, a token name in use), Conflict 409 (a stale
+         *     precondition, a concurrent write), RequestEntityTooLarge 413, UnsupportedMediaType 415,
+         *     Invalid 422 (the object or request fails validation: see `errors`), TooManyRequests 429,
+         *     InternalError 500, ServiceUnavailable 503, Timeout 504 (apply's wait ran out).
+         * @enum {string}
+         */
+        StatusReason: "BadRequest" | "Unauthorized" | "Forbidden" | "NotFound" | "MethodNotAllowed" | "NotAcceptable" | "AlreadyExists" | "Conflict" | "RequestEntityTooLarge" | "UnsupportedMediaType" | "Invalid" | "TooManyRequests" | "InternalError" | "ServiceUnavailable" | "Timeout";
         FieldError: {
             /** @description A path into the submitted object, e.g. spec.rules[0].matches[0].path.value */
             path: string;
             message: string;
+            reason: components["schemas"]["FieldReason"];
         };
+        /**
+         * @description The kind of a field's problem, named as Kubernetes names `causes[].reason` (metav1.CauseType):
+         *     FieldValueRequired (missing), FieldValueTypeInvalid (wrong JSON type), FieldValueNotSupported
+         *     (a value outside an enumeration, or a field the schema does not have), FieldValueTooLong
+         *     (a string or a map's total size over its limit), FieldValueTooMany (a list or map with too many
+         *     entries), FieldValueDuplicate (a repeated entry where entries must be unique, a repeated object
+         *     in one apply), FieldValueForbidden (not allowed in this state, e.g. a change to an immutable
+         *     ConfigMap), FieldValueInvalid (any other malformed value: a pattern, a format, a range, a CEL
+         *     rule of the CRDs, a YAML document that cannot be read), InternalError (the server failed to
+         *     check it).
+         * @enum {string}
+         */
+        FieldReason: "FieldValueRequired" | "FieldValueTypeInvalid" | "FieldValueNotSupported" | "FieldValueTooLong" | "FieldValueTooMany" | "FieldValueDuplicate" | "FieldValueForbidden" | "FieldValueInvalid" | "FieldValueNotFound" | "InternalError";
         Health: {
             status?: string;
         };
@@ -1917,6 +1944,7 @@ export interface components {
             /** @description A path into the object, e.g. spec.rules[0].matches[0].path.value */
             path: string;
             message: string;
+            reason: components["schemas"]["FieldReason"];
             /** @description Index of the YAML document (or JSON item). */
             document?: number;
             /** @description Index in the document's List. */
@@ -1931,6 +1959,8 @@ export interface components {
             title: string;
             status: number;
             detail: string;
+            /** @enum {string} */
+            reason: "Timeout";
             results: components["schemas"]["ApplyResult"][];
         };
         ApplyProblem: {
@@ -1938,6 +1968,7 @@ export interface components {
             title: string;
             status: number;
             detail: string;
+            reason: components["schemas"]["StatusReason"];
             errors?: components["schemas"]["ApplyIssue"][];
         };
         /** @description A Kubernetes Namespace (v1); its labels feed allowedRoutes.namespaces.selector. */
