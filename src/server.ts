@@ -19,6 +19,7 @@ import { RedisPing } from './adapters/delivery/redis-ping';
 import { Metrics } from './adapters/http/metrics';
 import { BootstrapAuthenticator } from './service/bootstrap-admin';
 import { createApp } from './adapters/http/app';
+import { problem } from './adapters/http/problem';
 import type { AppContext } from './adapters/http/context';
 import { eventsChannel, publish } from './adapters/delivery/channels';
 import { startWorker, type RunningWorker } from './worker';
@@ -92,7 +93,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     if (draining) res.setHeader('Connection', 'close');
     if (app) return app(req, res);
     res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' });
-    res.end(JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'switchyard is starting' }));
+    res.end(JSON.stringify(problem(503, 'switchyard is starting')));
   });
   server.keepAliveTimeout = 65_000;
   await listen(server, config.port, config.host);

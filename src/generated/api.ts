@@ -501,6 +501,1308 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/gatewayclasses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllGatewayClass"];
+        put?: never;
+        /** Create a cluster-scoped object (GatewayClass, Namespace) */
+        post: operations["createClusterGatewayClass"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gateways": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllGateway"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/httproutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllHTTPRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/grpcroutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllGRPCRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tlsroutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllTLSRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tcproutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllTCPRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/udproutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllUDPRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/referencegrants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllReferenceGrant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllNamespace"];
+        put?: never;
+        /** Create a cluster-scoped object (GatewayClass, Namespace) */
+        post: operations["createClusterNamespace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllService"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/endpointslices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllEndpointSlice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/configmaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllConfigMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gatewayclasses/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read a cluster-scoped object, with status */
+        get: operations["readClusterGatewayClass"];
+        /** Create or replace a cluster-scoped object */
+        put: operations["replaceClusterGatewayClass"];
+        post?: never;
+        /** Delete a cluster-scoped object */
+        delete: operations["deleteClusterGatewayClass"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch of a cluster-scoped object */
+        patch: operations["patchClusterGatewayClass"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read a cluster-scoped object, with status */
+        get: operations["readClusterNamespace"];
+        /** Create or replace a cluster-scoped object */
+        put: operations["replaceClusterNamespace"];
+        post?: never;
+        /** Delete a cluster-scoped object */
+        delete: operations["deleteClusterNamespace"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch of a cluster-scoped object */
+        patch: operations["patchClusterNamespace"];
+        trace?: never;
+    };
+    "/api/v1/gatewayclasses/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of a cluster-scoped object, oldest first */
+        get: operations["historyClusterGatewayClass"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of a cluster-scoped object, oldest first */
+        get: operations["historyClusterNamespace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gatewayclasses/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** A cluster-scoped object as it was at one version */
+        get: operations["versionClusterGatewayClass"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** A cluster-scoped object as it was at one version */
+        get: operations["versionClusterNamespace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/gateways": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedGateway"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedGateway"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/httproutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedHTTPRoute"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedHTTPRoute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/grpcroutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedGRPCRoute"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedGRPCRoute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/tlsroutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedTLSRoute"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedTLSRoute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/tcproutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedTCPRoute"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedTCPRoute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/udproutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedUDPRoute"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedUDPRoute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/referencegrants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedReferenceGrant"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedReferenceGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedService"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/endpointslices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedEndpointSlice"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedEndpointSlice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedSecret"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/configmaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedConfigMap"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedConfigMap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/gateways/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedGateway"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedGateway"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedGateway"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedGateway"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/httproutes/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedHTTPRoute"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedHTTPRoute"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedHTTPRoute"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedHTTPRoute"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/grpcroutes/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedGRPCRoute"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedGRPCRoute"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedGRPCRoute"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedGRPCRoute"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/tlsroutes/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedTLSRoute"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedTLSRoute"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedTLSRoute"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedTLSRoute"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/tcproutes/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedTCPRoute"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedTCPRoute"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedTCPRoute"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedTCPRoute"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/udproutes/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedUDPRoute"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedUDPRoute"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedUDPRoute"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedUDPRoute"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/referencegrants/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedReferenceGrant"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedReferenceGrant"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedReferenceGrant"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedReferenceGrant"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/services/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedService"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedService"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedService"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedService"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/endpointslices/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedEndpointSlice"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedEndpointSlice"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedEndpointSlice"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedEndpointSlice"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedSecret"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedSecret"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedSecret"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedSecret"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/configmaps/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedConfigMap"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedConfigMap"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedConfigMap"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedConfigMap"];
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/gateways/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedGateway"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/httproutes/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedHTTPRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/grpcroutes/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedGRPCRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/tlsroutes/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedTLSRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/tcproutes/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedTCPRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/udproutes/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedUDPRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/referencegrants/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedReferenceGrant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/services/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedService"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/endpointslices/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedEndpointSlice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/secrets/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/configmaps/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedConfigMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/gateways/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedGateway"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/httproutes/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedHTTPRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/grpcroutes/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedGRPCRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/tlsroutes/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedTLSRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/tcproutes/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedTCPRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/udproutes/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedUDPRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/referencegrants/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedReferenceGrant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/services/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedService"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/endpointslices/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedEndpointSlice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/secrets/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/configmaps/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedConfigMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -535,18 +1837,45 @@ export interface components {
             /** @description The bearer token; shown only in this answer. */
             token: string;
         };
+        /** @description RFC 9457 problem details. `reason` and each error's `reason` are machine-readable, so a client need not parse `detail` or `message`. */
         Problem: {
             type: string;
             title: string;
             status: number;
             detail: string;
+            reason: components["schemas"]["StatusReason"];
             errors?: components["schemas"]["FieldError"][];
         };
+        /**
+         * @description Why the request failed, named as Kubernetes names a Status's `reason` (metav1.StatusReason):
+         *     BadRequest 400 (malformed: not JSON, a bad query parameter, a name that differs from the path),
+         *     Unauthorized 401, Forbidden 403, NotFound 404, MethodNotAllowed 405, NotAcceptable 406,
+         *     AlreadyExists 409 (a create of an object that exists, a token name in use), Conflict 409 (a stale
+         *     precondition, a concurrent write), RequestEntityTooLarge 413, UnsupportedMediaType 415,
+         *     Invalid 422 (the object or request fails validation: see `errors`), TooManyRequests 429,
+         *     InternalError 500, ServiceUnavailable 503, Timeout 504 (apply's wait ran out).
+         * @enum {string}
+         */
+        StatusReason: "BadRequest" | "Unauthorized" | "Forbidden" | "NotFound" | "MethodNotAllowed" | "NotAcceptable" | "AlreadyExists" | "Conflict" | "RequestEntityTooLarge" | "UnsupportedMediaType" | "Invalid" | "TooManyRequests" | "InternalError" | "ServiceUnavailable" | "Timeout";
         FieldError: {
             /** @description A path into the submitted object, e.g. spec.rules[0].matches[0].path.value */
             path: string;
             message: string;
+            reason: components["schemas"]["FieldReason"];
         };
+        /**
+         * @description The kind of a field's problem, named as Kubernetes names `causes[].reason` (metav1.CauseType):
+         *     FieldValueRequired (missing), FieldValueTypeInvalid (wrong JSON type), FieldValueNotSupported
+         *     (a value outside an enumeration, or a field the schema does not have), FieldValueTooLong
+         *     (a string or a map's total size over its limit), FieldValueTooMany (a list or map with too many
+         *     entries), FieldValueDuplicate (a repeated entry where entries must be unique, a repeated object
+         *     in one apply), FieldValueForbidden (not allowed in this state, e.g. a change to an immutable
+         *     ConfigMap), FieldValueInvalid (any other malformed value: a pattern, a format, a range, a CEL
+         *     rule of the CRDs, a YAML document that cannot be read), InternalError (the server failed to
+         *     check it).
+         * @enum {string}
+         */
+        FieldReason: "FieldValueRequired" | "FieldValueTypeInvalid" | "FieldValueNotSupported" | "FieldValueTooLong" | "FieldValueTooMany" | "FieldValueDuplicate" | "FieldValueForbidden" | "FieldValueInvalid" | "FieldValueNotFound" | "InternalError";
         Health: {
             status?: string;
         };
@@ -617,9 +1946,8 @@ export interface components {
             apiVersion?: string;
             /** @description For example "List". */
             kind?: string;
-            items: {
-                [key: string]: unknown;
-            }[];
+            /** @description Manifests of any stored kind; validated by the server. */
+            items: components["schemas"]["AnyObject"][];
         };
         /** @enum {string} */
         ApplyAction: "created" | "configured" | "unchanged" | "pruned";
@@ -664,6 +1992,7 @@ export interface components {
             /** @description A path into the object, e.g. spec.rules[0].matches[0].path.value */
             path: string;
             message: string;
+            reason: components["schemas"]["FieldReason"];
             /** @description Index of the YAML document (or JSON item). */
             document?: number;
             /** @description Index in the document's List. */
@@ -678,6 +2007,8 @@ export interface components {
             title: string;
             status: number;
             detail: string;
+            /** @enum {string} */
+            reason: "Timeout";
             results: components["schemas"]["ApplyResult"][];
         };
         ApplyProblem: {
@@ -685,6 +2016,7 @@ export interface components {
             title: string;
             status: number;
             detail: string;
+            reason: components["schemas"]["StatusReason"];
             errors?: components["schemas"]["ApplyIssue"][];
         };
         /** @description A Kubernetes Namespace (v1); its labels feed allowedRoutes.namespaces.selector. */
@@ -755,7 +2087,7 @@ export interface components {
              * @default ClusterIP
              * @enum {string}
              */
-            type: "ClusterIP" | "NodePort" | "LoadBalancer" | "ExternalName";
+            type?: "ClusterIP" | "NodePort" | "LoadBalancer" | "ExternalName";
             /** @description The Service's cluster IP */
             clusterIP?: string;
             /** @description The Service's cluster IPs (one per IP family). */
@@ -820,7 +2152,7 @@ export interface components {
              * @default TCP
              * @enum {string}
              */
-            protocol: "TCP" | "UDP" | "SCTP";
+            protocol?: "TCP" | "UDP" | "SCTP";
             /** @description Application protocol, e.g. kubernetes.io/h2c or http. */
             appProtocol?: string;
             /**
@@ -903,7 +2235,7 @@ export interface components {
              * @default TCP
              * @enum {string}
              */
-            protocol: "TCP" | "UDP" | "SCTP";
+            protocol?: "TCP" | "UDP" | "SCTP";
             /**
              * Format: int32
              * @description Port number.
@@ -921,7 +2253,7 @@ export interface components {
              * @description Secret type, e.g. Opaque or kubernetes.io/tls.
              * @default Opaque
              */
-            type: string;
+            type?: string;
             /** @description Secret data, base64-encoded values. */
             data?: {
                 [key: string]: string;
@@ -975,7 +2307,7 @@ export interface components {
              *       ]
              *     }
              */
-            status: components["schemas"]["GatewayStatus"];
+            status?: components["schemas"]["GatewayStatus"];
         };
         /** @description The desired state of a Gateway. */
         GatewaySpec: {
@@ -1010,7 +2342,7 @@ export interface components {
              *       }
              *     }
              */
-            allowedRoutes: components["schemas"]["AllowedRoutes"];
+            allowedRoutes?: components["schemas"]["AllowedRoutes"];
         };
         /** @description HTTP, HTTPS, TLS, TCP, UDP or a domain-prefixed implementation-specific protocol. */
         ProtocolType: string;
@@ -1021,7 +2353,7 @@ export interface components {
              * @default Terminate
              * @enum {string}
              */
-            mode: "Terminate" | "Passthrough";
+            mode?: "Terminate" | "Passthrough";
             /** @description Certificates (by default Secrets) used to terminate TLS. */
             certificateRefs?: components["schemas"]["SecretObjectReference"][];
             /** @description Implementation-specific TLS options. */
@@ -1036,7 +2368,7 @@ export interface components {
              *       "from": "Same"
              *     }
              */
-            namespaces: components["schemas"]["RouteNamespaces"];
+            namespaces?: components["schemas"]["RouteNamespaces"];
             /** @description Route kinds allowed to attach; by default those matching the protocol. */
             kinds?: components["schemas"]["RouteGroupKind"][];
         };
@@ -1047,20 +2379,20 @@ export interface components {
              * @default Same
              * @enum {string}
              */
-            from: "All" | "Selector" | "Same";
+            from?: "All" | "Selector" | "Same";
             /** @description Namespace label selector, used when from is Selector. */
             selector?: components["schemas"]["LabelSelector"];
         };
         /** @description A route group and kind. */
         RouteGroupKind: {
             /** @default gateway.networking.k8s.io */
-            group: components["schemas"]["Group"];
+            group?: components["schemas"]["Group"];
             kind: components["schemas"]["Kind"];
         };
         /** @description An address requested for a Gateway; an IPAddress value must be an IPv4 or IPv6 address. */
         GatewaySpecAddress: {
             /** @default IPAddress */
-            type: components["schemas"]["AddressType"];
+            type?: components["schemas"]["AddressType"];
             /** @description The address; empty lets the implementation choose. */
             value?: string;
         };
@@ -1069,7 +2401,7 @@ export interface components {
         /** @description An address assigned to a Gateway. */
         GatewayStatusAddress: {
             /** @default IPAddress */
-            type: components["schemas"]["AddressType"];
+            type?: components["schemas"]["AddressType"];
             /** @description The address. */
             value: string;
         };
@@ -1099,13 +2431,13 @@ export interface components {
              *       "from": "None"
              *     }
              */
-            namespaces: {
+            namespaces?: {
                 /**
                  * @description All, Selector, Same or None.
                  * @default None
                  * @enum {string}
                  */
-                from: "All" | "Selector" | "Same" | "None";
+                from?: "All" | "Selector" | "Same" | "None";
                 /** @description Namespace label selector, used when from is Selector. */
                 selector?: components["schemas"]["LabelSelector"];
             };
@@ -1138,7 +2470,7 @@ export interface components {
                  * @default AllowValidOnly
                  * @enum {string}
                  */
-                mode: "AllowValidOnly" | "AllowInsecureFallback";
+                mode?: "AllowValidOnly" | "AllowInsecureFallback";
             };
         };
         /** @description The observed state of a Gateway. */
@@ -1163,7 +2495,7 @@ export interface components {
              *       }
              *     ]
              */
-            conditions: components["schemas"]["Conditions"];
+            conditions?: components["schemas"]["Conditions"];
             /** @description Status of each listener. */
             listeners?: components["schemas"]["ListenerStatus"][];
             /**
@@ -1203,7 +2535,7 @@ export interface components {
              *       ]
              *     }
              */
-            status: components["schemas"]["GatewayClassStatus"];
+            status?: components["schemas"]["GatewayClassStatus"];
         };
         /** @description The desired state of a GatewayClass. */
         GatewayClassSpec: {
@@ -1234,7 +2566,7 @@ export interface components {
              *       }
              *     ]
              */
-            conditions: components["schemas"]["Conditions"];
+            conditions?: components["schemas"]["Conditions"];
             /** @description Features the controller supports for this class. */
             supportedFeatures?: {
                 /** @description Feature name as the Gateway API spells it. */
@@ -1282,7 +2614,7 @@ export interface components {
              * @default Exact
              * @enum {string}
              */
-            type: "Exact" | "RegularExpression";
+            type?: "Exact" | "RegularExpression";
             /** @description Fully qualified gRPC service name. */
             service?: string;
             /** @description gRPC method name. */
@@ -1295,7 +2627,7 @@ export interface components {
              * @default Exact
              * @enum {string}
              */
-            type: "Exact" | "RegularExpression";
+            type?: "Exact" | "RegularExpression";
             name: components["schemas"]["HTTPHeaderName"];
             /** @description The header value to match. */
             value: string;
@@ -1316,9 +2648,9 @@ export interface components {
         /** @description A weighted backend of a gRPC rule, with filters applied when it is chosen. */
         GRPCBackendRef: {
             /** @default  */
-            group: components["schemas"]["Group"];
+            group?: components["schemas"]["Group"];
             /** @default Service */
-            kind: components["schemas"]["Kind"];
+            kind?: components["schemas"]["Kind"];
             name: components["schemas"]["ObjectName"];
             namespace?: components["schemas"]["NamespaceName"];
             /** @description Destination port; required when the referent is a Service. */
@@ -1328,7 +2660,7 @@ export interface components {
              * @description Relative share of requests sent to this backend.
              * @default 1
              */
-            weight: number;
+            weight?: number;
             /** @description Filters applied when this backend is chosen. */
             filters?: components["schemas"]["GRPCRouteFilter"][];
         };
@@ -1359,7 +2691,7 @@ export interface components {
              *       }
              *     ]
              */
-            rules: components["schemas"]["HTTPRouteRule"][];
+            rules?: components["schemas"]["HTTPRouteRule"][];
             useDefaultGateways?: components["schemas"]["UseDefaultGateways"];
         };
         /** @description Conditions (matches), processing (filters) and forwarding (backendRefs) of HTTP requests. */
@@ -1377,7 +2709,7 @@ export interface components {
              *       }
              *     ]
              */
-            matches: components["schemas"]["HTTPRouteMatch"][];
+            matches?: components["schemas"]["HTTPRouteMatch"][];
             /** @description Filters applied to requests matching this rule. */
             filters?: components["schemas"]["HTTPRouteFilter"][];
             /** @description Backends that matching requests are sent to. */
@@ -1394,7 +2726,7 @@ export interface components {
              *       "value": "/"
              *     }
              */
-            path: components["schemas"]["HTTPPathMatch"];
+            path?: components["schemas"]["HTTPPathMatch"];
             /** @description Header matches, ANDed; names are unique. */
             headers?: components["schemas"]["HTTPHeaderMatch"][];
             /** @description Query parameter matches, ANDed; names are unique. */
@@ -1408,12 +2740,12 @@ export interface components {
              * @default PathPrefix
              * @enum {string}
              */
-            type: "Exact" | "PathPrefix" | "RegularExpression";
+            type?: "Exact" | "PathPrefix" | "RegularExpression";
             /**
              * @description The path (or regular expression) to match.
              * @default /
              */
-            value: string;
+            value?: string;
         };
         /** @description A match on an HTTP header. */
         HTTPHeaderMatch: {
@@ -1422,7 +2754,7 @@ export interface components {
              * @default Exact
              * @enum {string}
              */
-            type: "Exact" | "RegularExpression";
+            type?: "Exact" | "RegularExpression";
             name: components["schemas"]["HTTPHeaderName"];
             /** @description The header value to match. */
             value: string;
@@ -1434,7 +2766,7 @@ export interface components {
              * @default Exact
              * @enum {string}
              */
-            type: "Exact" | "RegularExpression";
+            type?: "Exact" | "RegularExpression";
             name: components["schemas"]["HTTPHeaderName"];
             /** @description The parameter value to match. */
             value: string;
@@ -1505,7 +2837,7 @@ export interface components {
              * @default 302
              * @enum {integer}
              */
-            statusCode: 301 | 302 | 303 | 307 | 308;
+            statusCode?: 301 | 302 | 303 | 307 | 308;
         };
         /** @description Rewrites the hostname and/or path before forwarding. */
         HTTPURLRewriteFilter: {
@@ -1531,7 +2863,7 @@ export interface components {
              * Format: int32
              * @default 100
              */
-            denominator: number;
+            denominator?: number;
         };
         /** @description Cross-Origin Resource Sharing policy. */
         HTTPCORSFilter: {
@@ -1550,7 +2882,7 @@ export interface components {
              * @description Seconds a preflight answer may be cached.
              * @default 5
              */
-            maxAge: number;
+            maxAge?: number;
         };
         /** @description Asks an external authorization service whether to let a request through. */
         HTTPExternalAuthFilter: {
@@ -1586,9 +2918,9 @@ export interface components {
         /** @description A weighted backend of an HTTP rule, with filters applied when it is chosen. */
         HTTPBackendRef: {
             /** @default  */
-            group: components["schemas"]["Group"];
+            group?: components["schemas"]["Group"];
             /** @default Service */
-            kind: components["schemas"]["Kind"];
+            kind?: components["schemas"]["Kind"];
             name: components["schemas"]["ObjectName"];
             namespace?: components["schemas"]["NamespaceName"];
             /** @description Destination port; required when the referent is a Service. */
@@ -1598,7 +2930,7 @@ export interface components {
              * @description Relative share of requests sent to this backend.
              * @default 1
              */
-            weight: number;
+            weight?: number;
             /** @description Filters applied when this backend is chosen. */
             filters?: components["schemas"]["HTTPRouteFilter"][];
         };
@@ -1625,7 +2957,7 @@ export interface components {
              * @default Cookie
              * @enum {string}
              */
-            type: "Cookie" | "Header";
+            type?: "Cookie" | "Header";
             /** @description Lifetime of a session. */
             absoluteTimeout?: components["schemas"]["Duration"];
             /** @description The session cookie. */
@@ -1636,12 +2968,12 @@ export interface components {
                  * @default Session
                  * @enum {string}
                  */
-                lifetimeType: "Permanent" | "Session";
+                lifetimeType?: "Permanent" | "Session";
                 /**
                  * @description Path attribute of the cookie.
                  * @default /
                  */
-                path: string;
+                path?: string;
             };
             /** @description The session header. */
             header?: {
@@ -1919,9 +3251,9 @@ export interface components {
         /** @description A reference to the parent (usually a Gateway) a route wants to attach to. */
         ParentReference: {
             /** @default gateway.networking.k8s.io */
-            group: components["schemas"]["Group"];
+            group?: components["schemas"]["Group"];
             /** @default Gateway */
-            kind: components["schemas"]["Kind"];
+            kind?: components["schemas"]["Kind"];
             /** @description Namespace of the parent; the route's own namespace when unset (not defaulted). */
             namespace?: components["schemas"]["NamespaceName"];
             name: components["schemas"]["ObjectName"];
@@ -1933,9 +3265,9 @@ export interface components {
         /** @description A reference to a backend (by default a Service); used by mirrors and external auth. */
         BackendObjectReference: {
             /** @default  */
-            group: components["schemas"]["Group"];
+            group?: components["schemas"]["Group"];
             /** @default Service */
-            kind: components["schemas"]["Kind"];
+            kind?: components["schemas"]["Kind"];
             name: components["schemas"]["ObjectName"];
             namespace?: components["schemas"]["NamespaceName"];
             /** @description Destination port; required when the referent is a Service. */
@@ -1944,9 +3276,9 @@ export interface components {
         /** @description A weighted reference to a backend (by default a Service). */
         BackendRef: {
             /** @default  */
-            group: components["schemas"]["Group"];
+            group?: components["schemas"]["Group"];
             /** @default Service */
-            kind: components["schemas"]["Kind"];
+            kind?: components["schemas"]["Kind"];
             name: components["schemas"]["ObjectName"];
             namespace?: components["schemas"]["NamespaceName"];
             /** @description Destination port; required when the referent is a Service. */
@@ -1956,14 +3288,14 @@ export interface components {
              * @description Relative share of requests sent to this backend.
              * @default 1
              */
-            weight: number;
+            weight?: number;
         };
         /** @description A reference to a Secret (or another object holding a certificate). */
         SecretObjectReference: {
             /** @default  */
-            group: components["schemas"]["Group"];
+            group?: components["schemas"]["Group"];
             /** @default Secret */
-            kind: components["schemas"]["Kind"];
+            kind?: components["schemas"]["Kind"];
             name: components["schemas"]["ObjectName"];
             namespace?: components["schemas"]["NamespaceName"];
         };
@@ -2435,6 +3767,149 @@ export interface components {
             name?: components["schemas"]["SectionName"];
             /** @description Backends that traffic is sent to. */
             backendRefs: components["schemas"]["BackendRef"][];
+        };
+        /** @description A page of GatewayClass objects. */
+        GatewayClassList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: components["schemas"]["GatewayClass"][];
+        };
+        /** @description A page of Gateway objects. */
+        GatewayList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: components["schemas"]["Gateway"][];
+        };
+        /** @description A page of HTTPRoute objects. */
+        HTTPRouteList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: components["schemas"]["HTTPRoute"][];
+        };
+        /** @description A page of GRPCRoute objects. */
+        GRPCRouteList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: components["schemas"]["GRPCRoute"][];
+        };
+        /** @description A page of TLSRoute objects. */
+        TLSRouteList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: (components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"])[];
+        };
+        /** @description A page of TCPRoute objects. */
+        TCPRouteList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: (components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"])[];
+        };
+        /** @description A page of UDPRoute objects. */
+        UDPRouteList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: (components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"])[];
+        };
+        /** @description A page of ReferenceGrant objects. */
+        ReferenceGrantList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: components["schemas"]["ReferenceGrant"][];
+        };
+        /** @description A page of Namespace objects. */
+        NamespaceList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: components["schemas"]["Namespace"][];
+        };
+        /** @description A page of Service objects. */
+        ServiceList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: components["schemas"]["Service"][];
+        };
+        /** @description A page of EndpointSlice objects. */
+        EndpointSliceList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: components["schemas"]["EndpointSlice"][];
+        };
+        /** @description A page of Secret objects. */
+        SecretList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: components["schemas"]["Secret"][];
+        };
+        /** @description A page of ConfigMap objects. */
+        ConfigMapList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: components["schemas"]["ConfigMap"][];
         };
     };
     responses: {
@@ -3265,6 +4740,3193 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TokenInfo"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllGatewayClass: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayClassList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createClusterGatewayClass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GatewayClass"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayClass"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllGateway: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllHTTPRoute: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPRouteList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllGRPCRoute: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GRPCRouteList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllTLSRoute: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TLSRouteList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllTCPRoute: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TCPRouteList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllUDPRoute: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UDPRouteList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllReferenceGrant: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceGrantList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllNamespace: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NamespaceList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createClusterNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Namespace"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Namespace"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllService: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllEndpointSlice: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointSliceList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllSecret: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllConfigMap: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigMapList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readClusterGatewayClass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayClass"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceClusterGatewayClass: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GatewayClass"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayClass"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayClass"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteClusterGatewayClass: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayClass"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchClusterGatewayClass: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayClass"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readClusterNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Namespace"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceClusterNamespace: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Namespace"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Namespace"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Namespace"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteClusterNamespace: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Namespace"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchClusterNamespace: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Namespace"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyClusterGatewayClass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyClusterNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionClusterGatewayClass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayClass"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionClusterNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Namespace"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedGateway: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Gateway"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gateway"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedHTTPRoute: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPRouteList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedHTTPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HTTPRoute"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPRoute"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedGRPCRoute: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GRPCRouteList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedGRPCRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GRPCRoute"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GRPCRoute"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedTLSRoute: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TLSRouteList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedTLSRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedTCPRoute: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TCPRouteList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedTCPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedUDPRoute: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UDPRouteList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedUDPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedReferenceGrant: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceGrantList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedReferenceGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReferenceGrant"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceGrant"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedService: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Service"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedEndpointSlice: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointSliceList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedEndpointSlice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndpointSlice"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointSlice"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedSecret: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Secret"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedConfigMap: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigMapList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedConfigMap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfigMap"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigMap"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readNamespacedGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gateway"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedGateway: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Gateway"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gateway"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gateway"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedGateway: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gateway"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedGateway: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gateway"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readNamespacedHTTPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPRoute"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedHTTPRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HTTPRoute"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPRoute"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPRoute"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedHTTPRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPRoute"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedHTTPRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPRoute"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readNamespacedGRPCRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GRPCRoute"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedGRPCRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GRPCRoute"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GRPCRoute"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GRPCRoute"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedGRPCRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GRPCRoute"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedGRPCRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GRPCRoute"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readNamespacedTLSRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedTLSRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedTLSRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedTLSRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readNamespacedTCPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedTCPRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedTCPRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedTCPRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readNamespacedUDPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedUDPRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedUDPRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedUDPRoute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readNamespacedReferenceGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceGrant"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedReferenceGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReferenceGrant"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceGrant"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceGrant"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedReferenceGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceGrant"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedReferenceGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceGrant"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readNamespacedService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedService: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Service"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedService: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedService: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readNamespacedEndpointSlice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointSlice"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedEndpointSlice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndpointSlice"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointSlice"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointSlice"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedEndpointSlice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointSlice"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedEndpointSlice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointSlice"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readNamespacedSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Secret"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    readNamespacedConfigMap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigMap"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedConfigMap: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfigMap"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigMap"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigMap"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedConfigMap: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigMap"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedConfigMap: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigMap"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyNamespacedGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyNamespacedHTTPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyNamespacedGRPCRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyNamespacedTLSRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyNamespacedTCPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyNamespacedUDPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyNamespacedReferenceGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyNamespacedService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyNamespacedEndpointSlice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyNamespacedSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    historyNamespacedConfigMap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionNamespacedGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gateway"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionNamespacedHTTPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPRoute"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionNamespacedGRPCRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GRPCRoute"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionNamespacedTLSRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionNamespacedTCPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionNamespacedUDPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionNamespacedReferenceGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReferenceGrant"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionNamespacedService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionNamespacedEndpointSlice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointSlice"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionNamespacedSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    versionNamespacedConfigMap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigMap"];
                 };
             };
             default: components["responses"]["Problem"];

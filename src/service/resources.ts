@@ -10,7 +10,7 @@ import { streamKey } from '../core/objects/keys';
 import { decideDelete, decideWrite, stripServerFields, type Decision, type WriteMode } from '../core/objects/write';
 import { mergePatch } from '../core/objects/merge-patch';
 import type { Requirement } from '../core/objects/label-selector';
-import { badRequest, conflict, fromStatus, invalid, isConflict, notFound, ServiceError } from './errors';
+import { badRequest, conflict, fromDecision, invalid, isConflict, notFound, ServiceError } from './errors';
 import { validate } from './validation';
 import { unstorableStrings } from '../core/validate/storable';
 import { foldStringData, isSecret, presentSecret, splitSecret } from './secrets';
@@ -144,7 +144,7 @@ export class ResourceService {
       secretData = split.data;
     }
     const decision = decideWrite({ current, incoming: toDecide, mode, precondition, now: this.now(), newUid: randomUUID() });
-    if (decision.outcome === 'reject') throw fromStatus(decision.status, decision.message);
+    if (decision.outcome === 'reject') throw fromDecision(decision);
     if (decision.outcome === 'unchanged') {
       return { status: 200, object: this.present(withStatus!.object, secretData, actor), changed: false };
     }
@@ -165,7 +165,8 @@ export class ResourceService {
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
     const current = await getObject(this.db.sql, stream, { status: false });
     const decision = decideDelete({ current, kind: info.kind, name, precondition: parseIfMatch(ifMatch) });
-    if (decision.outcome !== 'append') throw fromStatus((decision as { status?: 404 | 409 }).status ?? 404, (decision as { message: string }).message);
+    if (decision.outcome === 'reject') throw fromDecision(decision);
+    if (decision.outcome !== 'append') throw new Error(`a delete decided ${decision.outcome}`);
     const event = toEvent(info, stream, decision, actor, this.now(), current?.object);
     if (isSecret(decision.object)) event.secret = { op: 'delete' };
     await this.append([event]);

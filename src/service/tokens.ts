@@ -5,7 +5,7 @@ import type { Database } from '../adapters/store/database';
 import { findLiveToken, insertToken, listTokens, revokeToken } from '../adapters/store/tokens';
 import { ROLES, type Authenticator, type Principal, type Role } from './principal';
 import { tokenDigest } from './token-digest';
-import { conflict, invalid, notFound } from './errors';
+import { alreadyExists, invalid, notFound } from './errors';
 import type { components } from '../generated/api';
 
 const NAME = /^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$/;
@@ -56,7 +56,7 @@ export class TokenStore implements Authenticator {
     const token = `sy_${randomBytes(32).toString('base64url')}`;
     const info: TokenInfo = { id: randomUUID(), ...t, createdAt: now.toISOString() };
     if ((await insertToken(this.db.sql, { ...info, hash: tokenDigest(token).toString('hex') })) === 'name-taken')
-      throw conflict(`a token named "${t.name}" exists; names are unique`);
+      throw alreadyExists(`a token named "${t.name}" exists; names are unique`);
     return { ...info, token };
   }
 

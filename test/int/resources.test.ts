@@ -115,10 +115,10 @@ describe('errors of the request itself', () => {
     const r = await s.api('POST', base, bad);
     expect(r.status).toBe(422);
     expect(r.body.errors).toEqual([
-      { path: 'spec.parentRefs[0].name', message: expect.stringContaining('must be of type string') },
-      { path: 'spec.rules[0].matches[0].path.type', message: expect.stringContaining('Unsupported value: "Sideways"') },
+      { path: 'spec.parentRefs[0].name', message: expect.stringContaining('must be of type string'), reason: 'FieldValueTypeInvalid' },
+      { path: 'spec.rules[0].matches[0].path.type', message: expect.stringContaining('Unsupported value: "Sideways"'), reason: 'FieldValueNotSupported' },
       // the CEL rules are skipped on a structurally broken object, and the answer says so
-      { path: '', message: expect.stringContaining('some validation rules were not checked') },
+      { path: '', message: expect.stringContaining('some validation rules were not checked'), reason: 'FieldValueInvalid' },
     ]);
     expect((await s.api('GET', `${base}/bad`)).status).toBe(404);
   });

@@ -1,7 +1,7 @@
 // POST /api/v1/apply. The body is read here, raw, under its own size limit (jsonBody skips this path).
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from './context';
-import { HttpError } from './problem';
+import { HttpError, problem, writeProblem } from './problem';
 import { readBody } from './body';
 import { actorOf } from '../../service/access';
 import type { Principal } from '../../service/principal';
@@ -75,8 +75,7 @@ export function applyRouter(ctx: AppContext): Router {
       const principal: Principal = res.locals.principal;
       const answer = await service.apply({ body, format, options, principal, actor: actorOf(principal), signal: abort.signal });
       if (answer.outcome === 'committed-not-reconciled') {
-        const problem = { type: 'https://switchyard.dev/problems/504', title: 'Gateway Timeout', status: 504, detail: answer.detail, results: answer.results };
-        res.status(504).type('application/problem+json').send(JSON.stringify(problem));
+        writeProblem(res, { ...problem(504, answer.detail), results: answer.results });
         return;
       }
       if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');

@@ -7,6 +7,9 @@ import { parseDuration, UsageError } from '../args';
 import { ApiError, toApiError } from '../client';
 import { HELP, NAMESPACE, type Command } from '../command';
 import { conditionsTable, type Cond } from '../format';
+import type { components } from '../../generated/api';
+
+type AnyObject = components['schemas']['AnyObject'];
 
 interface Origin {
   file: string;
@@ -139,7 +142,8 @@ export const applyCommand: Command = {
         },
         header: { 'Idempotency-Key': key },
       },
-      body: { items: items as Record<string, unknown>[] },
+      // sent as read: the server validates every object and names each problem by document and path
+      body: { items: items as AnyObject[] },
     });
     let r;
     try {

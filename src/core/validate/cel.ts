@@ -17,12 +17,12 @@ export type CelType = 'object' | 'array' | 'string';
 
 /** A rule that evaluated to false: the API server reports its message against the rule's node. */
 export function fail(errors: FieldError[], path: string, type: CelType, message: string): void {
-  errors.push({ path, message: `Invalid value: "${type}": ${message}` });
+  errors.push({ path, message: `Invalid value: "${type}": ${message}`, reason: 'FieldValueInvalid' });
 }
 
 /** A rule whose evaluation failed (e.g. a field read without has()). */
 export function evalError(errors: FieldError[], path: string, type: CelType, cause: string, message: string): void {
-  errors.push({ path, message: `Invalid value: "${type}": ${cause} evaluating rule: ${message}` });
+  errors.push({ path, message: `Invalid value: "${type}": ${cause} evaluating rule: ${message}`, reason: 'FieldValueInvalid' });
 }
 
 /** CEL's exists_one. */

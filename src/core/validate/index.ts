@@ -3,14 +3,15 @@
 // then the CRD CEL rules (as TypeScript), which are skipped after a blocking schema error.
 import { kindInfo, type KindInfo } from '../model/kinds';
 import { validateMetadata, type NameRule } from './metadata';
-import { invalid, NOT_CHECKED, REQUIRED, unsupported } from './messages';
+import { invalid, NOT_CHECKED, REQUIRED, unsupported, withReasons } from './messages';
 import { CORE_SCHEMAS, RULES } from './rules';
 import { validateSchema } from './schema';
 import { cloneJson, prepare, structuralNode, type PrepareState } from './structural';
 import { unstorableStrings } from './storable';
 import type { FieldError, ValidateOptions, ValidateResult } from './types';
 
-export type { FieldError, ValidateOptions, ValidateResult } from './types';
+export type { FieldError, FieldReason, ValidateOptions, ValidateResult } from './types';
+export { fieldReason, withReasons } from './messages';
 
 
 /** Nesting deeper than this is refused (no legitimate object comes near it). */
@@ -95,8 +96,13 @@ export function applyDefaults<T>(obj: T): T {
   return copy as T;
 }
 
-/** Defaults, then schema, then the CEL rules. Never throws. */
+/** Defaults, then schema, then the CEL rules; each error with its reason. Never throws. */
 export function validateObject(obj: unknown, opts: ValidateOptions = {}): ValidateResult {
+  const result = validateUnreasoned(obj, opts);
+  return result.errors.length ? { ...result, errors: withReasons(result.errors) } : result;
+}
+
+function validateUnreasoned(obj: unknown, opts: ValidateOptions): ValidateResult {
   if (!isObj(obj)) {
     return { object: cloneJson(obj, MAX_DEPTH, { tooDeep: false }), errors: [{ path: '', message: invalid(obj, 'must be an object') }] };
   }

@@ -1,5 +1,6 @@
 // The API server's wording of field errors (k8s.io/apimachinery field.Error.ErrorBody and the
 // kube-openapi body-validation details), so that clients moving manifests between the two see the same words.
+import type { FieldReason } from './types';
 
 const MAX_SHOWN = 100;
 
@@ -27,6 +28,37 @@ export const forbidden = (detail: string) => `Forbidden: ${detail}`;
 export const unknownField = (path: string) => `unknown field "${path}"`;
 export const NOT_CHECKED =
   'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+
+/**
+ * The reason of a message made by the builders above: as in k8s.io/apimachinery field.Error, where
+ * the message body starts with the error type's words ("Required value", "Invalid value", ...), the
+ * leading phrase names the type, and the type names the cause (metav1.CauseType).
+ */
+const REASON_BY_PHRASE: readonly [string, FieldReason][] = [
+  ['Required value', 'FieldValueRequired'],
+  ['Unsupported value', 'FieldValueNotSupported'],
+  ['Duplicate value', 'FieldValueDuplicate'],
+  ['Too long', 'FieldValueTooLong'],
+  ['Too many', 'FieldValueTooMany'],
+  ['Forbidden', 'FieldValueForbidden'],
+  ['Not found', 'FieldValueNotFound'],
+  ['Internal error', 'InternalError'],
+  ['internal validation error', 'InternalError'],
+  // a field the schema does not have: its name is not one the kind supports
+  ['unknown field', 'FieldValueNotSupported'],
+  ['Invalid value', 'FieldValueInvalid'],
+];
+
+/** Any other wording (a YAML document that cannot be read, a token request's field) is an invalid value. */
+export function fieldReason(message: string): FieldReason {
+  for (const [phrase, reason] of REASON_BY_PHRASE) if (message.startsWith(phrase)) return reason;
+  return 'FieldValueInvalid';
+}
+
+/** The errors, each with its reason (kept when set, else read off its message). */
+export function withReasons<E extends { message: string; reason?: FieldReason }>(errors: readonly E[]): (E & { reason: FieldReason })[] {
+  return errors.map((e) => (e.reason ? (e as E & { reason: FieldReason }) : { ...e, reason: fieldReason(e.message) }));
+}
 
 /** Kubernetes field-path helpers. */
 export const child = (path: string, key: string) => (path ? `${path}.${key}` : key);

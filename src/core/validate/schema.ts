@@ -8,7 +8,7 @@ import { ajvRegExpEngine } from './regex';
 import { isIPv4Format, isIPv6Format } from './formats';
 import { REQUIRED, child, invalid, jsonType, tooLong, tooMany, unsupported } from './messages';
 import { pointerToPath, type SNode } from './structural';
-import type { FieldError } from './types';
+import type { FieldError, FieldReason } from './types';
 
 const BASE = 'https://switchyard.dev/openapi.json';
 
@@ -81,7 +81,7 @@ export function validateSchema(schemaName: string, data: unknown, node: SNode): 
   for (const e of aggregates) {
     const path = pointerToPath(e.instancePath, data, node);
     if (!errors.some((x) => x.path.startsWith(path))) {
-      errors.push({ path, message: invalid(e.data, `must validate ${e.keyword} schema`) });
+      errors.push({ path, message: invalid(e.data, `must validate ${e.keyword} schema`), reason: 'FieldValueInvalid' });
     }
   }
   return { errors, blocking };
@@ -98,7 +98,28 @@ interface ErrorParams {
   format: string;
 }
 
+/** Each keyword's Kubernetes cause; any other keyword (pattern, format, minimum, ...) is an invalid value. */
+const REASON_OF_KEYWORD: Readonly<Record<string, FieldReason>> = {
+  required: 'FieldValueRequired',
+  enum: 'FieldValueNotSupported',
+  const: 'FieldValueNotSupported',
+  type: 'FieldValueTypeInvalid',
+  maxLength: 'FieldValueTooLong',
+  maxItems: 'FieldValueTooMany',
+  maxProperties: 'FieldValueTooMany',
+  uniqueItems: 'FieldValueDuplicate',
+};
+
+export function keywordReason(keyword: string): FieldReason {
+  return REASON_OF_KEYWORD[keyword] ?? 'FieldValueInvalid';
+}
+
 function mapError(e: ErrorObject, data: unknown, node: SNode): FieldError | undefined {
+  const mapped = mapMessage(e, data, node);
+  return mapped && { ...mapped, reason: keywordReason(e.keyword) };
+}
+
+function mapMessage(e: ErrorObject, data: unknown, node: SNode): FieldError | undefined {
   const path = pointerToPath(e.instancePath, data, node);
   // metadata name and namespace are checked, with the API server's own messages, in metadata.ts
   if (path === 'metadata.name' || path === 'metadata.namespace') return undefined;

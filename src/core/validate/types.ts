@@ -1,7 +1,17 @@
-/** One validation problem: `path` in Kubernetes notation (`spec.rules[0].matches[0].path.value`). */
+import type { components } from '../../generated/api';
+
+/** Kubernetes' `causes[].reason` of a field error (FieldValueRequired, FieldValueInvalid, ...). */
+export type FieldReason = components['schemas']['FieldReason'];
+
+/**
+ * One validation problem: `path` in Kubernetes notation (`spec.rules[0].matches[0].path.value`).
+ * `reason` is set where the check knows it (the schema keyword, a CEL rule); otherwise it is read off
+ * the message's leading phrase (`withReasons`), which the message builders in messages.ts write.
+ */
 export interface FieldError {
   path: string;
   message: string;
+  reason?: FieldReason;
 }
 
 export interface ValidateOptions {
