@@ -1,6 +1,7 @@
 // Assembles the service from its parts; main.ts and the tests both start it through here.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { StartupError } from './runtime/startup-error';
+import { listen } from './runtime/listen';
+import { VERSION } from './runtime/version';
 import { deploymentOf } from './adapters/queue/redis-keys';
 import { databaseIdentity } from './adapters/store/database-identity';
 import { randomBytes } from 'node:crypto';
@@ -36,7 +37,7 @@ export interface Running {
   close(): Promise<void>;
 }
 
-export const VERSION = '0.1.0';
+export { VERSION };
 /** how long requests in flight may take to finish after SIGTERM */
 const SHUTDOWN_GRACE_MS = 25_000;
 
@@ -62,21 +63,6 @@ export interface ServerOptions {
   /** run the reconcile worker in this process (npm start); false for `npm run api` */
   worker?: boolean;
   queuePrefix?: string;
-}
-
-function listen(server: Server, port: number, host: string | undefined): Promise<void> {
-  return new Promise<void>((res, rej) => {
-    const failed = (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EADDRINUSE') rej(new StartupError(`port ${port}${host ? ` on ${host}` : ''} is in use by another process: stop it, or set PORT`));
-      else if (e.code === 'EACCES') rej(new StartupError(`port ${port} needs privileges this process does not have: set PORT to 1024 or above`));
-      else rej(e);
-    };
-    server.once('error', failed);
-    server.listen(port, host, () => {
-      server.off('error', failed);
-      res();
-    });
-  });
 }
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<Running> {

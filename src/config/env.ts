@@ -16,6 +16,27 @@ export interface Config {
   rateLimitBurst: number;
   maxSsePerToken: number;
   logLevel: string;
+  /** which requests the access log records: every one (sampled), those answered 4xx/5xx, or none */
+  accessLog: AccessLogMode;
+  /** the share of requests answered below 400 that the access log records, 0 to 1 */
+  accessLogSample: number;
+  /** the port of the worker's /healthz, /readyz and /metrics (`npm run worker`); 0: none */
+  workerPort: number;
+}
+
+export const ACCESS_LOG_MODES = ['all', 'errors', 'off'] as const;
+export type AccessLogMode = (typeof ACCESS_LOG_MODES)[number];
+
+function accessLogMode(env: NodeJS.ProcessEnv): AccessLogMode {
+  const raw = env.ACCESS_LOG || 'all';
+  if (!(ACCESS_LOG_MODES as readonly string[]).includes(raw)) throw new Error(`ACCESS_LOG must be one of ${ACCESS_LOG_MODES.join(', ')}, got "${raw}"`);
+  return raw as AccessLogMode;
+}
+
+function fraction(name: string, def: number, env: NodeJS.ProcessEnv): number {
+  const n = int(name, def, env);
+  if (n > 1) throw new Error(`${name} must be a number from 0 to 1, got "${env[name]}"`);
+  return n;
 }
 
 function int(name: string, def: number, env: NodeJS.ProcessEnv): number {
@@ -43,5 +64,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitBurst: int('RATE_LIMIT_BURST', 2000, env),
     maxSsePerToken: int('MAX_SSE_PER_TOKEN', 1000, env),
     logLevel: env.LOG_LEVEL || 'info',
+    accessLog: accessLogMode(env),
+    accessLogSample: fraction('ACCESS_LOG_SAMPLE', 1, env),
+    workerPort: int('WORKER_PORT', 9091, env),
   };
 }

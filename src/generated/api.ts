@@ -493,6 +493,8 @@ export interface components {
             status: number;
             detail: string;
             errors?: components["schemas"]["FieldError"][];
+            /** @description The X-Request-Id of the request (the client's when it sent a sane one, else made by the server): the access log line of the request carries it too. */
+            requestId?: string;
         };
         FieldError: {
             /** @description A path into the submitted object, e.g. spec.rules[0].matches[0].path.value */
@@ -630,6 +632,8 @@ export interface components {
             title: string;
             status: number;
             detail: string;
+            /** @description The X-Request-Id of the request. */
+            requestId?: string;
             results: components["schemas"]["ApplyResult"][];
         };
         ApplyProblem: {
@@ -637,6 +641,8 @@ export interface components {
             title: string;
             status: number;
             detail: string;
+            /** @description The X-Request-Id of the request. */
+            requestId?: string;
             errors?: components["schemas"]["ApplyIssue"][];
         };
         /** @description A Kubernetes Namespace (v1); its labels feed allowedRoutes.namespaces.selector. */

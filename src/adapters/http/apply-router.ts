@@ -10,6 +10,7 @@ import { dnsLabelErrors } from '../../core/validate/metadata';
 import { ApplyService, applySetNameProblem, type ApplyOptions } from '../../service/apply';
 import { ManifestParser } from '../../service/manifest-parser';
 import { reconciledChannel, subscribe } from '../delivery/channels';
+import { requestIdOf } from './request-id';
 
 export const MAX_WAIT_SECONDS = 600;
 
@@ -75,7 +76,7 @@ export function applyRouter(ctx: AppContext): Router {
       const principal: Principal = res.locals.principal;
       const answer = await service.apply({ body, format, options, principal, actor: actorOf(principal), signal: abort.signal });
       if (answer.outcome === 'committed-not-reconciled') {
-        const problem = { type: 'https://switchyard.dev/problems/504', title: 'Gateway Timeout', status: 504, detail: answer.detail, results: answer.results };
+        const problem = { type: 'https://switchyard.dev/problems/504', title: 'Gateway Timeout', status: 504, detail: answer.detail, requestId: requestIdOf(res), results: answer.results };
         res.status(504).type('application/problem+json').send(JSON.stringify(problem));
         return;
       }

@@ -1,6 +1,7 @@
-// Every 4xx/5xx body is application/problem+json: {type, title, status, detail, errors?}.
+// Every 4xx/5xx body is application/problem+json: {type, title, status, detail, errors?, requestId?}.
 import type { Response } from 'express';
 import type { FieldError, ServiceError, ServiceErrorKind } from '../../service/errors';
+import { requestIdOf } from './request-id';
 
 export type { FieldError };
 
@@ -38,5 +39,8 @@ export function sendProblem(res: Response, status: number, detail: string, error
     detail,
   };
   if (errors && errors.length) body.errors = errors;
+  // the id the access log line carries: what a user quotes when reporting the error
+  const requestId = requestIdOf(res);
+  if (requestId !== undefined) body.requestId = requestId;
   res.status(status).type('application/problem+json').send(JSON.stringify(body));
 }

@@ -4,12 +4,13 @@ import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppContext } from './context';
+import { GATEWAY_API_VERSION } from '../../runtime/version';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SPEC_PATH = join(here, '../../generated/openapi.json');
 const DOCS_PATH = join(here, 'docs.html');
 
-export const GATEWAY_API_VERSION = 'v1.6.1';
+export { GATEWAY_API_VERSION };
 
 export function systemRouter(ctx: AppContext): Router {
   const r = Router();
@@ -27,7 +28,7 @@ export function systemRouter(ctx: AppContext): Router {
   });
   r.get('/metrics', async (_req, res) => {
     res.locals.route = '/metrics';
-    res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
+    res.type(ctx.metrics.contentType).send(await ctx.metrics.text());
   });
   r.get('/openapi.json', (_req, res) => {
     res.locals.route = '/openapi.json';

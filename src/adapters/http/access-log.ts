@@ -1,0 +1,53 @@
+// The access log: one line per answered request in pino-http's shape ({reqId, req, res,
+// responseTime}), at info below 400, warn for 4xx and error for 5xx, so LOG_LEVEL filters it as it
+// does any other line. ACCESS_LOG and ACCESS_LOG_SAMPLE decide which requests are written; a
+// request that is not written costs a comparison, no serialization.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler, Response } from 'express';
+import type { Logger, LevelWithSilent } from 'pino';
+import { pinoHttp } from 'pino-http';
+import type { AccessLogMode } from '../../config/env';
+
+export interface AccessLogOptions {
+  mode: AccessLogMode;
+  /** the share of requests answered below 400 that are written */
+  sample: number;
+  random?: () => number;
+}
+
+type Req = IncomingMessage & { traceparent?: string; originalUrl?: string };
+
+function levelFor(o: AccessLogOptions, status: number, failed: boolean): LevelWithSilent {
+  if (failed || status >= 500) return 'error';
+  if (status >= 400) return 'warn';
+  if (o.mode !== 'all' || o.sample <= 0) return 'silent';
+  return o.sample >= 1 || (o.random ?? Math.random)() < o.sample ? 'info' : 'silent';
+}
+
+function fields(req: Req, res: ServerResponse, val: Record<string, unknown>): Record<string, unknown> {
+  const locals = (res as Response).locals ?? {};
+  return {
+    ...val,
+    req: { method: req.method, url: req.originalUrl ?? req.url, ...(req.traceparent ? { traceparent: req.traceparent } : {}) },
+    res: { statusCode: res.statusCode },
+    ...(locals.route ? { route: locals.route } : {}),
+    ...(locals.principal?.name ? { actor: locals.principal.name } : {}),
+  };
+}
+
+/** The access log middleware, or null when ACCESS_LOG=off. Expects req.id set (see request-id.ts). */
+export function accessLog(logger: Logger, o: AccessLogOptions): RequestHandler | null {
+  if (o.mode === 'off') return null;
+  const log = pinoHttp<Req, ServerResponse>({
+    logger,
+    // one small child per request ({reqId}); req and res go into the line itself, and only when written
+    quietReqLogger: true,
+    quietResLogger: true,
+    wrapSerializers: false,
+    customLogLevel: (_req, res, err) => levelFor(o, res.statusCode, Boolean(err)),
+    customSuccessObject: fields,
+    customErrorObject: (req, res, _err, val) => fields(req, res, val),
+    customSuccessMessage: (req, res) => (res.writableEnded ? 'request completed' : 'request aborted'),
+  });
+  return log as unknown as RequestHandler;
+}
