@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { listen } from './runtime/listen';
 import { VERSION } from './runtime/version';
+import { readinessOf } from './runtime/readiness';
 import { deploymentOf } from './adapters/queue/redis-keys';
 import { databaseIdentity } from './adapters/store/database-identity';
 import { randomBytes } from 'node:crypto';
@@ -104,27 +105,10 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const ctx: AppContext = {
     config, db, resources, bus, metrics, logger, auth, sse, version: VERSION, snapshots: new SnapshotHub(db, bus), tokens,
     limits: new Limits(config.rateLimitPerSecond, config.rateLimitBurst, config.maxSsePerToken),
-    readiness: async () => {
-      const checks: Record<string, string> = {};
-      let ok = true;
-      try {
-        await pingDatabase(db.sql);
-        checks.postgres = 'ok';
-      } catch (e) {
-        ok = false;
-        checks.postgres = `failed: ${(e as Error).message}`;
-      }
-      if (redisPing) {
-        try {
-          await redisPing.check();
-          checks.redis = 'ok';
-        } catch (e) {
-          ok = false;
-          checks.redis = `failed: ${(e as Error).message}`;
-        }
-      }
-      return { ok, checks };
-    },
+    readiness: readinessOf({
+      postgres: () => pingDatabase(db.sql),
+      redis: redisPing ? () => redisPing.check() : undefined,
+    }),
   };
   // One poke per turn of the event loop: readers re-read the log whatever a poke says, and a burst
   // of concurrent writes would otherwise send a message per write to every reader.
@@ -142,6 +126,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     db, bus, logger, controllerName: config.controllerName, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix ?? deployment?.prefix, deploymentId: deployment?.id,
   });
 
+  if (worker) metrics.include(worker.metrics.registry);
   app = createApp(ctx, [tokensRouter, deliveryRouter]);
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, embeddedDatabase: db.embedded, redis: Boolean(config.redisUrl) }, 'switchyard listening');
