@@ -18,6 +18,9 @@ import { readinessOf } from '../src/runtime/readiness';
 import { listen } from '../src/runtime/listen';
 import { StartupError } from '../src/runtime/startup-error';
 
+/** how long jobs in flight may take to finish after SIGTERM */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 const config = loadConfig();
 const logger = pino({ level: config.logLevel, base: { service: 'switchyard-worker' } });
 if (!config.redisUrl || !config.databaseUrl) {
@@ -65,6 +68,11 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'worker shutting down: finishing jobs in flight');
+    // closing the queue waits for Redis; while Redis is away it would wait for ever
+    setTimeout(() => {
+      logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'worker shutdown did not finish in time (is Redis or PostgreSQL away?): exiting; unfinished jobs run again elsewhere');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
     readiness = async () => ({ ok: false, checks: { worker: 'failed: shutting down' } });
     endpoints?.close();
     endpoints?.closeAllConnections();

@@ -17,7 +17,8 @@ export interface AccessLogOptions {
 
 type Req = IncomingMessage & { traceparent?: string; originalUrl?: string };
 
-function levelFor(o: AccessLogOptions, status: number, failed: boolean): LevelWithSilent {
+/** The level of a request's line, or silent when it is not written. */
+export function levelFor(o: AccessLogOptions, status: number, failed: boolean): LevelWithSilent {
   if (failed || status >= 500) return 'error';
   if (status >= 400) return 'warn';
   if (o.mode !== 'all' || o.sample <= 0) return 'silent';
