@@ -25,12 +25,18 @@ export function levelFor(o: AccessLogOptions, status: number, failed: boolean): 
   return o.sample >= 1 || (o.random ?? Math.random)() < o.sample ? 'info' : 'silent';
 }
 
+// pino-http binds `req` to a child logger for every request (serialized there and then), so the
+// serializers must be small: the raw objects would be stringified whole.
+const serializers = {
+  req: (req: Req) => ({ method: req.method, url: req.originalUrl ?? req.url, ...(req.traceparent ? { traceparent: req.traceparent } : {}) }),
+  res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
+};
+
 function fields(req: Req, res: ServerResponse, val: Record<string, unknown>): Record<string, unknown> {
   const locals = (res as Response).locals ?? {};
   return {
     ...val,
-    req: { method: req.method, url: req.originalUrl ?? req.url, ...(req.traceparent ? { traceparent: req.traceparent } : {}) },
-    res: { statusCode: res.statusCode },
+    req,
     ...(locals.route ? { route: locals.route } : {}),
     ...(locals.principal?.name ? { actor: locals.principal.name } : {}),
   };
@@ -45,7 +51,12 @@ export function accessLog(logger: Logger, o: AccessLogOptions): RequestHandler |
     quietReqLogger: true,
     quietResLogger: true,
     wrapSerializers: false,
-    customLogLevel: (_req, res, err) => levelFor(o, res.statusCode, Boolean(err)),
+    serializers,
+    customLogLevel: (_req, res, err) => {
+      const level = levelFor(o, res.statusCode, Boolean(err));
+      // a line LOG_LEVEL drops is not built either
+      return level === 'silent' || logger.isLevelEnabled(level) ? level : 'silent';
+    },
     customSuccessObject: fields,
     customErrorObject: (req, res, _err, val) => fields(req, res, val),
     customSuccessMessage: (req, res) => (res.writableEnded ? 'request completed' : 'request aborted'),
