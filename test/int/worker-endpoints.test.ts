@@ -11,6 +11,19 @@ const GW = 'gateway.networking.k8s.io/v1';
 const need = needs({ pg: true, redis: true });
 const WORKER = 'workers/reconcile.ts';
 
+interface Ready { status: number; body: { status: string; checks: Record<string, string> } }
+
+/** /readyz once the worker has started (the port answers before the database is open: "starting"). */
+async function readyOnceStarted(url: string, ms = 30_000): Promise<Ready> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const r = await fetch(`${url}/readyz`);
+    const ready: Ready = { status: r.status, body: (await r.json()) as Ready['body'] };
+    if (ready.body.checks.worker !== 'failed: starting' || Date.now() > deadline) return ready;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
 describe.skipIf(need.skip)(`the worker's own port${need.skip ? ` (skipped: ${need.why}: the worker process must share them with the API)` : ''}`, () => {
   let api: TestServer;
   let worker: ServiceProcess;
@@ -30,9 +43,9 @@ describe.skipIf(need.skip)(`the worker's own port${need.skip ? ` (skipped: ${nee
     const health = await fetch(`${worker.url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok' });
-    const ready = await fetch(`${worker.url}/readyz`);
+    const ready = await readyOnceStarted(worker.url);
+    expect(ready.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', worker: 'ok' } });
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', worker: 'ok' } });
     const other = await fetch(`${worker.url}/api/v1/namespaces`);
     expect(other.status).toBe(404);
     expect(other.headers.get('content-type')).toBe('application/problem+json');
@@ -64,9 +77,9 @@ describe.skipIf(need.skip)(`the worker's own port${need.skip ? ` (skipped: ${nee
     const cut = await startProcess({ DATABASE_URL: api.databaseUrl, REDIS_URL: 'redis://127.0.0.1:1', REDIS_PREFIX: `sy-test-cut-${Date.now()}` }, WORKER, [], 'WORKER_PORT');
     started.push(cut);
     expect((await fetch(`${cut.url}/healthz`)).status).toBe(200);
-    const ready = await fetch(`${cut.url}/readyz`);
+    const ready = await readyOnceStarted(cut.url);
     expect(ready.status).toBe(503);
-    const body = (await ready.json()) as { status: string; checks: Record<string, string> };
+    const body = ready.body;
     expect(body.status).toBe('not ready');
     expect(body.checks.postgres).toBe('ok');
     expect(body.checks.redis).toMatch(/^failed: /);
