@@ -1,7 +1,7 @@
 // The access log: one line per answered request in pino-http's shape ({reqId, req, res,
 // responseTime}), at info below 400, warn for 4xx and error for 5xx, so LOG_LEVEL filters it as it
 // does any other line. ACCESS_LOG and ACCESS_LOG_SAMPLE decide which requests are written; a
-// request that is not written costs a comparison, no serialization.
+// request that is not written costs pino-http's child loggers and a comparison, its line is not built.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { Logger, LevelWithSilent } from 'pino';
@@ -47,7 +47,7 @@ export function accessLog(logger: Logger, o: AccessLogOptions): RequestHandler |
   if (o.mode === 'off') return null;
   const log = pinoHttp<Req, ServerResponse>({
     logger,
-    // one small child per request ({reqId}); req and res go into the line itself, and only when written
+    // the request's own logger binds only {reqId}; req and res go into the line, when it is written
     quietReqLogger: true,
     quietResLogger: true,
     wrapSerializers: false,
