@@ -1,7 +1,7 @@
 // The access log: one line per answered request in pino-http's shape ({reqId, req, res,
 // responseTime}), at info below 400, warn for 4xx and error for 5xx, so LOG_LEVEL filters it as it
 // does any other line. ACCESS_LOG and ACCESS_LOG_SAMPLE decide which requests are written; a
-// request that is not written costs pino-http's child loggers and a comparison, its line is not built.
+// request that is not written costs pino-http's child logger and a comparison, its line is not built.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { Logger, LevelWithSilent } from 'pino';
@@ -15,7 +15,7 @@ export interface AccessLogOptions {
   random?: () => number;
 }
 
-type Req = IncomingMessage & { traceparent?: string; originalUrl?: string };
+type Req = IncomingMessage & { id?: unknown; traceparent?: string; originalUrl?: string };
 
 /** The level of a request's line, or silent when it is not written. */
 export function levelFor(o: AccessLogOptions, status: number, failed: boolean): LevelWithSilent {
@@ -35,6 +35,7 @@ const serializers = {
 function fields(req: Req, res: ServerResponse, val: Record<string, unknown>): Record<string, unknown> {
   const locals = (res as Response).locals ?? {};
   return {
+    reqId: req.id,
     ...val,
     req,
     ...(locals.route ? { route: locals.route } : {}),
@@ -47,8 +48,9 @@ export function accessLog(logger: Logger, o: AccessLogOptions): RequestHandler |
   if (o.mode === 'off') return null;
   const log = pinoHttp<Req, ServerResponse>({
     logger,
-    // the request's own logger binds only {reqId}; req and res go into the line, when it is written
-    quietReqLogger: true,
+    // pino-http makes a child logger per request (req.log, bound to req) and, with quietReqLogger,
+    // a second one; the line is written on the parent with the id in it, so one child is all it costs
+    quietReqLogger: false,
     quietResLogger: true,
     wrapSerializers: false,
     serializers,
