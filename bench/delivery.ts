@@ -272,7 +272,7 @@ async function startWorker(env: Record<string, string | undefined>): Promise<{ c
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;
   const child = spawn(process.execPath, [...workerNodeFlags(), ...(process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(ROOT, 'workers/reconcile.ts')], {
-    cwd: ROOT, env: { ...clean, ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT, env: { ...clean, ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: 'info', WORKER_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   await new Promise<void>((resolveStart, reject) => {

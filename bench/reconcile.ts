@@ -78,7 +78,7 @@ function startWorkerProcess(env: Record<string, string>) {
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;
   const child = spawn(process.execPath, [...workerNodeFlags(), ...(process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', join(ROOT, 'workers/reconcile.ts')], {
-    cwd: ROOT, env: { ...clean, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT, env: { ...clean, LOG_LEVEL: 'warn', WORKER_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -37,8 +37,9 @@ export async function freshDatabase(base = process.env.DATABASE_URL ?? 'postgres
   };
 }
 
+// BENCH_LOG_LEVEL (default warn) is the service's LOG_LEVEL: info measures with every access log line written
 export async function startService(env: Record<string, string | undefined>, script?: string, args?: string[]): Promise<ServiceProcess> {
-  return startProcess({ ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', ...env }, script, args);
+  return startProcess({ ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', ...env }, script, args);
 }
 
 export function percentile(sorted: number[], p: number): number {

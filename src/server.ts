@@ -1,7 +1,9 @@
 // Assembles the service from its parts; main.ts and the tests both start it through here.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { StartupError } from './runtime/startup-error';
 import { ensureDefaultGatewayClass } from './service/default-gateway-class';
+import { listen } from './runtime/listen';
+import { VERSION } from './runtime/version';
+import { readinessOf } from './runtime/readiness';
 import { deploymentOf } from './adapters/queue/redis-keys';
 import { databaseIdentity } from './adapters/store/database-identity';
 import { randomBytes } from 'node:crypto';
@@ -39,7 +41,7 @@ export interface Running {
   close(): Promise<void>;
 }
 
-export const VERSION = '0.1.0';
+export { VERSION };
 /** how long requests in flight may take to finish after SIGTERM */
 const SHUTDOWN_GRACE_MS = 25_000;
 
@@ -65,21 +67,6 @@ export interface ServerOptions {
   /** run the reconcile worker in this process (npm start); false for `npm run api` */
   worker?: boolean;
   queuePrefix?: string;
-}
-
-function listen(server: Server, port: number, host: string | undefined): Promise<void> {
-  return new Promise<void>((res, rej) => {
-    const failed = (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EADDRINUSE') rej(new StartupError(`port ${port}${host ? ` on ${host}` : ''} is in use by another process: stop it, or set PORT`));
-      else if (e.code === 'EACCES') rej(new StartupError(`port ${port} needs privileges this process does not have: set PORT to 1024 or above`));
-      else rej(e);
-    };
-    server.once('error', failed);
-    server.listen(port, host, () => {
-      server.off('error', failed);
-      res();
-    });
-  });
 }
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<Running> {
@@ -123,27 +110,10 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const ctx: AppContext = {
     config, db, resources, bus, metrics, logger, auth, sse, version: VERSION, snapshots: new SnapshotHub(db, bus), tokens,
     limits: new Limits(config.rateLimitPerSecond, config.rateLimitBurst, config.maxSsePerToken),
-    readiness: async () => {
-      const checks: Record<string, string> = {};
-      let ok = true;
-      try {
-        await pingDatabase(db.sql);
-        checks.postgres = 'ok';
-      } catch (e) {
-        ok = false;
-        checks.postgres = `failed: ${(e as Error).message}`;
-      }
-      if (redisPing) {
-        try {
-          await redisPing.check();
-          checks.redis = 'ok';
-        } catch (e) {
-          ok = false;
-          checks.redis = `failed: ${(e as Error).message}`;
-        }
-      }
-      return { ok, checks };
-    },
+    readiness: readinessOf({
+      postgres: () => pingDatabase(db.sql),
+      redis: redisPing ? () => redisPing.check() : undefined,
+    }),
   };
   // One poke per turn of the event loop: readers re-read the log whatever a poke says, and a burst
   // of concurrent writes would otherwise send a message per write to every reader.
@@ -161,6 +131,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     db, bus, logger, controllerName: config.controllerName, addressPool: config.addressPool, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix ?? deployment?.prefix, deploymentId: deployment?.id,
   });
 
+  if (worker) metrics.include(worker.metrics.registry);
   app = createApp(ctx, [tokensRouter, deliveryRouter, proxiesRouter]);
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, embeddedDatabase: db.embedded, redis: Boolean(config.redisUrl) }, 'switchyard listening');

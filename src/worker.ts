@@ -13,6 +13,9 @@ import { scoped } from './adapters/store/scope';
 import { Reconciler, missedChanges } from './service/reconcile';
 import { markWork } from './runtime/idle-gc';
 import { EVENTS_CHANNEL, RECONCILED_CHANNEL, SNAPSHOT_CHANNEL, snapshotNotice } from './adapters/delivery/channels';
+import { WorkerMetrics } from './adapters/metrics/worker';
+import { readDispatchLag } from './adapters/store/dispatch-lag';
+import { dispatchCheckpoint } from './adapters/store/scope';
 
 export interface WorkerOptions {
   db: Database;
@@ -29,12 +32,15 @@ export interface WorkerOptions {
   /** run the dispatcher here (every worker does; they coordinate through the checkpoint) */
   dispatch?: boolean;
   concurrency?: number;
+  /** this process's Node metrics and build_info go with the worker's (a worker process of its own) */
+  processMetrics?: boolean;
 }
 
 export interface RunningWorker {
   queue: ReconcileQueue;
   dispatcher: Dispatcher | null;
   reconciler: Reconciler;
+  metrics: WorkerMetrics;
   close(): Promise<void>;
 }
 
@@ -51,7 +57,9 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     : new InProcessQueue(o.concurrency ?? 2, onError);
   const reconciler = new Reconciler(o.db, { controllerName: o.controllerName, addressPool: o.addressPool });
 
-  queue.start(async (key, atLeast) => {
+  const metrics = new WorkerMetrics({ processMetrics: o.processMetrics ?? false });
+
+  const recompute = async (key: string, atLeast: number | undefined) => {
     markWork(20);
     const job = parseJob(key);
     if (job.kind === 'GatewayClass') {
@@ -62,10 +70,27 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     const out = await reconciler.recomputeGateway(job.namespace, job.name, atLeast);
     // A changed snapshot is announced as soon as it is committed, before the check for missed
     // changes (a notice is a hint: the run that follows announces its own version too).
-    if (out.snapshotChanged) o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${job.namespace}/${job.name}`, out.snapshotVersion ?? null, out.body));
+    if (out.snapshotChanged) {
+      o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${job.namespace}/${job.name}`, out.snapshotVersion ?? null, out.body));
+      metrics.snapshot(job.namespace, job.name, out.snapshotVersion === undefined ? null : { version: out.snapshotVersion, body: out.body });
+    }
     const again = out.written && (out.missed || (await missedChanges(o.db, out.sourcePosition, out.deps ?? [], scoped(o.controllerName, key))));
     o.bus.publish(RECONCILED_CHANNEL, key);
     return { read: out.sourcePosition, again };
+  };
+
+  queue.start(async (key, atLeast, queuedAt) => {
+    const startedAt = Date.now();
+    const started = performance.now();
+    const kind = parseJob(key).kind === 'GatewayClass' ? 'GatewayClass' : 'Gateway';
+    try {
+      const served = await recompute(key, atLeast);
+      metrics.recomputed(kind, served.again ? 'again' : 'ok', (performance.now() - started) / 1000, queuedAt, startedAt);
+      return served;
+    } catch (e) {
+      metrics.recomputed(kind, 'error', (performance.now() - started) / 1000, queuedAt, startedAt);
+      throw e;
+    }
   });
 
   let dispatcher: Dispatcher | null = null;
@@ -79,8 +104,10 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     unsubscribe = o.bus.subscribe(EVENTS_CHANNEL, dispatcher.poke);
     dispatcher.start();
   }
+  const checkpoint = dispatchCheckpoint(o.controllerName);
+  metrics.bind({ queue: () => queue.counts(), lag: dispatcher ? () => readDispatchLag(o.db, checkpoint) : undefined });
   return {
-    queue, dispatcher, reconciler,
+    queue, dispatcher, reconciler, metrics,
     async close() {
       unsubscribe();
       await dispatcher?.stop();

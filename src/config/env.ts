@@ -27,6 +27,27 @@ export interface Config {
   /** a proxy not heard from for this long leaves the Gateway's list of proxies */
   proxyReportTtlSeconds: number;
   logLevel: string;
+  /** which requests the access log records: every one (sampled), those answered 4xx/5xx, or none */
+  accessLog: AccessLogMode;
+  /** the share of requests answered below 400 that the access log records, 0 to 1 */
+  accessLogSample: number;
+  /** the port of the worker's /healthz, /readyz and /metrics (`npm run worker`); 0: none */
+  workerPort: number;
+}
+
+export const ACCESS_LOG_MODES = ['all', 'errors', 'off'] as const;
+export type AccessLogMode = (typeof ACCESS_LOG_MODES)[number];
+
+function accessLogMode(env: NodeJS.ProcessEnv): AccessLogMode {
+  const raw = env.ACCESS_LOG || 'all';
+  if (!(ACCESS_LOG_MODES as readonly string[]).includes(raw)) throw new Error(`ACCESS_LOG must be one of ${ACCESS_LOG_MODES.join(', ')}, got "${raw}"`);
+  return raw as AccessLogMode;
+}
+
+function fraction(name: string, def: number, env: NodeJS.ProcessEnv): number {
+  const n = int(name, def, env);
+  if (n > 1) throw new Error(`${name} must be a number from 0 to 1, got "${env[name]}"`);
+  return n;
 }
 
 function int(name: string, def: number, env: NodeJS.ProcessEnv): number {
@@ -70,5 +91,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxSsePerToken: int('MAX_SSE_PER_TOKEN', 1000, env),
     proxyReportTtlSeconds: int('PROXY_REPORT_TTL_SECONDS', 60, env),
     logLevel: env.LOG_LEVEL || 'info',
+    accessLog: accessLogMode(env),
+    accessLogSample: fraction('ACCESS_LOG_SAMPLE', 1, env),
+    workerPort: int('WORKER_PORT', 9091, env),
   };
 }

@@ -1845,6 +1845,8 @@ export interface components {
             detail: string;
             reason: components["schemas"]["StatusReason"];
             errors?: components["schemas"]["FieldError"][];
+            /** @description The X-Request-Id of the request (the client's when it sent a sane one, else made by the server): the access log line of the request carries it too. */
+            requestId?: string;
         };
         /**
          * @description Why the request failed, named as Kubernetes names a Status's `reason` (metav1.StatusReason):
@@ -2009,6 +2011,8 @@ export interface components {
             detail: string;
             /** @enum {string} */
             reason: "Timeout";
+            /** @description The X-Request-Id of the request. */
+            requestId?: string;
             results: components["schemas"]["ApplyResult"][];
         };
         ApplyProblem: {
@@ -2017,6 +2021,8 @@ export interface components {
             status: number;
             detail: string;
             reason: components["schemas"]["StatusReason"];
+            /** @description The X-Request-Id of the request. */
+            requestId?: string;
             errors?: components["schemas"]["ApplyIssue"][];
         };
         /** @description A Kubernetes Namespace (v1); its labels feed allowedRoutes.namespaces.selector. */

@@ -61,7 +61,7 @@ it('on SIGTERM finishes the requests in flight and loses nothing it answered', a
     expect(got.body.metadata.resourceVersion).toBe(r.rv);
   }
   const metrics = await (await fetch(`${second.url}/metrics`)).text();
-  expect(metrics).toContain('switchyard_http_requests_total{method="GET",route="/api/v1/namespaces/:namespace/services/:name",status="200"}');
+  expect(metrics).toContain('switchyard_http_requests_total{method="GET",route="/api/v1/namespaces/:namespace/services/:name",code="200"}');
   await api2('PUT', '/api/v1/namespaces/default/services/m', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ port: 1 }] } });
   expect(await (await fetch(`${second.url}/metrics`)).text()).toContain('switchyard_events_appended_total{kind="Service",type="Created"} 1');
   expect(await second.stop('SIGTERM')).toBe(0);

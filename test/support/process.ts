@@ -11,18 +11,19 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startProcess(env: Record<string, string | undefined>, script = 'src/main.ts', args: string[] = []): Promise<ServiceProcess> {
+/** `portVariable`: the setting that names the port /healthz is answered on (WORKER_PORT for the worker). */
+export async function startProcess(env: Record<string, string | undefined>, script = 'src/main.ts', args: string[] = [], portVariable = 'PORT'): Promise<ServiceProcess> {
   // a random port may be taken by something else on the machine: try a few
   for (let attempt = 0; ; attempt++) {
     try {
-      return await startOnce(env, script, args, 20000 + Math.floor(Math.random() * 20000));
+      return await startOnce(env, script, args, 20000 + Math.floor(Math.random() * 20000), portVariable);
     } catch (e) {
       if (attempt >= 4 || !/EADDRINUSE|is in use by another process/.test(String((e as Error).message))) throw e;
     }
   }
 }
 
-async function startOnce(env: Record<string, string | undefined>, script: string, args: string[], port: number): Promise<ServiceProcess> {
+async function startOnce(env: Record<string, string | undefined>, script: string, args: string[], port: number, portVariable: string): Promise<ServiceProcess> {
   const clean = { ...process.env };
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;
@@ -30,7 +31,7 @@ async function startOnce(env: Record<string, string | undefined>, script: string
   const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...flags, '--import', 'tsx', join(ROOT, script), ...args], {
     cwd: ROOT,
-    env: { ...clean, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...clean, [portVariable]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

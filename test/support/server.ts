@@ -1,5 +1,5 @@
 // Starts the real service on a free port against a database of its own, and a small client for it.
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,7 +49,8 @@ export function client(url: string, token: string | null = ADMIN_TOKEN): Client 
 }
 
 /** `derivedPrefix`: the Redis prefix as a deployment derives it, instead of a fresh one per test server. */
-export async function startTestServer(overrides: Partial<Config> = {}, opts: { databaseUrl?: string; worker?: boolean; derivedPrefix?: boolean } = {}): Promise<TestServer> {
+/** `logger`: where the service logs (by default nowhere, or TEST_LOG_LEVEL's lines to stdout). */
+export async function startTestServer(overrides: Partial<Config> = {}, opts: { databaseUrl?: string; worker?: boolean; derivedPrefix?: boolean; logger?: Logger } = {}): Promise<TestServer> {
   const fresh = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => undefined } : await freshDatabaseUrl();
   const config: Config = {
     ...loadConfig({}),
@@ -65,7 +66,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
     ...overrides,
   };
   const db = fresh.url ? undefined : await openDatabase({ dataDir: 'memory://' });
-  const running = await startServer(config, { logger: pino({ level: config.logLevel }), db, worker: opts.worker, queuePrefix: opts.derivedPrefix ? undefined : `sy-test-${Math.random().toString(36).slice(2, 10)}` });
+  const running = await startServer(config, { logger: opts.logger ?? pino({ level: config.logLevel }), db, worker: opts.worker, queuePrefix: opts.derivedPrefix ? undefined : `sy-test-${Math.random().toString(36).slice(2, 10)}` });
   return {
     running,
     url: running.url,

@@ -17,8 +17,12 @@ export class RedisPing {
   async check(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     try {
+      // a connection still being made (just after start, or after Redis came back) is waited for
+      const ping = this.client.status === 'ready'
+        ? this.client.ping()
+        : new Promise<void>((res) => this.client.once('ready', () => res())).then(() => this.client.ping());
       await Promise.race([
-        this.client.ping(),
+        ping,
         new Promise((_, rej) => { timer = setTimeout(() => rej(new Error('timeout')), PING_TIMEOUT_MS); }),
       ]);
     } finally {

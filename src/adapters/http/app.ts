@@ -12,6 +12,8 @@ import { systemRouter } from './system-router';
 import { eventsRouter } from './events-router';
 import { resourcesRouter } from './resources-router';
 import { applyRouter } from './apply-router';
+import { requestIds } from './request-id';
+import { accessLog } from './access-log';
 
 export type RouterFactory = (ctx: AppContext) => express.Router;
 
@@ -21,6 +23,9 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
   app.set('etag', false);
   app.set('query parser', 'simple');
 
+  app.use(requestIds);
+  const log = accessLog(ctx.logger, { mode: ctx.config.accessLog, sample: ctx.config.accessLogSample });
+  if (log) app.use(log);
   app.use((req: Request, res: Response, next: NextFunction) => {
     // writes are what come in bursts (a sync of thousands of objects); reads are steady
     if (req.method !== 'GET' && req.method !== 'HEAD') markWork();
@@ -28,10 +33,8 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
     res.on('finish', () => {
       const route = (res.locals.route as string | undefined) ?? (req.path.startsWith('/api/') ? 'unmatched' : req.path);
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      ctx.metrics.requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      ctx.metrics.requests.inc({ method: req.method, route, code: String(res.statusCode) });
       ctx.metrics.latency.observe({ method: req.method, route }, seconds);
-      const level = res.statusCode >= 500 ? 'error' : 'debug';
-      ctx.logger[level]({ method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10, actor: res.locals.principal?.name }, 'request');
     });
     next();
   });
@@ -74,7 +77,7 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
       return sendProblem(res, 409, 'a concurrent write conflicted with this one; nothing was written; retry');
     if (e?.type === 'entity.too.large') return sendProblem(res, 413, 'the request body is too large');
     if (e?.type === 'entity.parse.failed') return sendProblem(res, 400, `the request body is not valid JSON: ${e.message}`);
-    ctx.logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    ctx.logger.error({ err, reqId: req.id, method: req.method, path: req.path }, 'unhandled error');
     sendProblem(res, 500, 'an internal error occurred; it has been logged');
   });
   return app;

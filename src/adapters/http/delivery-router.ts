@@ -90,9 +90,9 @@ export function deliveryRouter(ctx: AppContext): Router {
     } catch (e) {
       return next(e);
     }
-    ctx.metrics.sseConnections.inc({ stream: 'snapshot' });
     const stream = openSse(req, res, ctx.sse);
     stream.onClose(release);
+    stream.onClose(ctx.metrics.sseOpened('snapshot'));
     let sent = etagVersion(lastEventId(req)) ?? -1;
     let sending = Promise.resolve();
     const send = (snap: CachedSnapshot | null) => {

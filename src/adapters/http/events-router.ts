@@ -52,9 +52,9 @@ export function eventsRouter(ctx: AppContext): Router {
     } catch (e) {
       return next(e);
     }
-    ctx.metrics.sseConnections.inc({ stream: 'events' });
     const stream = openSse(req, res, ctx.sse);
     stream.onClose(release);
+    stream.onClose(ctx.metrics.sseOpened('events'));
     let wake: (() => void) | null = null;
     let dirty = false;
     const poke = () => {

@@ -1,11 +1,15 @@
-// Prometheus metrics: requests by route template, their latency, and event appends.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+// The API's Prometheus metrics: requests by route template and answer code, their latency, event
+// appends and SSE streams. `code` is the answer's status, as Prometheus' own HTTP metrics name it.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { registerProcessMetrics } from '../metrics/process';
 
 export class Metrics {
   readonly registry = new Registry();
+  /** what /metrics serves: this registry, and the in-process worker's when there is one */
+  private served: Registry = this.registry;
   readonly requests = new Counter({
-    name: 'switchyard_http_requests_total', help: 'HTTP requests by method, route template and status',
-    labelNames: ['method', 'route', 'status'], registers: [this.registry],
+    name: 'switchyard_http_requests_total', help: 'HTTP requests by method, route template and answer code',
+    labelNames: ['method', 'route', 'code'], registers: [this.registry],
   });
   readonly latency = new Histogram({
     name: 'switchyard_http_request_duration_seconds', help: 'HTTP request latency by method and route template',
@@ -19,8 +23,32 @@ export class Metrics {
   readonly sseConnections = new Counter({
     name: 'switchyard_sse_connections_total', help: 'SSE connections opened', labelNames: ['stream'], registers: [this.registry],
   });
+  readonly sseSubscribers = new Gauge({
+    name: 'switchyard_sse_subscribers', help: 'SSE connections open now, by stream (events feed or snapshot watch)',
+    labelNames: ['stream'], registers: [this.registry],
+  });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
+    registerProcessMetrics(this.registry);
+  }
+
+  /** An SSE stream opened: counted, and open until the returned function is called. */
+  sseOpened(stream: 'events' | 'snapshot'): () => void {
+    this.sseConnections.inc({ stream });
+    this.sseSubscribers.inc({ stream });
+    return () => this.sseSubscribers.dec({ stream });
+  }
+
+  /** Serve another registry's metrics (the in-process worker's) beside these. */
+  include(other: Registry): void {
+    this.served = Registry.merge([this.registry, other]);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.served.metrics();
   }
 }

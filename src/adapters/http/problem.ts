@@ -1,10 +1,11 @@
-// Every 4xx/5xx body is application/problem+json: {type, title, status, detail, reason, errors?}.
-// `reason` is the Kubernetes StatusReason of the failure and each error's `reason` its CauseType, so
-// that a client can act on them without reading the words.
+// Every 4xx/5xx body is application/problem+json: {type, title, status, detail, reason, errors?,
+// requestId?}. `reason` is the Kubernetes StatusReason of the failure and each error's `reason` its
+// CauseType, so that a client can act on them without reading the words.
 import type { Response } from 'express';
 import type { components } from '../../generated/api';
 import { withReasons } from '../../core/validate';
 import type { FieldError, ServiceError, ServiceErrorKind } from '../../service/errors';
+import { requestIdOf } from './request-id';
 
 export type { FieldError };
 export type StatusReason = components['schemas']['StatusReason'];
@@ -73,5 +74,8 @@ export function sendProblem(res: Response, status: number, detail: string, error
 
 /** A problem with more members than the common ones (apply's 504 carries the results known so far). */
 export function writeProblem(res: Response, body: Problem & Record<string, unknown>): void {
+  // the id the access log line carries: what a user quotes when reporting the error
+  const requestId = requestIdOf(res);
+  if (requestId !== undefined) body.requestId = requestId;
   res.status(body.status).type('application/problem+json').send(JSON.stringify(body));
 }

@@ -5,11 +5,12 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppContext } from './context';
 import { docsRouter } from './docs-router';
+import { GATEWAY_API_VERSION } from '../../runtime/version';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SPEC_PATH = join(here, '../../generated/openapi.json');
 
-export const GATEWAY_API_VERSION = 'v1.6.1';
+export { GATEWAY_API_VERSION };
 
 export function systemRouter(ctx: AppContext): Router {
   const r = Router();
@@ -26,7 +27,7 @@ export function systemRouter(ctx: AppContext): Router {
   });
   r.get('/metrics', async (_req, res) => {
     res.locals.route = '/metrics';
-    res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
+    res.type(ctx.metrics.contentType).send(await ctx.metrics.text());
   });
   r.get('/openapi.json', (_req, res) => {
     res.locals.route = '/openapi.json';

@@ -4,7 +4,7 @@
 // the key runs again if it fell behind.
 import { Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { Processor, ReconcileQueue } from './types';
+import type { Processor, QueueCounts, ReconcileQueue } from './types';
 import { Holdoff, type HoldoffOptions } from './holdoff';
 import { bullJobId, positionHashes } from './redis-keys';
 
@@ -126,7 +126,7 @@ export class BullReconcileQueue implements ReconcileQueue {
       // position; a request above that (or one recorded after this read) runs the key again
       const wanted = this.client.hget(this.wantKey, key);
       wanted.catch(() => undefined);
-      const served = await processor(key, job.data.position);
+      const served = await processor(key, job.data.position, job.timestamp);
       if (served.again) this.rerun.add(key);
       const covered = await wanted;
       if (covered) await (this.client as any).hsetmax(this.doneKey, key, Math.min(Number(covered), served.read));
@@ -150,6 +150,15 @@ export class BullReconcileQueue implements ReconcileQueue {
   async idle(): Promise<boolean> {
     const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
     return Object.values(counts).every((n) => n === 0);
+  }
+
+  async counts(): Promise<QueueCounts> {
+    const c = await this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
+    return { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0), active: c.active ?? 0, delayed: c.delayed ?? 0 };
+  }
+
+  isRunning(): boolean {
+    return !this.closed && this.worker !== null && this.worker.isRunning();
   }
 
   async close(): Promise<void> {

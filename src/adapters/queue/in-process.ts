@@ -1,5 +1,5 @@
 // The embedded mode's queue: a set of pending keys drained by a few async loops in this process.
-import type { Processor, ReconcileQueue } from './types';
+import type { Processor, QueueCounts, ReconcileQueue } from './types';
 import { Holdoff, type HoldoffOptions } from './holdoff';
 
 export class InProcessQueue implements ReconcileQueue {
@@ -13,6 +13,8 @@ export class InProcessQueue implements ReconcileQueue {
   private waiters: (() => void)[] = [];
   /** keys whose run is held back while they are hot */
   private held = new Set<string>();
+  /** when the oldest request not yet taken by a run was made, per key */
+  private since = new Map<string, number>();
   private readonly holdoff: Holdoff;
 
   constructor(private readonly concurrency = 2, private readonly onError: (key: string, err: unknown) => void = () => undefined, holdoff?: HoldoffOptions) {
@@ -26,8 +28,10 @@ export class InProcessQueue implements ReconcileQueue {
 
   async request(keys: string[], position: number, streaming = false): Promise<void> {
     const decisions = this.holdoff.batch(keys, streaming);
+    const now = Date.now();
     keys.forEach((k, i) => {
       this.wanted.set(k, Math.max(this.wanted.get(k) ?? -1, position));
+      if (!this.since.has(k)) this.since.set(k, now);
       const d = decisions[i];
       if (d.run !== 'now') this.held.add(k);
       else if (this.running.has(k)) this.again.add(k);
@@ -48,15 +52,17 @@ export class InProcessQueue implements ReconcileQueue {
       this.pending.delete(next);
       this.running.add(next);
       this.active++;
-      void this.run(next);
+      const queuedAt = this.since.get(next);
+      this.since.delete(next);
+      void this.run(next, queuedAt);
     }
     if (this.active === 0 && this.pending.size === 0 && this.held.size === 0) for (const w of this.waiters.splice(0)) w();
   }
 
-  private async run(key: string): Promise<void> {
+  private async run(key: string, queuedAt: number | undefined): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const served = await this.processor!(key, this.wanted.get(key));
+        const served = await this.processor!(key, this.wanted.get(key), queuedAt);
         if (served.again) this.again.add(key);
         break;
       } catch (err) {
@@ -68,12 +74,23 @@ export class InProcessQueue implements ReconcileQueue {
     this.running.delete(key);
     this.active--;
     // a request that came while it ran: again now, or when the key's hold ends
-    if (this.again.delete(key) && !this.held.has(key)) this.pending.add(key);
+    if (this.again.delete(key) && !this.held.has(key)) {
+      this.pending.add(key);
+      if (!this.since.has(key)) this.since.set(key, Date.now());
+    }
     this.pump();
   }
 
   async idle(): Promise<boolean> {
     return this.active === 0 && this.pending.size === 0 && this.held.size === 0;
+  }
+
+  async counts(): Promise<QueueCounts> {
+    return { waiting: this.pending.size, active: this.running.size, delayed: this.held.size };
+  }
+
+  isRunning(): boolean {
+    return !this.closed && this.processor !== null;
   }
 
   async close(): Promise<void> {

@@ -10,7 +10,15 @@ export interface Served {
   again?: boolean;
 }
 
-export type Processor = (key: string, atLeast?: number) => Promise<Served>;
+/** `queuedAt`: when the oldest request this run serves was made (epoch ms), where the queue knows it. */
+export type Processor = (key: string, atLeast?: number, queuedAt?: number) => Promise<Served>;
+
+/** The jobs a queue holds now: waiting to run, running, and held back (see Holdoff) or retried later. */
+export interface QueueCounts {
+  waiting: number;
+  active: number;
+  delayed: number;
+}
 
 export interface ReconcileQueue {
   /**
@@ -22,5 +30,8 @@ export interface ReconcileQueue {
   start(processor: Processor): void;
   /** true when nothing is waiting or running */
   idle(): Promise<boolean>;
+  counts(): Promise<QueueCounts>;
+  /** taking jobs: started and not closed (and, on Redis, its worker not stopped) */
+  isRunning(): boolean;
   close(): Promise<void>;
 }
