@@ -9,6 +9,7 @@ import { BullReconcileQueue } from './adapters/queue/bullmq';
 import { reconcileQueueName } from './adapters/queue/redis-keys';
 import { parseJob } from './adapters/queue/job-keys';
 import { Dispatcher } from './adapters/queue/dispatcher';
+import { BehindSweep } from './adapters/queue/sweep';
 import { scoped } from './adapters/store/scope';
 import { Reconciler, missedChanges } from './service/reconcile';
 import { markWork } from './runtime/idle-gc';
@@ -67,6 +68,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   });
 
   let dispatcher: Dispatcher | null = null;
+  let sweep: BehindSweep | null = null;
   let unsubscribe = () => {};
   if (o.dispatch !== false) {
     dispatcher = new Dispatcher(o.db, queue, {
@@ -76,11 +78,18 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     });
     unsubscribe = o.bus.subscribe(EVENTS_CHANNEL, dispatcher.poke);
     dispatcher.start();
+    // every dispatching process sweeps: requests the queue lost are asked for again from the store
+    sweep = new BehindSweep(o.db, queue, {
+      scope: o.controllerName,
+      onRetry: (keys) => log.info({ keys: keys.length, first: keys[0].key }, 'asked again for recomputes the store shows behind'),
+    });
+    sweep.start();
   }
   return {
     queue, dispatcher, reconciler,
     async close() {
       unsubscribe();
+      await sweep?.stop();
       await dispatcher?.stop();
       await queue.close();
     },
