@@ -18,6 +18,7 @@ import { RedisPing } from './adapters/delivery/redis-ping';
 import { Metrics } from './adapters/http/metrics';
 import { BootstrapAuthenticator } from './service/bootstrap-admin';
 import { createApp } from './adapters/http/app';
+import { readinessOf } from './adapters/http/readiness';
 import type { AppContext } from './adapters/http/context';
 import { eventsChannel, publish } from './adapters/delivery/channels';
 import { startWorker, type RunningWorker } from './worker';
@@ -118,27 +119,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const ctx: AppContext = {
     config, db, resources, bus, metrics, logger, auth, sse, version: VERSION, snapshots: new SnapshotHub(db, bus), tokens,
     limits: new Limits(config.rateLimitPerSecond, config.rateLimitBurst, config.maxSsePerToken),
-    readiness: async () => {
-      const checks: Record<string, string> = {};
-      let ok = true;
-      try {
-        await pingDatabase(db.sql);
-        checks.postgres = 'ok';
-      } catch (e) {
-        ok = false;
-        checks.postgres = `failed: ${(e as Error).message}`;
-      }
-      if (redisPing) {
-        try {
-          await redisPing.check();
-          checks.redis = 'ok';
-        } catch (e) {
-          ok = false;
-          checks.redis = `failed: ${(e as Error).message}`;
-        }
-      }
-      return { ok, checks };
-    },
+    readiness: () => readinessOf({ postgres: () => pingDatabase(db.sql), ...(redisPing ? { redis: () => redisPing.check() } : {}) }),
   };
   // One poke per turn of the event loop: readers re-read the log whatever a poke says, and a burst
   // of concurrent writes would otherwise send a message per write to every reader.
