@@ -56,7 +56,7 @@ describe.skipIf(Boolean(why))(`a PostgreSQL outage${why ? ` (skipped: ${why})` :
     expect(write.headers.get('content-type')).toContain('application/problem+json');
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(503);
-    const body = await ready.json();
+    const body = (await ready.json()) as { down: string[]; checks: Record<string, { state: string }> };
     expect(body.down).toEqual(['postgres']);
     expect(body.checks.postgres.state).toBe('down');
     if (body.checks.redis) expect(body.checks.redis.state).toBe('up');
