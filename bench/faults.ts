@@ -14,7 +14,7 @@ import { startProcess, startWorkerProcess, type ServiceProcess, type WorkerProce
 import { pgBinaries, startPgCluster } from '../test/support/pg-cluster';
 import { HAS_REDIS_SERVER, redisServer } from '../test/support/redis-server';
 import { client } from '../test/support/server';
-import { changeStream, holdRecomputeWrites, routeBody, routePath, seedWorld, until, untilConverged, withApplicationName } from '../test/support/faults';
+import { changeStream, holdRecomputeWrites, routeBody, routePath, seedWorld, until, untilConverged, untilNothingBehind, withApplicationName } from '../test/support/faults';
 
 const GATEWAYS = 10;
 const ROUTES = 10;
@@ -52,6 +52,7 @@ try {
   const kills: number[] = [];
   for (let k = 0; k < KILLS; k++) {
     const g = k % GATEWAYS;
+    await untilNothingBehind(cluster.url);
     const hold = await holdRecomputeWrites(cluster.url);
     let killedAt = 0;
     try {
@@ -89,6 +90,7 @@ try {
 
   // 3. Redis restarted empty
   {
+    await untilNothingBehind(cluster.url);
     const hold = await holdRecomputeWrites(cluster.url);
     let backAt = 0;
     try {

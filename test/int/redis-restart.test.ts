@@ -9,7 +9,7 @@ import { freshDatabaseUrl, REAL_PG } from '../support/database';
 import { ADMIN_TOKEN, client } from '../support/server';
 import { startProcess, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../support/process';
 import { HAS_REDIS_SERVER, redisServer } from '../support/redis-server';
-import { holdRecomputeWrites, routeBody, routePath, seedWorld, until, untilConverged } from '../support/faults';
+import { holdRecomputeWrites, routeBody, routePath, seedWorld, until, untilConverged, untilNothingBehind } from '../support/faults';
 import { scoped } from '../../src/adapters/store/scope';
 import { gatewayJob } from '../../src/adapters/queue/job-keys';
 
@@ -42,6 +42,7 @@ describe.skipIf(Boolean(why))(`Redis restarted empty${why ? ` (skipped: ${why})`
     const call = client(api.url);
     await seedWorld(call, 2, 3);
     await untilConverged(call, 30_000);
+    await untilNothingBehind(db.url!);
 
     const wanted = async () => Number((await sql.query('SELECT position FROM reconcile_wants WHERE key = $1', [scoped('switchyard.dev/gateway-controller', gatewayJob('infra', 'gw-0'))])).rows[0]?.position ?? 0);
     const hold = await holdRecomputeWrites(db.url!);

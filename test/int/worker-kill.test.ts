@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { freshDatabaseUrl, needs } from '../support/database';
 import { ADMIN_TOKEN, client } from '../support/server';
 import { startProcess, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../support/process';
-import { holdRecomputeWrites, routeBody, routePath, seedWorld, until, untilConverged, withApplicationName } from '../support/faults';
+import { holdRecomputeWrites, routeBody, routePath, seedWorld, until, untilConverged, untilNothingBehind, withApplicationName } from '../support/faults';
 
 const need = needs({ pg: true, redis: true });
 
@@ -35,6 +35,8 @@ describe.skipIf(need.skip)(`a worker killed mid-recompute${need.skip ? ` (skippe
     const call = client(api.url);
     await seedWorld(call, 2, 3);
     await untilConverged(call, 30_000);
+    // so that the recompute the test catches mid-write is the one its change asked for
+    await untilNothingBehind(db.url!);
 
     const hold = await holdRecomputeWrites(db.url!);
     let killedAt = 0;

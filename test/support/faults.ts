@@ -147,3 +147,21 @@ export async function until<T>(what: string, fn: () => Promise<T | null | undefi
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * Waits until the store shows no Gateway wanted above what its last recompute read: no recompute
+ * is due or running (converged statuses alone do not say that a run asked for again is over).
+ */
+export async function untilNothingBehind(databaseUrl: string, timeoutMs = 30_000): Promise<void> {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    await until('no recompute due', async () => {
+      const { rows } = await c.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM reconcile_wants w LEFT JOIN recomputes r ON r.gateway = w.key WHERE r.source_position IS NULL OR r.source_position < w.position`);
+      return rows[0].n === 0;
+    }, timeoutMs);
+  } finally {
+    await c.end();
+  }
+}
