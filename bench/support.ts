@@ -1,22 +1,12 @@
 // Shared by the benchmark scripts: a fresh database, the service as its own process, percentiles.
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT, startProcess, type ServiceProcess } from '../test/support/process';
 import http from 'node:http';
+import { startProcess, type ServiceProcess } from '../test/support/process';
+
+export { workerNodeFlags } from '../test/support/process';
 
 export const BENCH_TOKEN = 'bench-admin-token-0123456789';
-
-/**
- * The node flags `npm run worker` starts the worker with (package.json), so that a benchmark's
- * worker runs as a deployed one does: a young generation of 4 MB keeps its resident memory near
- * what it holds (with V8's default of 16 MB the heap grown in a burst was not given back).
- */
-export function workerNodeFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  return pkg.scripts.worker.split(' ').filter((t) => /^--max-(semi|old)-space-size=/.test(t));
-}
 
 export async function freshDatabase(base = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres') {
   const name = `sy_bench_${randomBytes(4).toString('hex')}`;

@@ -3,7 +3,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { ensureDefaultGatewayClass } from './service/default-gateway-class';
 import { listen } from './runtime/listen';
 import { VERSION } from './runtime/version';
-import { readinessOf } from './runtime/readiness';
 import { deploymentOf } from './adapters/queue/redis-keys';
 import { databaseIdentity } from './adapters/store/database-identity';
 import { randomBytes } from 'node:crypto';
@@ -22,6 +21,7 @@ import { Metrics } from './adapters/http/metrics';
 import { BootstrapAuthenticator } from './service/bootstrap-admin';
 import { createApp } from './adapters/http/app';
 import { problem } from './adapters/http/problem';
+import { readinessOf } from './adapters/http/readiness';
 import type { AppContext } from './adapters/http/context';
 import { eventsChannel, publish } from './adapters/delivery/channels';
 import { startWorker, type RunningWorker } from './worker';
@@ -110,10 +110,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const ctx: AppContext = {
     config, db, resources, bus, metrics, logger, auth, sse, version: VERSION, snapshots: new SnapshotHub(db, bus), tokens,
     limits: new Limits(config.rateLimitPerSecond, config.rateLimitBurst, config.maxSsePerToken),
-    readiness: readinessOf({
-      postgres: () => pingDatabase(db.sql),
-      redis: redisPing ? () => redisPing.check() : undefined,
-    }),
+    readiness: () => readinessOf({ postgres: () => pingDatabase(db.sql), ...(redisPing ? { redis: () => redisPing.check() } : {}) }),
   };
   // One poke per turn of the event loop: readers re-read the log whatever a poke says, and a burst
   // of concurrent writes would otherwise send a message per write to every reader.

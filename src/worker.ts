@@ -9,6 +9,7 @@ import { BullReconcileQueue } from './adapters/queue/bullmq';
 import { reconcileQueueName } from './adapters/queue/redis-keys';
 import { parseJob } from './adapters/queue/job-keys';
 import { Dispatcher } from './adapters/queue/dispatcher';
+import { BehindSweep } from './adapters/queue/sweep';
 import { scoped } from './adapters/store/scope';
 import { Reconciler, missedChanges } from './service/reconcile';
 import { markWork } from './runtime/idle-gc';
@@ -94,6 +95,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   });
 
   let dispatcher: Dispatcher | null = null;
+  let sweep: BehindSweep | null = null;
   let unsubscribe = () => {};
   if (o.dispatch !== false) {
     dispatcher = new Dispatcher(o.db, queue, {
@@ -103,6 +105,12 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     });
     unsubscribe = o.bus.subscribe(EVENTS_CHANNEL, dispatcher.poke);
     dispatcher.start();
+    // every dispatching process sweeps: requests the queue lost are asked for again from the store
+    sweep = new BehindSweep(o.db, queue, {
+      scope: o.controllerName,
+      onRetry: (keys) => log.info({ keys: keys.length, first: keys[0].key }, 'asked again for recomputes the store shows behind'),
+    });
+    sweep.start();
   }
   const checkpoint = dispatchCheckpoint(o.controllerName);
   metrics.bind({ queue: () => queue.counts(), lag: dispatcher ? () => readDispatchLag(o.db, checkpoint) : undefined });
@@ -110,6 +118,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     queue, dispatcher, reconciler, metrics,
     async close() {
       unsubscribe();
+      await sweep?.stop();
       await dispatcher?.stop();
       await queue.close();
     },

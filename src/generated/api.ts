@@ -1881,11 +1881,22 @@ export interface components {
         Health: {
             status?: string;
         };
+        /** @description What this process needs, each "up" or "down" with why; 503 while any is down. */
         Readiness: {
-            status?: string;
-            checks?: {
-                [key: string]: string;
+            /** @enum {string} */
+            status: "ready" | "not ready";
+            checks: {
+                postgres: components["schemas"]["DependencyState"];
+                redis?: components["schemas"]["DependencyState"];
             };
+            /** @description The dependencies that did not answer. */
+            down: ("postgres" | "redis")[];
+        };
+        DependencyState: {
+            /** @enum {string} */
+            state: "up" | "down";
+            /** @description Why it is down. */
+            error?: string;
         };
         VersionInfo: {
             version: string;
@@ -3947,9 +3958,11 @@ export interface components {
                 "application/json": components["schemas"]["History"];
             };
         };
-        /** @description An error. */
+        /** @description An error. A 503 (PostgreSQL unavailable) carries Retry-After; GET /readyz says what is down. */
         Problem: {
             headers: {
+                /** @description On a 429 or 503 */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {

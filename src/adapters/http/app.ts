@@ -14,6 +14,10 @@ import { resourcesRouter } from './resources-router';
 import { applyRouter } from './apply-router';
 import { requestIds } from './request-id';
 import { accessLog } from './access-log';
+import { isDatabaseUnavailable } from '../store/unavailable';
+
+/** seconds a client is told to wait while PostgreSQL is away: about how long a restart takes */
+const UNAVAILABLE_RETRY_AFTER_S = 2;
 
 export type RouterFactory = (ctx: AppContext) => express.Router;
 
@@ -75,6 +79,12 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
     // a deadlock or serialization failure is a lost race with another writer: retry, as with any 409
     if (/40P01|40001/.test(`${e?.code ?? ''} ${e?.cause?.code ?? ''} ${e?.message ?? ''}`))
       return sendProblem(res, 409, 'a concurrent write conflicted with this one; nothing was written; retry');
+    // an outage, not a fault of this request: say when to try again (readyz says what is down)
+    if (isDatabaseUnavailable(err)) {
+      ctx.logger.warn({ method: req.method, path: req.path, err: (err as Error)?.message }, 'PostgreSQL unavailable');
+      res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
+      return sendProblem(res, 503, 'PostgreSQL is unavailable; the request may not have been carried out; retry it');
+    }
     if (e?.type === 'entity.too.large') return sendProblem(res, 413, 'the request body is too large');
     if (e?.type === 'entity.parse.failed') return sendProblem(res, 400, `the request body is not valid JSON: ${e.message}`);
     ctx.logger.error({ err, reqId: req.id, method: req.method, path: req.path }, 'unhandled error');

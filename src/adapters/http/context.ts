@@ -10,6 +10,7 @@ import type { Authenticator } from '../../service/principal';
 import type { SnapshotHub } from '../delivery/snapshots';
 import type { TokenStore } from '../../service/tokens';
 import type { Limits } from './limits';
+import type { Readiness } from './readiness';
 
 export interface AppContext {
   config: Config;
@@ -21,7 +22,7 @@ export interface AppContext {
   auth: Authenticator;
   /** open SSE responses, ended on shutdown */
   sse: Set<Response>;
-  readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
+  readiness: () => Promise<Readiness>;
   version: string;
   snapshots: SnapshotHub;
   tokens: TokenStore;

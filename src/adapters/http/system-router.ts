@@ -22,8 +22,8 @@ export function systemRouter(ctx: AppContext): Router {
   });
   r.get('/readyz', async (_req, res) => {
     res.locals.route = '/readyz';
-    const { ok, checks } = await ctx.readiness();
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not ready', checks });
+    const answer = await ctx.readiness();
+    res.status(answer.down.length ? 503 : 200).json(answer);
   });
   r.get('/metrics', async (_req, res) => {
     res.locals.route = '/metrics';

@@ -2,6 +2,12 @@
 // A request that arrives while the key's job runs is added but ignored by BullMQ (same id), so the
 // wanted position is kept in a hash and compared with the done position when the job completes:
 // the key runs again if it fell behind.
+//
+// Faults: a job whose worker died is taken back within a few seconds (short lock, frequent stalled
+// check); a job that keeps failing (PostgreSQL away) gives up after a few attempts and is removed,
+// so that its id never blocks a later request; and what Redis forgets (a restart empty, a job given
+// up) the store still knows: the sweep (sweep.ts) asks again, through `retry`, for every key the
+// store shows behind.
 import { Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Processor, QueueCounts, ReconcileQueue } from './types';
@@ -12,6 +18,17 @@ const MAX_SCRIPT = `
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if (not cur) or (tonumber(cur) < tonumber(ARGV[2])) then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
 return 1`;
+
+// A live worker renews its jobs' locks every LOCK_MS / 2; a dead one's lock expires after LOCK_MS,
+// and the next stalled check (every STALLED_CHECK_MS, by any worker) after that puts its job back in
+// the queue: within LOCK_MS + 2 * STALLED_CHECK_MS of the death. A recompute that blocks its event
+// loop for longer than LOCK_MS / 2 may be taken over and run twice, which is harmless (the write is
+// guarded by the Gateway's gate row).
+const LOCK_MS = 2000;
+const STALLED_CHECK_MS = 1000;
+const MAX_STALLED = 2;
+// Attempts cover a blip (a lost race, a restarting connection); a longer outage is the sweep's.
+const ATTEMPTS = 3;
 
 export interface BullQueueOptions {
   url: string;
@@ -68,7 +85,8 @@ export class BullReconcileQueue implements ReconcileQueue {
   }
 
   private jobOpts(key: string, delay = 0) {
-    return { jobId: this.jobId(key), removeOnComplete: true, removeOnFail: 1000, attempts: 8, backoff: { type: 'exponential', delay: 100 }, ...(delay > 0 ? { delay: Math.ceil(delay) } : {}) } as const;
+    // a failed job is removed at once: kept under its id, it would swallow every later request for the key
+    return { jobId: this.jobId(key), removeOnComplete: true, removeOnFail: true, attempts: ATTEMPTS, backoff: { type: 'exponential', delay: 200 }, ...(delay > 0 ? { delay: Math.ceil(delay) } : {}) } as const;
   }
 
   /**
@@ -118,6 +136,25 @@ export class BullReconcileQueue implements ReconcileQueue {
     ]);
   }
 
+  /**
+   * Keys the store shows behind, asked for again as they are: no hold, and a job left failed under
+   * the key's id (by a version that kept failed jobs) is removed first, else the add would be ignored.
+   * A key whose job still waits or runs is left to it (the add is ignored; its want is recorded).
+   */
+  async retry(entries: { key: string; position: number }[]): Promise<void> {
+    if (entries.length === 0) return;
+    const timeout = this.opts.requestTimeoutMs ?? 2000;
+    const pipe = this.client.pipeline();
+    for (const e of entries) (pipe as any).hsetmax(this.wantKey, e.key, e.position);
+    await withTimeout(pipe.exec(), timeout, 'recording reconcile requests');
+    await withTimeout(Promise.all(entries.map(async (e) => {
+      const job = await Job.fromId(this.queue, this.jobId(e.key));
+      if (job && (await job.isFailed())) await job.remove().catch(() => undefined);
+    })), timeout, 'clearing failed reconcile jobs');
+    await withTimeout<unknown>(this.queue.addBulk(entries.map((e) => ({ name: 'recompute', data: { key: e.key, position: e.position }, opts: this.jobOpts(e.key) }))),
+      timeout, 'enqueueing reconcile jobs');
+  }
+
   start(processor: Processor): void {
     const connection = { url: this.opts.url, maxRetriesPerRequest: null } as never;
     this.worker = new Worker(this.name, async (job: Job<{ key: string; position?: number }>) => {
@@ -130,7 +167,10 @@ export class BullReconcileQueue implements ReconcileQueue {
       if (served.again) this.rerun.add(key);
       const covered = await wanted;
       if (covered) await (this.client as any).hsetmax(this.doneKey, key, Math.min(Number(covered), served.read));
-    }, { connection, prefix: this.prefix, concurrency: this.opts.concurrency ?? 4 });
+    }, {
+      connection, prefix: this.prefix, concurrency: this.opts.concurrency ?? 4,
+      lockDuration: LOCK_MS, stalledInterval: STALLED_CHECK_MS, maxStalledCount: MAX_STALLED,
+    });
     this.worker.on('error', () => undefined);
     this.worker.on('failed', (job, err) => job && this.opts.onError?.(job.data.key, err));
     this.worker.on('completed', async (job) => {

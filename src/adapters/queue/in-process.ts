@@ -1,4 +1,6 @@
 // The embedded mode's queue: a set of pending keys drained by a few async loops in this process.
+// A key that fails five times in a row is dropped here; the sweep (sweep.ts) asks for it again
+// once the store shows it still behind (after a PostgreSQL outage, say).
 import type { Processor, QueueCounts, ReconcileQueue } from './types';
 import { Holdoff, type HoldoffOptions } from './holdoff';
 
@@ -37,6 +39,15 @@ export class InProcessQueue implements ReconcileQueue {
       else if (this.running.has(k)) this.again.add(k);
       else this.pending.add(k);
     });
+    this.pump();
+  }
+
+  async retry(entries: { key: string; position: number }[]): Promise<void> {
+    for (const { key, position } of entries) {
+      this.wanted.set(key, Math.max(this.wanted.get(key) ?? -1, position));
+      if (this.running.has(key)) this.again.add(key);
+      else if (!this.held.has(key)) this.pending.add(key);
+    }
     this.pump();
   }
 

@@ -26,6 +26,11 @@ export interface ReconcileQueue {
    * arriving in a burst, so the keys may be held a little to take in more of it (see Holdoff).
    */
   request(keys: string[], position: number, streaming?: boolean): Promise<void>;
+  /**
+   * Ask again for keys the store shows behind (see sweep.ts), each at its own wanted position: no
+   * hold, and whatever the queue remembers of the key (a job given up, nothing at all) is no obstacle.
+   */
+  retry(entries: { key: string; position: number }[]): Promise<void>;
   /** start taking jobs (worker side) */
   start(processor: Processor): void;
   /** true when nothing is waiting or running */

@@ -53,7 +53,9 @@ export async function openDatabase(opts: { url?: string; dataDir?: string; poolS
 }
 
 async function openPostgres(url: string, max: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max });
+  // A server that does not answer (a lost network, a host gone) fails requests after 10 s rather
+  // than never; one that refuses (stopped, restarting) fails them at once. Either is a 503.
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 10_000 });
   // An idle connection the server closed (restart, failover) is replaced on next use; without a
   // listener its error would end the process.
   pool.on('error', () => undefined);
