@@ -190,6 +190,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/{plural}/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind's path segment. */
+                plural: components["parameters"]["Plural"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why a cluster-scoped object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request (a GatewayClass of another controller, say). Needs read access to the object.
+         */
+        get: operations["explainCluster"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/{plural}": {
         parameters: {
             query?: never;
@@ -273,6 +297,30 @@ export interface paths {
         };
         /** An object as it was at one version */
         get: operations["versionNamespaced"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/{plural}/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                plural: components["parameters"]["NamespacedPlural"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespaced"];
         put?: never;
         post?: never;
         delete?: never;
@@ -563,6 +611,45 @@ export interface components {
             next: number;
             /** @description The newest position in the log when the answer was made. */
             lastPosition: number;
+        };
+        /**
+         * @description What kind of problem a warning names. DanglingParentRef: a parentRef names a Gateway that does not exist, or one that exists but does not take the route (no listener with that section or port, listeners that do not admit the route's kind or namespace). BackendNotFound: a backendRef names a Service that does not exist, or a port the Service does not have. RefNotPermitted: a reference into another namespace that no ReferenceGrant there allows. HostnameNotAdmitted: a route hostname that no listener of its parent admits. ShadowedRule: every match of a route rule is won, for every hostname it serves, by an earlier-precedence rule of another route. GatewayClassNotFound and GatewayClassOfAnotherController: the Gateway's class is missing or is not this controller's, so it gets no status. InvalidObject: the manifest does not validate (what apply would refuse). ListenerProblem: a listener of a Gateway cannot carry traffic as written.
+         * @enum {string}
+         */
+        AnalysisWarningCode: "DanglingParentRef" | "BackendNotFound" | "RefNotPermitted" | "HostnameNotAdmitted" | "ShadowedRule" | "GatewayClassNotFound" | "GatewayClassOfAnotherController" | "InvalidObject" | "ListenerProblem";
+        /** @description One finding of the static analysis, about one object of the manifests. */
+        AnalysisWarning: {
+            code: components["schemas"]["AnalysisWarningCode"];
+            kind: string;
+            /** @description Absent for cluster-scoped kinds. */
+            namespace?: string;
+            name: string;
+            /** @description Where in the object, in Kubernetes notation (spec.parentRefs[0]); empty for the whole object. */
+            path: string;
+            /** @description The whole warning in words, starting with the object ("HTTPRoute shop/web spec.parentRefs[0] ..."); the text of apply's Warning header. */
+            message: string;
+        };
+        /**
+         * @description NoParentRefs: a route with no parentRefs is never attached anywhere. GatewayNotFound: a parentRef names a Gateway that does not exist. GatewayClassNotFound: the Gateway (or the parentRef's Gateway) names a GatewayClass that does not exist. GatewayClassOfAnotherController: that GatewayClass names another controller, so this one never writes its status. UnsupportedParentKind: the parentRef is not a Gateway (this controller has no other parent kinds). Pending: the object is this controller's and the reconciler has not reported on it yet. Reported: the status carries this controller's conditions.
+         * @enum {string}
+         */
+        StatusExplanationReason: "NoParentRefs" | "GatewayNotFound" | "GatewayClassNotFound" | "GatewayClassOfAnotherController" | "UnsupportedParentKind" | "Pending" | "Reported";
+        StatusExplanationEntry: {
+            reason: components["schemas"]["StatusExplanationReason"];
+            message: string;
+            /** @description For routes */
+            parentRefIndex?: number;
+            parentRef?: components["schemas"]["ParentReference"];
+        };
+        /** @description Why an object has (or has not) a status from this controller, computed on request from the stored objects; nothing is written. Controllers never write status on objects they do not own, so an object of another controller's class, or one that names no Gateway of ours, stays without status; this says which. */
+        StatusExplanation: {
+            kind: string;
+            namespace?: string;
+            name: string;
+            /** @description This server's controller. */
+            controllerName: string;
+            /** @description For a Gateway or GatewayClass one entry; for a route one per parentRef (or one NoParentRefs); empty for kinds that carry no status. */
+            entries: components["schemas"]["StatusExplanationEntry"][];
         };
         /** @description The JSON form of an apply body: {"items": [...]} or a List (kind ending in "List"). The YAML form (application/yaml) is one or more documents, each an object or a List. Each object replaces the stored object's labels, annotations and content (spec, data, ...) as a whole. */
         ApplyRequest: {
@@ -2378,6 +2465,15 @@ export interface components {
                 "application/json": components["schemas"]["History"];
             };
         };
+        /** @description Why the object has (or has not) a status from this controller. */
+        StatusExplanation: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["StatusExplanation"];
+            };
+        };
         /** @description An error. */
         Problem: {
             headers: {
@@ -2703,6 +2799,23 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    explainCluster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind's path segment. */
+                plural: components["parameters"]["Plural"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
     listNamespaced: {
         parameters: {
             query?: {
@@ -2852,6 +2965,23 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Object"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespaced: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                plural: components["parameters"]["NamespacedPlural"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
             default: components["responses"]["Problem"];
         };
     };
@@ -3031,6 +3161,8 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed"?: string;
+                    /** @description One per finding of the static analysis of the applied objects against what is stored (AnalysisWarning), as Kubernetes sends them - `299 - "message"` - at most 50 (the last one then says how many more). A replay of an Idempotency-Key carries none. */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {

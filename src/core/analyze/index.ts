@@ -1,0 +1,4 @@
+export { analyzeManifests, type AnalyzeInput } from './analyze';
+export { explainNeeds, explainStatus, type ExplainInput } from './explain';
+export { matchCovers } from './shadowing';
+export type * from './types';

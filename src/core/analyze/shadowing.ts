@@ -1,0 +1,78 @@
+// Shadowed rules: a rule none of whose matches can ever win, because for every hostname it serves,
+// on every listener it is attached to, an entry of another route comes first in the precedence
+// order (precedence/order.ts, the order the proxies try entries in) and accepts every request the
+// match accepts. Only what is certain counts: a regular expression covers only the same expression.
+import type { CompiledHTTPMatch, CompiledValueMatch } from '../compile/types';
+import type { HTTPPlanEntry, OrderedListener } from '../precedence/order';
+import { covers as hostnameCovers } from '../match/hostname';
+import { pathPrefixMatches } from '../match/path';
+import { httpFigures } from '../precedence/ranks';
+
+/** Per rule ("kind/namespace/name#rule"): how many entries it has, and the first winner of each shadowed one. */
+export interface ShadowTally {
+  entries: number;
+  shadowed: number;
+  /** the other route's rule that wins, and why it ranks first */
+  by?: { kind: string; namespace: string; name: string; ruleIndex: number; figures: string };
+}
+
+/** Does every request that `m` accepts also satisfy `e`? */
+export function matchCovers(e: CompiledHTTPMatch, m: CompiledHTTPMatch): boolean {
+  if (e.invalid || m.invalid) return false;
+  const ep = e.path;
+  const mp = m.path;
+  if (ep.type === 'PathPrefix') {
+    if (mp.type === 'RegularExpression' || !pathPrefixMatches(ep.value, mp.value)) return false;
+  } else if (ep.type === 'Exact') {
+    if (mp.type !== 'Exact' || mp.value !== ep.value) return false;
+  } else if (mp.type !== 'RegularExpression' || mp.value !== ep.value) return false;
+  if (e.method && e.method !== m.method) return false;
+  return valuesCovered(e.headers, m.headers) && valuesCovered(e.queryParams, m.queryParams);
+}
+
+function valuesCovered(need: readonly CompiledValueMatch[] | undefined, have: readonly CompiledValueMatch[] | undefined): boolean {
+  return (need ?? []).every((n) => (have ?? []).some((h) => h.name === n.name && h.type === n.type && h.value === n.value));
+}
+
+/** Adds one listener's HTTP entries to the tallies. */
+export function tallyShadowing(listener: OrderedListener, tallies: Map<string, ShadowTally>): void {
+  const entries = listener.http ?? [];
+  // entries only compete with entries whose hostname covers theirs: group by hostname, keep the order
+  const byHost = new Map<string, HTTPPlanEntry[]>();
+  entries.forEach((entry) => {
+    const k = entry.hostname;
+    (byHost.get(k) ?? byHost.set(k, []).get(k)!).push(entry);
+  });
+  const hosts = [...byHost.keys()];
+  const position = new Map(entries.map((entry, i) => [entry, i]));
+  for (const [i, m] of entries.entries()) {
+    const id = `${m.plan.rk}#${m.ri}`;
+    const t = tallies.get(id) ?? tallies.set(id, { entries: 0, shadowed: 0 }).get(id)!;
+    t.entries++;
+    const winner = firstCovering(m, i, hosts, byHost, position);
+    if (!winner) continue;
+    t.shadowed++;
+    const { kind, namespace, name } = winner.plan.meta;
+    t.by ??= { kind, namespace, name, ruleIndex: winner.ri, figures: httpFigures(winner.rank) };
+  }
+}
+
+function firstCovering(
+  m: HTTPPlanEntry, index: number, hosts: string[], byHost: Map<string, HTTPPlanEntry[]>, position: Map<HTTPPlanEntry, number>,
+): HTTPPlanEntry | undefined {
+  let best: HTTPPlanEntry | undefined;
+  let bestAt = index;
+  for (const h of hosts) {
+    if (h !== m.hostname && !(h === '' || (m.hostname !== '' && hostnameCovers(h, m.hostname)))) continue;
+    for (const e of byHost.get(h)!) {
+      const at = position.get(e)!;
+      if (at >= bestAt) break;
+      if (e.plan.rk !== m.plan.rk && matchCovers(e.match, m.match)) {
+        best = e;
+        bestAt = at;
+        break;
+      }
+    }
+  }
+  return best;
+}
