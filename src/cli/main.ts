@@ -4,13 +4,14 @@ import { helpText, parseArgs, UsageError } from './args';
 import { ApiError, envOf, makeClient } from './client';
 import type { Command, Io } from './command';
 import { applyCommand } from './commands/apply';
+import { analyzeCommand } from './commands/analyze';
 import { getCommand } from './commands/get';
 import { describeCommand } from './commands/describe';
 import { historyCommand } from './commands/history';
 import { resolveCommand } from './commands/resolve';
 import { watchCommand } from './commands/watch';
 
-const COMMANDS: Command[] = [applyCommand, getCommand, describeCommand, historyCommand, resolveCommand, watchCommand];
+const COMMANDS: Command[] = [applyCommand, analyzeCommand, getCommand, describeCommand, historyCommand, resolveCommand, watchCommand];
 
 const TOP_HELP = `Usage: switchyard COMMAND [options]
 

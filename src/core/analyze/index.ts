@@ -2,3 +2,5 @@ export { analyzeManifests, type AnalyzeInput } from './analyze';
 export { explainNeeds, explainStatus, type ExplainInput } from './explain';
 export { matchCovers } from './shadowing';
 export type * from './types';
+export { analysisScope, type AnalysisScope } from './scope';
+export { analyzeEntries, type EntriesAnalysis, type Finding } from './entries';
