@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, ADMIN_TOKEN, reconciled, type TestServer } from '../support/server';
 import { runCli, type RunOptions } from '../support/cli';
+import { ROOT } from '../support/process';
 
 let s: TestServer;
 let dir: string;
@@ -114,6 +115,12 @@ describe('switchyard analyze', () => {
     const r = await run(['analyze', '-f', join(dir, 'clean')]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toBe('No problems found in 3 objects\n');
+  });
+
+  it('finds nothing in the README quickstart\'s examples/', async () => {
+    const r = await run(['analyze', '-f', join(ROOT, 'examples')]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^No problems found in \d+ objects\n$/);
   });
 
   it('reports what apply would refuse as errors, and answers JSON with the files', async () => {

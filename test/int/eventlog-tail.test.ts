@@ -3,7 +3,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server';
 import { appendEvents } from '../../src/adapters/store/eventlog';
-import { REAL_PG } from '../support/database';
+import { needs } from '../support/database';
+
+// the embedded database has one connection: there, transactions cannot interleave, and the part
+// that commits late is left out (the writers still run)
+const lateCommits = needs({ pg: true });
+const REAL_PG = !lateCommits.skip;
+if (lateCommits.skip) console.log(`skipped: the late-committing transactions of the event log tail test (${lateCommits.why})`);
 
 let s: TestServer;
 beforeAll(async () => {
@@ -20,7 +26,7 @@ function svc(name: string, i: number) {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name, labels: { i: String(i) } }, spec: { ports: [{ port: 80 }] } };
 }
 
-it(`a tailing reader sees every event of ${WRITERS} concurrent writers exactly once`, async () => {
+it(`a tailing reader sees every event of ${WRITERS} concurrent writers exactly once${lateCommits.skip ? ` (late commits skipped: ${lateCommits.why})` : ', some committing late'}`, async () => {
   const seen: number[] = [];
   let done = false;
   let cursor = 0;

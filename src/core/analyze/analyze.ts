@@ -118,7 +118,8 @@ function parentWarnings(out: Warnings, gateway: Gateway, listeners: ListenerAnal
   const route = o.route as K8sObject;
   const path = `spec.parentRefs[${o.parentRefIndex}]`;
   if (!o.accepted) {
-    if (o.reason === RouteReason.NoMatchingListenerHostname) out.add(route, 'HostnameNotAdmitted', 'spec.hostnames', o.message);
+    if (o.reason === RouteReason.NoMatchingListenerHostname)
+      out.add(route, 'HostnameNotAdmitted', 'spec.hostnames', `${o.message} of Gateway "${refName(gateway.metadata.namespace, gateway.metadata.name)}" (${path})`);
     else if (o.reason !== RouteReason.UnsupportedValue) out.add(route, 'DanglingParentRef', path, `not attached: ${o.message}`);
     return;
   }
