@@ -710,6 +710,10 @@ export interface components {
             kind?: string;
             namespace?: string;
             name?: string;
+            /** @description For a problem of the YAML itself: the line (1-based) in the body. */
+            line?: number;
+            /** @description For a problem of the YAML itself */
+            column?: number;
         };
         /** @description The 504 problem of apply?wait when the reconciler has not caught up in time. The apply itself was committed; results carry the conditions known at that moment. */
         ApplyTimeout: {

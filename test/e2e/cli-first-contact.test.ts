@@ -184,6 +184,11 @@ describe('switchyard apply', () => {
       expect(caret, cmd).toBe('      |   ^');
     }
     expect((await run(['get', 'svc', 'broken'])).code).toBe(1);
+    // the API, sent the same text, names the place too
+    const api = await s.api('POST', '/api/v1/apply?namespace=shop', text, { 'content-type': 'application/yaml' });
+    expect(api.status).toBe(400);
+    expect(api.body.detail).toBe('document 0: the YAML is not well-formed: Map keys must be unique at line 5, column 3');
+    expect(api.body.errors).toEqual([expect.objectContaining({ document: 0, line: 5, column: 3 })]);
     writeFileSync(join(dir, 'broken.json'), '{"apiVersion": "v1",\n "kind": "Service",,\n}');
     const json = await run(['apply', '-f', join(dir, 'broken.json')]);
     expect(json.code).toBe(1);

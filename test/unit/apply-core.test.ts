@@ -117,6 +117,13 @@ describe('parallel parsing: a stream cut at document markers parses as the whole
     }
   });
 
+  it('names the line and column of a YAML error, in the message and in the issue', () => {
+    const e = rejection(() => parseYamlManifest('a: 1\n---\nkind: Service\nmetadata:\n  name: x\n  name: y\n'));
+    expect(e.status).toBe(400);
+    expect(e.message).toBe('document 1: the YAML is not well-formed: Map keys must be unique at line 6, column 3');
+    expect(e.issues).toEqual([{ document: 1, path: '', message: 'Map keys must be unique at line 6, column 3', line: 6, column: 3 }]);
+  });
+
   it('cuts only at line-start markers and keeps line numbers', () => {
     const text = 'a: 1\n---\nb: 2\n---\nc: [\n';
     const pieces = splitYamlDocuments(text, 3);

@@ -188,7 +188,7 @@ function checkDocument(doc: Document.Parsed, document: number, locate: (offset: 
   if (first) {
     const place = locate(first.pos?.[0]);
     const message = `${first.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}${at(place)}`;
-    throw new Stop({ status: 400, document, reason: `the YAML is not well-formed: ${message}`, issues: [{ document, path: '', message }], ...place });
+    throw new Stop({ status: 400, document, reason: `the YAML is not well-formed: ${message}`, issues: [{ document, path: '', message, ...place }], ...place });
   }
   const issues: ApplyIssue[] = [];
   let place: Place | undefined;
@@ -196,7 +196,7 @@ function checkDocument(doc: Document.Parsed, document: number, locate: (offset: 
     if (w.code === 'TAG_RESOLVE_FAILED' || /tag/i.test(w.message)) {
       const p = locate(w.pos?.[0]);
       place ??= p;
-      issues.push({ document, path: '', message: `${w.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}${at(p)}: custom tags are not allowed` });
+      issues.push({ document, path: '', message: `${w.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}${at(p)}: custom tags are not allowed`, ...p });
     }
   }
   visit(doc, {
@@ -205,7 +205,7 @@ function checkDocument(doc: Document.Parsed, document: number, locate: (offset: 
       if (node.tag && !CORE_TAGS.has(node.tag)) {
         const p = locate(node.range?.[0]);
         place ??= p;
-        issues.push({ document, path: '', message: `the tag ${node.tag}${at(p)} is not allowed: only plain YAML (strings, numbers, booleans, null, maps, sequences) is accepted` });
+        issues.push({ document, path: '', message: `the tag ${node.tag}${at(p)} is not allowed: only plain YAML (strings, numbers, booleans, null, maps, sequences) is accepted`, ...p });
         return visit.BREAK;
       }
     },
