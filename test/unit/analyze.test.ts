@@ -1,9 +1,9 @@
 // The static analysis (src/core/analyze): each kind of warning, and the silence of a clean manifest.
 import { describe, it, expect } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { analyzeManifests, matchCovers } from '../../src/core/analyze';
+import { analyzeManifests, grpcMatchCovers, matchCovers } from '../../src/core/analyze';
 import { validateObject } from '../../src/core/validate';
-import { compileHTTPMatch } from '../../src/core/compile/matches';
+import { compileGRPCMatch, compileHTTPMatch } from '../../src/core/compile/matches';
 import type { K8sObject } from '../../src/core/model/objects';
 
 const CONTROLLER = 'switchyard.dev/gateway-controller';
@@ -167,6 +167,29 @@ spec:
     expect(warnings[0].message).toMatch(/won by HTTPRoute "shop\/first" rule 0/);
   });
 
+  it('names a GRPCRoute rule that another route\'s broader earlier rule wins', () => {
+    const grpc = (name: string, ts: string, rules: string) => `
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: { name: ${name}, namespace: shop, creationTimestamp: "${ts}" }
+spec:
+  parentRefs: [{ name: edge }]
+  hostnames: [rpc.example.com]
+  rules:
+${rules}`;
+    const text = EDGE + grpc('catalog', '2026-01-01T00:00:00Z', `
+    - matches: [{ method: { service: shop.Catalog, method: List } }]
+      backendRefs: [{ name: web, port: 8080 }]`) + grpc('late', '2026-06-01T00:00:00Z', `
+    - matches: [{ method: { service: shop.Catalog, method: List } }]
+      backendRefs: [{ name: web, port: 8080 }]
+    - matches: [{ method: { service: shop.Catalog, method: Get } }]
+      backendRefs: [{ name: web, port: 8080 }]`);
+    const warnings = analyze(text);
+    expect(warnings.map((w) => `${w.code} ${w.kind}/${w.name} ${w.path}`)).toEqual(['ShadowedRule GRPCRoute/late spec.rules[0]']);
+    expect(warnings[0].message).toMatch(/won by GRPCRoute "shop\/catalog" rule 0/);
+  });
+
   it('does not call a rule shadowed when it wins on a hostname the other route does not serve', () => {
     const text = EDGE + route('a', `
   parentRefs: [{ name: edge }]
@@ -212,6 +235,17 @@ kind: Service
 metadata: { name: other, namespace: shop }
 spec: { ports: [{ port: 80 }] }`;
     expect(codes(text, stored)).toEqual([]);
+  });
+});
+
+describe('grpcMatchCovers', () => {
+  const g = (raw: object) => compileGRPCMatch(raw);
+  it('an absent service or method covers any; a regular expression only itself', () => {
+    expect(grpcMatchCovers(g({}), g({ method: { service: 'a.B', method: 'C' } }))).toBe(true);
+    expect(grpcMatchCovers(g({ method: { service: 'a.B' } }), g({ method: { service: 'a.B', method: 'C' } }))).toBe(true);
+    expect(grpcMatchCovers(g({ method: { service: 'a.B', method: 'C' } }), g({ method: { service: 'a.B' } }))).toBe(false);
+    expect(grpcMatchCovers(g({ method: { type: 'RegularExpression', service: 'a\\..*' } }), g({ method: { service: 'a.B' } }))).toBe(false);
+    expect(grpcMatchCovers(g({ headers: [{ name: 'x', value: '1' }] }), g({}))).toBe(false);
   });
 });
 
