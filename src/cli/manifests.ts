@@ -84,7 +84,8 @@ export function readManifests(sources: Source[]): { items: unknown[]; origins: O
   const origins: Origin[] = [];
   for (const { file, text } of sources) {
     const before = items.length;
-    if (text.trim() === '') throw new ManifestError(`${file}: the file is empty; a manifest holds one or more YAML documents (or a JSON object)`);
+    const what = file === '<stdin>' ? 'standard input' : 'the file';
+    if (text.trim() === '') throw new ManifestError(`${file}: ${what} is empty; a manifest holds one or more YAML documents (or a JSON object)`);
     if (extname(file).toLowerCase() === '.json') {
       let value: unknown;
       try {
@@ -110,7 +111,7 @@ export function readManifests(sources: Source[]): { items: unknown[]; origins: O
         origins.push({ file, document: e.document, ...(e.item !== undefined ? { item: e.item } : {}) });
       }
     }
-    if (items.length === before) throw new ManifestError(`${file}: the file holds no objects (only comments or empty documents)`);
+    if (items.length === before) throw new ManifestError(`${file}: ${what} holds no objects (only comments or empty documents)`);
   }
   return { items, origins };
 }
