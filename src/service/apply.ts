@@ -68,6 +68,12 @@ export interface ApplyRequest {
   signal?: AbortSignal;
 }
 
+/**
+ * The static analysis runs in one piece: above this many objects it would stall other requests for
+ * longer than a slice does, so a larger apply is not analyzed (its one warning says so).
+ */
+const MAX_ANALYZED = 2000;
+
 /** Large applies give the event loop back every SLICE objects, so other requests are not stalled. */
 const SLICE = 500;
 const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -229,6 +235,8 @@ export class ApplyService {
   private async analyze(plan: PlannedChange[]): Promise<string[]> {
     const controllerName = this.opts.controllerName;
     if (!controllerName) return [];
+    if (plan.length > MAX_ANALYZED)
+      return [`the apply holds ${plan.length} objects, more than the ${MAX_ANALYZED} the server analyzes (the analysis takes the event loop for about 0.1 ms an object): run switchyard analyze --server on the manifests for their warnings`];
     try {
       const manifest = plan.filter((p) => p.after).map((p) => (p.secretData ? { ...p.after!, data: p.secretData } : p.after!));
       const pruned = new Set(plan.filter((p) => p.action === 'pruned').map((p) => p.stream));

@@ -171,6 +171,15 @@ describe('switchyard apply', () => {
     expect(res.headers.get('warning')).toBe('299 - "HTTPRoute shop/warned spec.parentRefs[1]: Gateway \\"shop/nowhere\\" does not exist", 299 - "HTTPRoute shop/warned spec.rules[0].backendRefs[0]: Service \\"shop/gone\\" does not exist"');
   });
 
+  it('an apply too large to analyze in one piece says so in its one warning', async () => {
+    const items = Array.from({ length: 2001 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'big' }, data: { k: 'v' } }));
+    const r = await s.api('POST', '/api/v1/apply?dryRun=true', { items });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('warning')).toMatch(/^299 - "the apply holds 2001 objects, more than the 2000 the server analyzes .*"$/);
+    const small = await s.api('POST', '/api/v1/apply?dryRun=true', { items: items.slice(0, 2000) });
+    expect(small.headers.get('warning')).toBeNull();
+  });
+
   it('YAML errors exit 1 with the file, line, column and the offending line; nothing is sent', async () => {
     const text = `apiVersion: v1\nkind: Service\nmetadata:\n  name: broken\n  name: shop\nspec: {ports: [{port: 80}]}\n`;
     writeFileSync(join(dir, 'broken.yaml'), text);
