@@ -1,7 +1,10 @@
 // What the analysis of some manifests reads of what is stored: every object in the namespaces the
 // manifests live in or reach into (routes there may shadow theirs, grants there admit them), the
 // cluster-scoped GatewayClasses and Namespaces, and the data of the Secrets their Gateways serve.
-// The core's dependency model says what a Gateway or a route reaches (src/core/deps).
+// The core's dependency model says what a Gateway or a route reaches (src/core/deps). Routes in
+// other namespaces that attach to the same Gateways are not read: a rule of the manifests that one
+// of them shadows goes unreported (the analysis errs towards silence; `switchyard analyze --server`
+// reads everything).
 import type { Gateway, K8sObject, ParentReference } from '../model/objects';
 import { isRouteKind } from '../model/kinds';
 import { gatewayOwnDependencies, routeDependencies } from '../deps/gateway-deps';
