@@ -18,7 +18,7 @@ const MAX_WARNINGS = 50;
 const MAX_WARNING_CHARS = 1000;
 
 /**
- * Kubernetes' form of a warning: `299 - "text"` (RFC 7234 warn-code 299, no agent), the text a
+ * Kubernetes' form of a warning: `299 - "text"` (RFC 7234: code 299, "-" for the one who warns), the text a
  * quoted-string of printable ASCII.
  */
 export function warningHeaders(warnings: string[]): string[] {
