@@ -4,6 +4,7 @@ import { helpText, parseArgs, UsageError } from './args';
 import { ApiError, envOf, makeClient } from './client';
 import type { Command, Io } from './command';
 import { applyCommand } from './commands/apply';
+import { analyzeCommand } from './commands/analyze';
 import { getCommand } from './commands/get';
 import { describeCommand } from './commands/describe';
 import { historyCommand } from './commands/history';
@@ -12,7 +13,7 @@ import { watchCommand } from './commands/watch';
 import { proxyCommand } from './commands/proxy';
 import { proxyStatusCommand } from './commands/proxy-status';
 
-const COMMANDS: Command[] = [applyCommand, getCommand, describeCommand, historyCommand, resolveCommand, watchCommand, proxyCommand, proxyStatusCommand];
+const COMMANDS: Command[] = [applyCommand, analyzeCommand, getCommand, describeCommand, historyCommand, resolveCommand, watchCommand, proxyCommand, proxyStatusCommand];
 
 const TOP_HELP = `Usage: switchyard COMMAND [options]
 

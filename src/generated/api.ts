@@ -190,6 +190,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/{plural}/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind's path segment. */
+                plural: components["parameters"]["Plural"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why a cluster-scoped object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request (a GatewayClass of another controller, say). Needs read access to the object.
+         */
+        get: operations["explainCluster"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/{plural}": {
         parameters: {
             query?: never;
@@ -273,6 +297,30 @@ export interface paths {
         };
         /** An object as it was at one version */
         get: operations["versionNamespaced"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/{plural}/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                plural: components["parameters"]["NamespacedPlural"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespaced"];
         put?: never;
         post?: never;
         delete?: never;
@@ -838,6 +886,50 @@ export interface paths {
         };
         /** A cluster-scoped object as it was at one version */
         get: operations["versionClusterNamespace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/gatewayclasses/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why a cluster-scoped object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request (a GatewayClass of another controller, say). Needs read access to the object.
+         */
+        get: operations["explainClusterGatewayClass"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why a cluster-scoped object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request (a GatewayClass of another controller, say). Needs read access to the object.
+         */
+        get: operations["explainClusterNamespace"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1803,6 +1895,259 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/gateways/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedGateway"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/httproutes/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedHTTPRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/grpcroutes/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedGRPCRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/tlsroutes/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedTLSRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/tcproutes/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedTCPRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/udproutes/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedUDPRoute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/referencegrants/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedReferenceGrant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/services/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedService"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/endpointslices/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedEndpointSlice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/secrets/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/configmaps/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedConfigMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1954,6 +2299,45 @@ export interface components {
             /** @description The newest position in the log when the answer was made. */
             lastPosition: number;
         };
+        /**
+         * @description What kind of problem a warning names. DanglingParentRef: a parentRef names a Gateway that does not exist, or one that exists but does not take the route (no listener with that section or port, listeners that do not admit the route's kind or namespace). BackendNotFound: a backendRef names a Service that does not exist, or a port the Service does not have. UnsupportedReference: a backendRef or filter reference of a kind this controller cannot resolve. RefNotPermitted: a reference into another namespace that no ReferenceGrant there allows. HostnameNotAdmitted: a route hostname that no listener of its parent admits. ShadowedRule: every match of an HTTPRoute or GRPCRoute rule is won, for every hostname it serves, by an earlier-precedence rule of another route that accepts every request the match does. GatewayClassNotFound and GatewayClassOfAnotherController: the Gateway's class is missing or is not this controller's, so it gets no status. InvalidObject: the manifest does not validate (what apply would refuse). ListenerProblem: a listener of a Gateway cannot carry traffic as written.
+         * @enum {string}
+         */
+        AnalysisWarningCode: "DanglingParentRef" | "BackendNotFound" | "UnsupportedReference" | "RefNotPermitted" | "HostnameNotAdmitted" | "ShadowedRule" | "GatewayClassNotFound" | "GatewayClassOfAnotherController" | "InvalidObject" | "ListenerProblem";
+        /** @description One finding of the static analysis, about one object of the manifests. */
+        AnalysisWarning: {
+            code: components["schemas"]["AnalysisWarningCode"];
+            kind: string;
+            /** @description Absent for cluster-scoped kinds. */
+            namespace?: string;
+            name: string;
+            /** @description Where in the object, in Kubernetes notation (spec.parentRefs[0]); empty for the whole object. */
+            path: string;
+            /** @description The whole warning in words, starting with the object ("HTTPRoute shop/web spec.parentRefs[0] ..."); the text of apply's Warning header. */
+            message: string;
+        };
+        /**
+         * @description NoParentRefs: a route with no parentRefs is never attached anywhere. GatewayNotFound: a parentRef names a Gateway that does not exist. GatewayClassNotFound: the Gateway (or the parentRef's Gateway) names a GatewayClass that does not exist. GatewayClassOfAnotherController: that GatewayClass names another controller, so this one never writes its status. UnsupportedParentKind: the parentRef is not a Gateway (this controller has no other parent kinds). Pending: the object is this controller's and the reconciler has not reported on it yet. Reported: the status carries this controller's conditions.
+         * @enum {string}
+         */
+        StatusExplanationReason: "NoParentRefs" | "GatewayNotFound" | "GatewayClassNotFound" | "GatewayClassOfAnotherController" | "UnsupportedParentKind" | "Pending" | "Reported";
+        StatusExplanationEntry: {
+            reason: components["schemas"]["StatusExplanationReason"];
+            message: string;
+            /** @description For routes */
+            parentRefIndex?: number;
+            parentRef?: components["schemas"]["ParentReference"];
+        };
+        /** @description Why an object has (or has not) a status from this controller, computed on request from the stored objects; nothing is written. Controllers never write status on objects they do not own, so an object of another controller's class, or one that names no Gateway of ours, stays without status; this says which. */
+        StatusExplanation: {
+            kind: string;
+            namespace?: string;
+            name: string;
+            /** @description This server's controller. */
+            controllerName: string;
+            /** @description For a Gateway or GatewayClass one entry; for a route one per parentRef (or one NoParentRefs); empty for kinds that carry no status. */
+            entries: components["schemas"]["StatusExplanationEntry"][];
+        };
         /** @description The JSON form of an apply body: {"items": [...]} or a List (kind ending in "List"). The YAML form (application/yaml) is one or more documents, each an object or a List. Each object replaces the stored object's labels, annotations and content (spec, data, ...) as a whole. */
         ApplyRequest: {
             apiVersion?: string;
@@ -2013,6 +2397,10 @@ export interface components {
             kind?: string;
             namespace?: string;
             name?: string;
+            /** @description For a problem of the YAML itself: the line (1-based) in the body. */
+            line?: number;
+            /** @description For a problem of the YAML itself */
+            column?: number;
         };
         /** @description The 504 problem of apply?wait when the reconciler has not caught up in time. The apply itself was committed; results carry the conditions known at that moment. */
         ApplyTimeout: {
@@ -3958,6 +4346,15 @@ export interface components {
                 "application/json": components["schemas"]["History"];
             };
         };
+        /** @description Why the object has (or has not) a status from this controller. */
+        StatusExplanation: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["StatusExplanation"];
+            };
+        };
         /** @description An error. A 503 (PostgreSQL unavailable) carries Retry-After; GET /readyz says what is down. */
         Problem: {
             headers: {
@@ -4285,6 +4682,23 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    explainCluster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The kind's path segment. */
+                plural: components["parameters"]["Plural"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
     listNamespaced: {
         parameters: {
             query?: {
@@ -4434,6 +4848,23 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Object"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespaced: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                plural: components["parameters"]["NamespacedPlural"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
             default: components["responses"]["Problem"];
         };
     };
@@ -4667,6 +5098,8 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed"?: string;
+                    /** @description One per finding of the static analysis of the applied objects against what is stored (AnalysisWarning), as Kubernetes sends them - `299 - "message"` - at most 50 (the last one then says how many more). A replay of an Idempotency-Key carries none. */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5495,6 +5928,36 @@ export interface operations {
                     "application/json": components["schemas"]["Namespace"];
                 };
             };
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainClusterGatewayClass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainClusterNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
             default: components["responses"]["Problem"];
         };
     };
@@ -7948,6 +8411,182 @@ export interface operations {
                     "application/json": components["schemas"]["ConfigMap"];
                 };
             };
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedHTTPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedGRPCRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedTLSRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedTCPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedUDPRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedReferenceGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedEndpointSlice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedConfigMap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
             default: components["responses"]["Problem"];
         };
     };

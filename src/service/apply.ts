@@ -25,6 +25,9 @@ import { planApply, type CurrentRow, type PlanEntry, type PlannedChange } from '
 import { objectDiff } from '../core/apply/diff';
 import { ApplyRejection, summarizeIssues, type ApplyAction, type ApplyIssue, type Origin } from '../core/apply/types';
 import { canWrite, WRITABLE } from './access';
+import { analysisScope, analyzeManifests } from '../core/analyze';
+import { readAnalysisObjects } from '../adapters/store/analysis-reads';
+import { streamKey } from '../core/objects/keys';
 import type { Actor, ResourceService } from './resources';
 import { toEvent } from './resources';
 import { isSecret, splitSecret } from './secrets';
@@ -48,9 +51,13 @@ export type ApplyResult = components['schemas']['ApplyResult'];
  * 'applied': the body to answer with. 'committed-not-reconciled': written, but the reconciler had not
  * caught up within the wait; the results carry the conditions known then.
  */
-export type ApplyAnswer =
+export type ApplyAnswer = (
   | { outcome: 'applied'; body: Record<string, unknown>; replayed?: boolean }
-  | { outcome: 'committed-not-reconciled'; detail: string; results: ApplyResult[] };
+  | { outcome: 'committed-not-reconciled'; detail: string; results: ApplyResult[] }
+) & {
+  /** what the static analysis of the applied objects found (core/analyze), as sentences; none on a replay */
+  warnings?: string[];
+};
 
 export interface ApplyRequest {
   body: Buffer;
@@ -60,6 +67,12 @@ export interface ApplyRequest {
   actor: Actor;
   signal?: AbortSignal;
 }
+
+/**
+ * The static analysis runs in one piece: above this many objects it would stall other requests for
+ * longer than a slice does, so a larger apply is not analyzed (its one warning says so).
+ */
+const MAX_ANALYZED = 2000;
 
 /** Large applies give the event loop back every SLICE objects, so other requests are not stalled. */
 const SLICE = 500;
@@ -157,6 +170,7 @@ export class ApplyService {
       await breathe();
     }
     plan.push(...planApply({ entries: [], current, now, newUid: randomUUID, prune: pruneRows.map((row) => ({ info: kindInfo(row.kind)!, row })) }));
+    const warnings = await this.analyze(plan);
 
     if (o.dryRun) {
       const results: ApplyResult[] = [];
@@ -164,7 +178,7 @@ export class ApplyService {
         results.push(present(p, true));
         if (results.length % SLICE === 0) await breathe();
       }
-      return { outcome: 'applied', body: { dryRun: true, results } };
+      return { outcome: 'applied', body: { dryRun: true, results }, warnings };
     }
 
     const events: AppendEvent[] = [];
@@ -195,7 +209,7 @@ export class ApplyService {
     if (positions.length) this.resources.notifyAppended(positions, events);
     if (key && ++this.applies % 100 === 0) void expireIdempotency(this.db.prisma).catch(() => undefined);
 
-    if (o.wait <= 0) return { outcome: 'applied', body: answer };
+    if (o.wait <= 0) return { outcome: 'applied', body: answer, warnings };
     let target = 0;
     for (const pos of positions) target = Math.max(target, pos);
     for (const p of plan) if (p.action === 'unchanged') target = Math.max(target, current.get(p.stream)!.position);
@@ -206,10 +220,33 @@ export class ApplyService {
         outcome: 'committed-not-reconciled',
         detail: `the apply was committed, but the reconciler had not caught up with it (log position ${target}) within ${o.wait} s; the results carry the conditions known now`,
         results,
+        warnings,
       };
     }
     if (key) await updateIdempotencyResponse(this.db.prisma, actor.name, key, requestHash, answer);
-    return { outcome: 'applied', body: answer };
+    return { outcome: 'applied', body: answer, warnings };
+  }
+
+  /**
+   * The static analysis of the objects as they will be, over what is stored in their reach (the
+   * objects a prune deletes left out). It warns and never refuses: a failure to analyze is itself
+   * the one warning.
+   */
+  private async analyze(plan: PlannedChange[]): Promise<string[]> {
+    const controllerName = this.opts.controllerName;
+    if (!controllerName) return [];
+    if (plan.length > MAX_ANALYZED)
+      return [`the apply holds ${plan.length} objects, more than the ${MAX_ANALYZED} the server analyzes (the analysis takes the event loop for about 0.1 ms an object): run switchyard analyze --server on the manifests for their warnings`];
+    try {
+      const manifest = plan.filter((p) => p.after).map((p) => (p.secretData ? { ...p.after!, data: p.secretData } : p.after!));
+      const pruned = new Set(plan.filter((p) => p.action === 'pruned').map((p) => p.stream));
+      const scope = analysisScope(manifest);
+      const stored = (await readAnalysisObjects(this.db.sql, scope.namespaces, scope.secrets))
+        .filter((o) => !pruned.has(streamKey(o.kind, o.metadata.namespace ?? '', o.metadata.name)));
+      return analyzeManifests({ manifest, stored, controllerName }).map((w) => w.message);
+    } catch (e) {
+      return [`the manifests could not be analyzed: ${(e as Error).message}`];
+    }
   }
 
   /** Every record is written as a 200 answer (see commit): a replay is one. */

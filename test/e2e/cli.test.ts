@@ -1,40 +1,16 @@
 // The `switchyard` binary (bin/switchyard.js) run as a separate process against a running server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, ADMIN_TOKEN, type TestServer } from '../support/server';
-import { ROOT } from '../support/process';
+import { runCli, type RunOptions } from '../support/cli';
 
 let s: TestServer;
 let dir: string;
-const BIN = join(ROOT, 'bin/switchyard.js');
 
-interface Run { code: number | null; stdout: string; stderr: string }
-
-function run(args: string[], opts: { env?: Record<string, string>; stdin?: string; timeoutMs?: number } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: tmpdir(),
-      env: { ...process.env, SWITCHYARD_URL: s.url, SWITCHYARD_TOKEN: ADMIN_TOKEN, SWITCHYARD_NAMESPACE: 'shop', ...opts.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`switchyard ${args.join(' ')} timed out\n${stdout}\n${stderr}`));
-    }, opts.timeoutMs ?? 30_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(opts.stdin ?? '');
-  });
-}
+const run = (args: string[], opts: RunOptions = {}) =>
+  runCli(() => ({ SWITCHYARD_URL: s.url, SWITCHYARD_TOKEN: ADMIN_TOKEN, SWITCHYARD_NAMESPACE: 'shop' }), args, opts);
 
 const INFRA = `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
@@ -87,7 +63,7 @@ afterAll(async () => {
 
 describe('switchyard CLI', () => {
   it('prints --help for every command, exit 0', async () => {
-    for (const cmd of ['apply', 'get', 'describe', 'history', 'resolve', 'watch']) {
+    for (const cmd of ['apply', 'analyze', 'get', 'describe', 'history', 'resolve', 'watch']) {
       const r = await run([cmd, '--help']);
       expect(r.code, cmd).toBe(0);
       expect(r.stdout, cmd).toContain(`Usage: switchyard ${cmd}`);

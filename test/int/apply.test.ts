@@ -18,26 +18,24 @@ afterAll(async () => {
   await s?.close();
 });
 
-interface Reply { status: number; headers: Headers; body: any; ms: number }
+interface Reply { status: number; headers: Headers; body: any }
 
 async function apply(body: string | object, query = '', opts: { type?: string; headers?: Record<string, string>; token?: string } = {}): Promise<Reply> {
   const payload = typeof body === 'string' ? body : JSON.stringify(body);
   const type = opts.type ?? (typeof body === 'string' ? 'application/yaml' : 'application/json');
-  const t0 = performance.now();
   const res = await fetch(`${s.url}/api/v1/apply${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${opts.token ?? ADMIN_TOKEN}`, 'content-type': type, ...opts.headers },
     body: payload,
   });
   const text = await res.text();
-  const ms = performance.now() - t0;
   let parsed: unknown = text;
   try {
     parsed = JSON.parse(text);
   } catch {
     /* not JSON */
   }
-  return { status: res.status, headers: res.headers, body: parsed, ms };
+  return { status: res.status, headers: res.headers, body: parsed };
 }
 
 const yaml = (...objs: object[]) => objs.map((o) => stringify(o)).join('---\n');

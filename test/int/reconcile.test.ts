@@ -3,7 +3,7 @@
 // changes reaching routes, bursts, and status staying a projection.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconciled, startTestServer, type TestServer } from '../support/server';
-import { REAL_PG } from '../support/database';
+import { needs, skippable } from '../support/database';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -163,7 +163,8 @@ describe('the seed scenario: both sides must consent', () => {
 });
 
 describe('controllers sharing one store', () => {
-  it.skipIf(!REAL_PG)("keep each other's status.parents entries untouched", async () => {
+  const twoProcesses = needs({ pg: true });
+  it.skipIf(twoProcesses.skip)(skippable(twoProcesses, "keep each other's status.parents entries untouched"), async () => {
     const other = await startTestServer({ controllerName: 'example.com/other-controller' }, { databaseUrl: s.databaseUrl });
     try {
       const put = async (path: string, body: unknown) => expect((await s.api('PUT', path, body)).status).toBeLessThan(300);

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADMIN_TOKEN, reconciled, startTestServer, type TestServer } from '../support/server';
 import { sse } from '../support/sse';
-import { REAL_PG } from '../support/database';
+import { needs, skippable } from '../support/database';
 
-const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
-if (!hasRedis) console.log('skipped: redis outage test (needs the redis-server binary)');
+const ownRedis = needs({ redisServer: true });
+const ownRedisTwoApis = needs({ redisServer: true, pg: true });
 
 const port = 16400 + Math.floor(Math.random() * 1000);
 const dir = mkdtempSync(join(tmpdir(), 'sy-redis-'));
@@ -46,7 +46,7 @@ afterAll(async () => {
 const GW = 'gateway.networking.k8s.io/v1';
 const accepted = (o: any) => o.status?.parents?.[0]?.conditions?.find((c: any) => c.type === 'Accepted');
 
-it.skipIf(!hasRedis)('converges after Redis comes back, from the checkpoint in PostgreSQL', async () => {
+it.skipIf(ownRedis.skip)(skippable(ownRedis, 'converges after Redis comes back, from the checkpoint in PostgreSQL'), async () => {
   await startRedis();
   s = await startTestServer({ redisUrl: `redis://127.0.0.1:${port}` });
   const put = async (path: string, body: unknown) => expect((await s!.api('PUT', path, body)).status).toBeLessThan(300);
@@ -73,7 +73,7 @@ it.skipIf(!hasRedis)('converges after Redis comes back, from the checkpoint in P
   expect(gw.body.status.listeners[0].attachedRoutes).toBe(10);
 }, 90_000);
 
-it.skipIf(!hasRedis || !REAL_PG)('a proxy gets the newest snapshot after a Redis restart and after its API process restarts, never an older one', async () => {
+it.skipIf(ownRedisTwoApis.skip)(skippable(ownRedisTwoApis, 'a proxy gets the newest snapshot after a Redis restart and after its API process restarts, never an older one'), async () => {
   if (!redis || redis.exitCode !== null) await startRedis();
   const redisUrl = `redis://127.0.0.1:${port}`;
   const main = await startTestServer({ redisUrl });

@@ -1,7 +1,7 @@
 // Every object endpoint through the real HTTP server and the real store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, client, type TestServer } from '../support/server';
-import { REAL_PG } from '../support/database';
+import { needs, skippable } from '../support/database';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -234,7 +234,8 @@ describe('replace, patch, delete and preconditions', () => {
 describe('writes that wait for a lock', () => {
   // Another transaction holds the unique key a write needs (as an apply that has not committed
   // would): that write waits for it, and writes to other objects must not wait behind it.
-  it.skipIf(!REAL_PG)('hold back no other write', async () => {
+  const concurrent = needs({ pg: true });
+  it.skipIf(concurrent.skip)(skippable(concurrent, 'hold back no other write'), async () => {
     const db = s.running.ctx.db;
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));

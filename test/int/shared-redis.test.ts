@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { reconciled, startTestServer, type TestServer } from '../support/server';
-import { needs } from '../support/database';
+import { needs, skippable } from '../support/database';
 import { deploymentOf } from '../../src/adapters/queue/redis-keys';
 import { databaseIdentity } from '../../src/adapters/store/database-identity';
 
@@ -26,7 +26,7 @@ async function setUp(s: TestServer, path: string): Promise<void> {
 const pathsOf = (snapshot: { table: { listeners: { httpRoutes?: { match?: { path?: { value: string } } }[] }[] } }) =>
   snapshot.table.listeners.flatMap((l) => (l.httpRoutes ?? []).map((e) => e.match?.path?.value));
 
-describe.skipIf(need.skip)(`two deployments on one Redis${need.skip ? ` (skipped: ${need.why})` : ''}`, () => {
+describe.skipIf(need.skip)(skippable(need, 'two deployments on one Redis'), () => {
   let a: TestServer;
   let b: TestServer;
   let c: TestServer;

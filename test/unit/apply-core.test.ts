@@ -27,13 +27,12 @@ describe('manifest parsing', () => {
     ]);
   });
 
-  it('allows a few aliases but refuses an alias bomb quickly', () => {
+  // how long the refusal takes is measured by npm run bench:hostile
+  it('allows a few aliases but refuses an alias bomb', () => {
     expect(parseYamlManifest('x: &a {k: v}\ny: *a\n')[0].object).toEqual({ x: { k: 'v' }, y: { k: 'v' } });
     let doc = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
     for (let i = 1; i < 12; i++) doc += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]\n`;
-    const t0 = performance.now();
     expect(rejection(() => parseYamlManifest(doc)).message).toMatch(/alias/);
-    expect(performance.now() - t0).toBeLessThan(200);
   });
 
   it('refuses tags outside the core schema, merge keys being plain keys', () => {
@@ -116,6 +115,13 @@ describe('parallel parsing: a stream cut at document markers parses as the whole
       const expected = whole(text);
       for (let k = 2; k <= 5; k++) expect(split(text, k), `${JSON.stringify(text)} in ${k}`).toEqual(expected);
     }
+  });
+
+  it('names the line and column of a YAML error, in the message and in the issue', () => {
+    const e = rejection(() => parseYamlManifest('a: 1\n---\nkind: Service\nmetadata:\n  name: x\n  name: y\n'));
+    expect(e.status).toBe(400);
+    expect(e.message).toBe('document 1: the YAML is not well-formed: Map keys must be unique at line 6, column 3');
+    expect(e.issues).toEqual([{ document: 1, path: '', message: 'Map keys must be unique at line 6, column 3', line: 6, column: 3 }]);
   });
 
   it('cuts only at line-start markers and keeps line numbers', () => {

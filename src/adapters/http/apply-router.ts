@@ -13,6 +13,21 @@ import { reconciledChannel, subscribe } from '../delivery/channels';
 
 export const MAX_WAIT_SECONDS = 600;
 
+/** Headers stay well under what proxies and clients take: so many warnings, each so long. */
+const MAX_WARNINGS = 50;
+const MAX_WARNING_CHARS = 1000;
+
+/**
+ * Kubernetes' form of a warning: `299 - "text"` (RFC 7234: code 299, "-" for the one who warns), the text a
+ * quoted-string of printable ASCII.
+ */
+export function warningHeaders(warnings: string[]): string[] {
+  const quote = (text: string) => `299 - "${text.slice(0, MAX_WARNING_CHARS).replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, (c) => `\\${c}`)}"`;
+  if (warnings.length <= MAX_WARNINGS) return warnings.map(quote);
+  const shown = warnings.slice(0, MAX_WARNINGS - 1).map(quote);
+  return [...shown, quote(`and ${warnings.length - shown.length} more warnings (run switchyard analyze for all of them)`)];
+}
+
 function flag(v: unknown, name: string): boolean {
   if (v === undefined || v === '' || v === 'false' || v === '0') return false;
   if (v === 'true' || v === '1' || v === 'All') return true;
@@ -74,6 +89,7 @@ export function applyRouter(ctx: AppContext): Router {
       res.on('close', () => abort.abort());
       const principal: Principal = res.locals.principal;
       const answer = await service.apply({ body, format, options, principal, actor: actorOf(principal), signal: abort.signal });
+      for (const w of warningHeaders(answer.warnings ?? [])) res.append('Warning', w);
       if (answer.outcome === 'committed-not-reconciled') {
         writeProblem(res, { ...problem(504, answer.detail), results: answer.results });
         return;

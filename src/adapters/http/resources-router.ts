@@ -9,12 +9,13 @@ import type { Actor } from '../../service/resources';
 import type { Principal } from '../../service/principal';
 import { actorOf, canRead, canWrite, listScope } from '../../service/access';
 import { requireBody, sendJson } from './body';
+import { ExplainService } from '../../service/explain';
 
 export interface ObjectPath {
   info: KindInfo;
   namespace: string;
   name?: string;
-  sub?: 'history' | 'snapshot' | 'snapshot/watch' | 'resolve';
+  sub?: 'history' | 'explain' | 'snapshot' | 'snapshot/watch' | 'resolve';
   version?: number;
   template: string;
 }
@@ -43,6 +44,7 @@ function withSub(info: KindInfo, namespace: string, name: string | undefined, re
     const version = historyVersion(rest[1]);
     return { info, namespace, name, sub: 'history', version, template: `${t}/history/:version` };
   }
+  if (rest[0] === 'explain' && rest.length === 1) return { info, namespace, name, sub: 'explain', template: `${t}/explain` };
   if (info.kind === 'Gateway' && rest[0] === 'snapshot' && rest.length === 1) return { info, namespace, name, sub: 'snapshot', template: `${t}/snapshot` };
   if (info.kind === 'Gateway' && rest[0] === 'snapshot' && rest[1] === 'watch' && rest.length === 2) return { info, namespace, name, sub: 'snapshot/watch', template: `${t}/snapshot/watch` };
   if (info.kind === 'Gateway' && rest[0] === 'resolve' && rest.length === 1) return { info, namespace, name, sub: 'resolve', template: `${t}/resolve` };
@@ -107,6 +109,7 @@ function sendObject(res: Response, status: number, obj: { metadata?: { resourceV
 
 export function resourcesRouter(ctx: AppContext): Router {
   const r = Router();
+  const explainer = new ExplainService(ctx.resources, ctx.db, ctx.config.controllerName);
   r.all(/^\/api\/v1\/(.+)$/, async (req: Request, res: Response, next) => {
     let path: ObjectPath | null;
     try {
@@ -114,7 +117,7 @@ export function resourcesRouter(ctx: AppContext): Router {
     } catch (e) {
       return next(e);
     }
-    if (!path || (path.sub && path.sub !== 'history')) return next();
+    if (!path || (path.sub && path.sub !== 'history' && path.sub !== 'explain')) return next();
     res.locals.route = path.template;
     const principal: Principal = res.locals.principal;
     const actor = actorOf(principal);
@@ -123,6 +126,10 @@ export function resourcesRouter(ctx: AppContext): Router {
     try {
       authorize(principal, req.method, path);
       requireBody(req, res);
+      if (path.sub === 'explain') {
+        if (req.method !== 'GET') throw new HttpError(405, 'explain is read-only', undefined, { Allow: 'GET' });
+        return sendJson(res, 200, await explainer.explain(info, namespace, name!, actor));
+      }
       if (path.sub === 'history') {
         if (req.method !== 'GET') throw new HttpError(405, 'history is read-only');
         if (path.version !== undefined) return sendObject(res, 200, await ctx.resources.at(info, namespace, name!, path.version));

@@ -1,8 +1,5 @@
 // switchyard apply -f FILE|DIR [-f ...] [--dry-run] [--prune --apply-set NAME] [--wait 30s]
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { extname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { parseAllDocuments } from 'yaml';
 import { parseDuration, UsageError } from '../args';
 import { ApiError, toApiError } from '../client';
 import { HELP, NAMESPACE, type Command } from '../command';
@@ -10,77 +7,8 @@ import { conditionsTable, type Cond } from '../format';
 import type { components } from '../../generated/api';
 
 type AnyObject = components['schemas']['AnyObject'];
-
-interface Origin {
-  file: string;
-  document: number;
-  item?: number;
-}
-
-const MANIFEST_EXT = new Set(['.yaml', '.yml', '.json']);
-
-function filesOf(path: string, recursive: boolean): string[] {
-  const st = statSync(path);
-  if (!st.isDirectory()) return [path];
-  const out: string[] = [];
-  for (const name of readdirSync(path).sort()) {
-    const full = join(path, name);
-    const s = statSync(full);
-    if (s.isDirectory()) {
-      if (recursive) out.push(...filesOf(full, true));
-    } else if (MANIFEST_EXT.has(extname(name).toLowerCase())) out.push(full);
-  }
-  return out;
-}
-
-/** Reads manifests into one item list, remembering where each item came from. */
-export function readManifests(sources: { file: string; text: string }[]): { items: unknown[]; origins: Origin[] } {
-  const items: unknown[] = [];
-  const origins: Origin[] = [];
-  const push = (file: string, document: number, value: unknown) => {
-    if (value === null || value === undefined) return;
-    const v = value as { kind?: unknown; items?: unknown };
-    if (typeof v === 'object' && !Array.isArray(v) && typeof v.kind === 'string' && v.kind.endsWith('List') && Array.isArray(v.items)) {
-      v.items.forEach((item, i) => {
-        items.push(item);
-        origins.push({ file, document, item: i });
-      });
-      return;
-    }
-    items.push(value);
-    origins.push({ file, document });
-  };
-  for (const { file, text } of sources) {
-    if (extname(file).toLowerCase() === '.json') {
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (e) {
-        throw new UsageError(`${file}: not valid JSON: ${(e as Error).message}`);
-      }
-      push(file, 0, value);
-      continue;
-    }
-    const docs = parseAllDocuments(text, { version: '1.2', schema: 'core', merge: false, uniqueKeys: true });
-    docs.forEach((doc, i) => {
-      const problem = doc.errors[0] ?? doc.warnings[0];
-      if (problem) throw new UsageError(`${file} (document ${i}): ${problem.message.split('\n')[0]}`);
-      let value: unknown;
-      try {
-        value = doc.toJS({ maxAliasCount: 100 });
-      } catch (e) {
-        throw new UsageError(`${file} (document ${i}): ${(e as Error).message}`);
-      }
-      push(file, i, value);
-    });
-  }
-  return { items, origins };
-}
-
-function where(o: Origin | undefined): string {
-  if (!o) return '';
-  return `${o.file} (document ${o.document}${o.item !== undefined ? `, item ${o.item}` : ''})`;
-}
+import { readManifests, readSources, where, type Origin } from '../manifests';
+import { printWarnings } from '../warnings';
 
 function objectName(r: { kind?: string; namespace?: string; name?: string }): string {
   return `${r.kind ?? '?'} ${r.namespace ? `${r.namespace}/` : ''}${r.name ?? '(no name)'}`;
@@ -101,7 +29,8 @@ export const applyCommand: Command = {
     { name: 'output', short: 'o', type: 'string', value: 'text|json', help: 'output format (default text)' },
     HELP,
   ],
-  details: 'Exit status: 0 when applied, 1 when the server refused the apply or could not be reached, 2 on a usage error.',
+  details: 'The server\'s warnings about the applied objects (the checks of "switchyard analyze") go to stderr as "Warning: ..." lines.\n'
+    + 'Exit status: 0 when applied (warnings or not), 1 when a file cannot be read as YAML or JSON or holds no objects, when the server refused the apply or could not be reached, 2 on a usage error.',
   async run({ options, positionals }, { api, env, io }) {
     if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}" (use -f FILE)`);
     const paths = (options.filename as string[] | undefined) ?? [];
@@ -112,21 +41,7 @@ export const applyCommand: Command = {
     const output = (options.output as string | undefined) ?? 'text';
     if (output !== 'text' && output !== 'json') throw new UsageError('--output must be text or json');
 
-    const sources: { file: string; text: string }[] = [];
-    for (const p of paths) {
-      if (p === '-') {
-        sources.push({ file: '<stdin>', text: await io.stdin() });
-        continue;
-      }
-      let files: string[];
-      try {
-        files = filesOf(p, Boolean(options.recursive));
-      } catch (e) {
-        throw new UsageError(`cannot read ${p}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`);
-      }
-      if (files.length === 0) throw new UsageError(`${p} holds no .yaml, .yml or .json files`);
-      for (const f of files) sources.push({ file: f, text: readFileSync(f, 'utf8') });
-    }
+    const sources = await readSources(paths, Boolean(options.recursive), io.stdin);
     const { items, origins } = readManifests(sources);
     if (items.length === 0) throw new UsageError('the manifests hold no objects');
 
@@ -153,6 +68,7 @@ export const applyCommand: Command = {
       r = await send();
     }
     const { data, error, response } = r;
+    printWarnings(response.headers, io);
     if (response.status === 504) {
       const body = error as unknown as { detail?: string; results?: Result[] };
       io.err(`switchyard: ${body?.detail ?? 'timed out waiting for the reconciler'}\n`);

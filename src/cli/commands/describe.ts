@@ -4,16 +4,19 @@ import { HELP, NAMESPACE, type Command } from '../command';
 import { resolveKind } from '../kinds';
 import { age, conditionRows, conditionsTable, indent, table, toYaml } from '../format';
 import { readObject } from './get';
+import { readExplanation } from './explain-read';
 
 function kv(map: Record<string, string> | undefined): string {
   const entries = Object.entries(map ?? {});
   return entries.length ? entries.map(([k, v]) => `${k}=${v}`).join('\n              ') : '<none>';
 }
 
+const EXPLAINED = new Set(['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute']);
+
 export const describeCommand: Command = {
   name: 'describe',
   usage: 'switchyard describe KIND NAME [-n NS]',
-  summary: 'Show one object: metadata, spec, listeners or parents, and its conditions in a table.',
+  summary: 'Show one object: metadata, spec, listeners or parents, its conditions in a table, and why a status is missing.',
   options: [NAMESPACE, HELP],
   async run({ positionals, options }, { api, env, io }) {
     const [kindArg, name, extra] = positionals;
@@ -54,8 +57,14 @@ export const describeCommand: Command = {
       if (addrs.length) lines.push(`Addresses:    ${addrs.map((a) => a.value).join(', ')}`);
     }
     const rows = conditionRows(o).map((r) => ({ ...r, scope: r.scope === '(object)' ? info.kind : r.scope }));
+    // the server says why a status is missing (a class of another controller, a Gateway that does not exist...)
+    const why = EXPLAINED.has(info.kind) ? (await readExplanation(api, info, namespace, name)).entries.filter((e) => e.reason !== 'Reported') : [];
     lines.push('Conditions:');
-    lines.push(rows.length ? indent(conditionsTable(rows, now)) : '  <none yet: the reconciler has not reported on this object>');
+    lines.push(rows.length ? indent(conditionsTable(rows, now)) : why.length ? '  <none>' : '  <none yet: the reconciler has not reported on this object>');
+    if (why.length) {
+      lines.push('Why no status:');
+      for (const e of why) lines.push(`  ${e.reason}: ${e.message}`);
+    }
     io.out(lines.join('\n') + '\n');
     return 0;
   },

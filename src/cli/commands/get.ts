@@ -16,7 +16,7 @@ export async function readObject(api: Api, info: KindInfo, namespace: string, na
   return unwrap(r) as unknown as Obj;
 }
 
-async function listObjects(api: Api, info: KindInfo, namespace: string | undefined, labelSelector?: string): Promise<Obj[]> {
+export async function listObjects(api: Api, info: KindInfo, namespace: string | undefined, labelSelector?: string): Promise<Obj[]> {
   const out: Obj[] = [];
   let cont: string | undefined;
   const plural = info.plural as never;

@@ -70,6 +70,9 @@ export interface DocumentProblem {
   document: number;
   reason: string;
   issues: ApplyIssue[];
+  /** where in the text (1-based, lineOffset added), when the problem has a place */
+  line?: number;
+  column?: number;
 }
 
 export interface YamlChunk {
@@ -100,14 +103,14 @@ export function parseYamlChunk(text: string, lineOffset = 0): YamlChunk {
   const composer = new Composer({ version: '1.2', schema: 'core', merge: false, uniqueKeys: true, strict: true });
   const entries: ManifestEntry[] = [];
   let document = 0;
-  const at = (offset: number | undefined) => {
-    if (offset === undefined) return '';
+  const locate = (offset: number | undefined): Place | undefined => {
+    if (offset === undefined) return undefined;
     const { line, col } = lines.linePos(offset);
-    return ` at line ${line + lineOffset}, column ${col}`;
+    return { line: line + lineOffset, column: col };
   };
   try {
     for (const doc of composer.compose(parser.parse(text), true, text.length)) {
-      checkDocument(doc, document, at);
+      checkDocument(doc, document, locate);
       const value = doc.contents === null ? null : toJs(doc, document);
       // a parse worker's answer this deep cannot even be copied back to the main thread
       if (nestedDeeperThan(value, MAX_BODY_DEPTH)) throw new Stop(tooDeep(document));
@@ -175,30 +178,39 @@ function tooDeep(document: number): DocumentProblem {
   return { status: 400, document, reason: `the YAML is nested more than ${MAX_BODY_DEPTH} levels deep`, issues: [{ document, path: '', message: `nested more than ${MAX_BODY_DEPTH} levels deep` }] };
 }
 
-function checkDocument(doc: Document.Parsed, document: number, at: (offset: number | undefined) => string): void {
+interface Place { line: number; column: number }
+
+function checkDocument(doc: Document.Parsed, document: number, locate: (offset: number | undefined) => Place | undefined): void {
+  const at = (p: Place | undefined) => (p ? ` at line ${p.line}, column ${p.column}` : '');
   const first = doc.errors[0];
   // the parser reports running out of stack as a syntax error
   if (first && /call stack/i.test(first.message)) throw new Stop(tooDeep(document));
   if (first) {
-    const message = `${first.message.split('\n')[0]}${at(first.pos?.[0])}`;
-    throw new Stop({ status: 400, document, reason: `the YAML is not well-formed: ${message}`, issues: [{ document, path: '', message }] });
+    const place = locate(first.pos?.[0]);
+    const message = `${first.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}${at(place)}`;
+    throw new Stop({ status: 400, document, reason: `the YAML is not well-formed: ${message}`, issues: [{ document, path: '', message, ...place }], ...place });
   }
   const issues: ApplyIssue[] = [];
+  let place: Place | undefined;
   for (const w of doc.warnings) {
     if (w.code === 'TAG_RESOLVE_FAILED' || /tag/i.test(w.message)) {
-      issues.push({ document, path: '', message: `${w.message.split('\n')[0]}${at(w.pos?.[0])}: custom tags are not allowed` });
+      const p = locate(w.pos?.[0]);
+      place ??= p;
+      issues.push({ document, path: '', message: `${w.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}${at(p)}: custom tags are not allowed`, ...p });
     }
   }
   visit(doc, {
     Node(_key, node) {
       if (isAlias(node)) return;
       if (node.tag && !CORE_TAGS.has(node.tag)) {
-        issues.push({ document, path: '', message: `the tag ${node.tag}${at(node.range?.[0])} is not allowed: only plain YAML (strings, numbers, booleans, null, maps, sequences) is accepted` });
+        const p = locate(node.range?.[0]);
+        place ??= p;
+        issues.push({ document, path: '', message: `the tag ${node.tag}${at(p)} is not allowed: only plain YAML (strings, numbers, booleans, null, maps, sequences) is accepted`, ...p });
         return visit.BREAK;
       }
     },
   });
-  if (issues.length) throw new Stop({ status: 400, document, reason: issues[0].message, issues });
+  if (issues.length) throw new Stop({ status: 400, document, reason: issues[0].message, issues, ...place });
 }
 
 function toJs(doc: Document.Parsed, document: number): unknown {

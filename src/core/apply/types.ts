@@ -14,6 +14,9 @@ export interface ApplyIssue extends Partial<Origin> {
   kind?: string;
   namespace?: string;
   name?: string;
+  /** where in the body, for problems of the YAML itself (1-based) */
+  line?: number;
+  column?: number;
 }
 
 export interface ManifestEntry extends Origin {

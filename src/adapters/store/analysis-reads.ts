@@ -1,0 +1,29 @@
+// What the analysis of an apply reads of the store (core/analyze/scope.ts says what): the live
+// objects in some namespaces and the cluster-scoped ones, without status; and some Secrets' data.
+import type { SqlRunner } from './database';
+import type { K8sObject } from '../../core/model/objects';
+import { inReadingOrder } from '../../core/objects/order';
+import { streamKey } from '../../core/objects/keys';
+import { getSecretsData } from './objects';
+
+type Runner = Pick<SqlRunner, '$queryRawUnsafe' | 'prepared'>;
+
+// EndpointSlices decide whether a backend has endpoints, which the analysis does not report on
+const KINDS = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute', 'ReferenceGrant',
+  'Namespace', 'Service', 'Secret', 'ConfigMap'];
+
+export async function readAnalysisObjects(db: Runner, namespaces: string[], secrets: { namespace: string; name: string }[]): Promise<K8sObject[]> {
+  const rows = await db.$queryRawUnsafe<{ object: K8sObject }[]>(
+    `SELECT object FROM objects WHERE NOT deleted AND kind = ANY($1::text[]) AND (namespace = '' OR namespace = ANY($2::text[]))`,
+    KINDS, namespaces,
+  );
+  const objects = rows.map((r) => r.object);
+  if (secrets.length === 0) return objects.map(inReadingOrder);
+  const data = await getSecretsData(db, secrets.map((s) => streamKey('Secret', s.namespace, s.name)));
+  return objects.map((o) => {
+    const d = o.kind === 'Secret' ? data.get(streamKey('Secret', o.metadata.namespace ?? '', o.metadata.name)) : undefined;
+    if (!d) return inReadingOrder(o);
+    const { dataDigest: _digest, ...rest } = o;
+    return inReadingOrder({ ...rest, data: d.data });
+  });
+}

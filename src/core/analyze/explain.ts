@@ -1,0 +1,116 @@
+// Why an object has no status from this controller. A controller writes status only on what it
+// owns (a Gateway of its class, the status.parents entries for its Gateways), so a Gateway of
+// another controller's class, or a route that names no Gateway of ours, stays without one forever.
+// This says which, from plain data: the object, the Gateways its parentRefs name and the classes
+// involved, as the caller read them.
+import type { Gateway, GatewayClass, K8sObject, ParentReference } from '../model/objects';
+import { isRouteKind } from '../model/kinds';
+import { GATEWAY_GROUP, key, refName } from '../refs/lookup';
+import { isOurClass } from '../status/gatewayclass';
+import type { StatusExplanation, StatusExplanationEntry } from './types';
+
+export interface ExplainInput {
+  object: K8sObject;
+  /** the Gateways the object's parentRefs name (those that exist) */
+  gateways: readonly Gateway[];
+  /** the GatewayClasses of the object or of those Gateways (those that exist) */
+  gatewayClasses: readonly GatewayClass[];
+  controllerName: string;
+}
+
+type ParentRefInput = Partial<ParentReference>;
+
+/** The Gateways ("namespace/name") and GatewayClasses an explanation of this object needs read. */
+export function explainNeeds(object: K8sObject): { gateways: { namespace: string; name: string }[]; gatewayClasses: string[] } {
+  if (object.kind === 'Gateway') return { gateways: [], gatewayClasses: [String(object.spec?.gatewayClassName ?? '')] };
+  if (object.kind === 'GatewayClass') return { gateways: [], gatewayClasses: [object.metadata.name] };
+  if (!isRouteKind(object.kind)) return { gateways: [], gatewayClasses: [] };
+  const gateways = parentRefsOf(object).filter(isGatewayRef).map((p) => ({ namespace: p.namespace ?? object.metadata.namespace ?? '', name: String(p.name ?? '') }));
+  return { gateways, gatewayClasses: [] };
+}
+
+export function explainStatus(input: ExplainInput): StatusExplanation {
+  const { object, controllerName } = input;
+  const classes = new Map(input.gatewayClasses.map((c) => [c.metadata.name, c]));
+  const gateways = new Map(input.gateways.map((g) => [key(g.metadata.namespace, g.metadata.name), g]));
+  const out: StatusExplanation = {
+    kind: object.kind, ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}),
+    name: object.metadata.name, controllerName, entries: [],
+  };
+  const reported = (what: string): StatusExplanationEntry => ({ reason: 'Reported', message: `${what} carries this controller's conditions` });
+  const pending = (what: string): StatusExplanationEntry => ({
+    reason: 'Pending', message: `${what} is this controller's; the reconciler has not reported on it yet`,
+  });
+
+  if (object.kind === 'GatewayClass') {
+    const theirs = object.spec?.controllerName;
+    out.entries.push(theirs !== controllerName
+      ? { reason: 'GatewayClassOfAnotherController', message: `GatewayClass "${object.metadata.name}" names controller "${theirs}", not this one ("${controllerName}"): its status is that controller's to write` }
+      : hasConditions(object.status?.conditions) ? reported('The GatewayClass') : pending('The GatewayClass'));
+    return out;
+  }
+  if (object.kind === 'Gateway') {
+    const problem = classProblem(classes, String(object.spec?.gatewayClassName ?? ''), controllerName, 'The Gateway');
+    out.entries.push(problem ?? (hasConditions(object.status?.conditions) ? reported('The Gateway') : pending('The Gateway')));
+    return out;
+  }
+  if (!isRouteKind(object.kind)) return out;
+
+  const parentRefs = parentRefsOf(object);
+  if (parentRefs.length === 0) {
+    out.entries.push({ reason: 'NoParentRefs', message: `The ${object.kind} has no parentRefs: it attaches to no Gateway, and no controller reports on it. Add spec.parentRefs naming a Gateway` });
+    return out;
+  }
+  const routeNs = object.metadata.namespace ?? '';
+  parentRefs.forEach((p, i) => {
+    const at = { parentRefIndex: i, parentRef: echo(p) };
+    const push = (e: StatusExplanationEntry) => out.entries.push({ ...e, ...at });
+    if (!isGatewayRef(p)) {
+      push({ reason: 'UnsupportedParentKind', message: `spec.parentRefs[${i}] is a ${p.kind ?? 'Gateway'}${p.group !== undefined && p.group !== GATEWAY_GROUP ? ` (group ${p.group || 'core'})` : ''}; this controller takes only Gateways (group ${GATEWAY_GROUP}) as parents` });
+      return;
+    }
+    const ns = p.namespace ?? routeNs;
+    const gw = gateways.get(key(ns, String(p.name ?? '')));
+    const named = `Gateway "${refName(ns, String(p.name ?? ''))}"`;
+    if (!gw) {
+      push({ reason: 'GatewayNotFound', message: `spec.parentRefs[${i}] names ${named}, which does not exist` });
+      return;
+    }
+    const problem = classProblem(classes, String(gw.spec?.gatewayClassName ?? ''), controllerName, `spec.parentRefs[${i}]: ${named}`);
+    if (problem) return push(problem);
+    const entry = (object.status?.parents ?? []).find((s: { controllerName?: string; parentRef?: ParentRefInput }) =>
+      s?.controllerName === controllerName && sameParent(s.parentRef, p, routeNs));
+    push(entry ? reported(`spec.parentRefs[${i}] (${named})`) : pending(`spec.parentRefs[${i}] (${named})`));
+  });
+  return out;
+}
+
+function classProblem(classes: Map<string, GatewayClass>, className: string, controllerName: string, who: string): StatusExplanationEntry | undefined {
+  const gc = classes.get(className);
+  if (!gc) return { reason: 'GatewayClassNotFound', message: `${who} names GatewayClass "${className}", which does not exist: no controller reports on it. Create the class with spec.controllerName "${controllerName}", or use an existing class` };
+  if (!isOurClass(gc, controllerName))
+    return { reason: 'GatewayClassOfAnotherController', message: `${who} is of GatewayClass "${className}", whose controller is "${gc.spec?.controllerName}", not this one ("${controllerName}"): its status is that controller's to write` };
+  return undefined;
+}
+
+function hasConditions(conditions: unknown): boolean {
+  return Array.isArray(conditions) && conditions.length > 0;
+}
+
+function parentRefsOf(object: K8sObject): ParentRefInput[] {
+  const refs = object.spec?.parentRefs;
+  return Array.isArray(refs) ? refs.filter((p): p is ParentRefInput => !!p && typeof p === 'object') : [];
+}
+
+function isGatewayRef(p: ParentRefInput): boolean {
+  return (p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? 'Gateway') === 'Gateway';
+}
+
+function sameParent(a: ParentRefInput | undefined, b: ParentRefInput, routeNs: string): boolean {
+  return !!a && (a.namespace ?? routeNs) === (b.namespace ?? routeNs) && a.name === b.name
+    && (a.sectionName ?? '') === (b.sectionName ?? '') && (a.port ?? 0) === (b.port ?? 0);
+}
+
+function echo(p: ParentRefInput): ParentReference {
+  return { group: p.group ?? GATEWAY_GROUP, kind: p.kind ?? 'Gateway', ...p } as ParentReference;
+}
