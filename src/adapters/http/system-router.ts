@@ -1,20 +1,15 @@
 // Liveness, readiness, metrics, the spec and its rendering, and the version.
 import { Router } from 'express';
 import { readFileSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runtimePath } from '../../runtime/files';
 import type { AppContext } from './context';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const SPEC_PATH = join(here, '../../generated/openapi.json');
-const DOCS_PATH = join(here, 'docs.html');
 
 export const GATEWAY_API_VERSION = 'v1.6.1';
 
 export function systemRouter(ctx: AppContext): Router {
   const r = Router();
-  const spec = readFileSync(SPEC_PATH, 'utf8');
-  const docs = readFileSync(DOCS_PATH, 'utf8');
+  const spec = readFileSync(runtimePath('openapiSpec'), 'utf8');
+  const docs = readFileSync(runtimePath('docsPage'), 'utf8');
 
   r.get('/healthz', (_req, res) => {
     res.locals.route = '/healthz';
