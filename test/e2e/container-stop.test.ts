@@ -48,6 +48,8 @@ async function startContainer(dataDir: string): Promise<Container> {
       TINI_SUBREAPER: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // a process group of its own, so that clean-up after a failure can stop node along with tini
+    detached: true,
   });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -87,7 +89,14 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const c of started) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+  // SIGKILL to tini alone would leave node running: to the whole group
+  for (const c of started) {
+    try {
+      process.kill(-c.child.pid!, 'SIGKILL');
+    } catch {
+      /* the group is gone: it stopped as it should */
+    }
+  }
 });
 
 it.skipIf(Boolean(why))('SIGTERM to the top of the image\'s process tree (tini -> node dist/main.js) is a graceful stop', async () => {
@@ -129,7 +138,7 @@ it.skipIf(Boolean(why))('SIGTERM to the top of the image\'s process tree (tini -
   const sigtermAt = Date.now();
   first.child.kill('SIGTERM');
 
-  const timer = setTimeout(() => first.child.kill('SIGKILL'), DOCKER_STOP_TIMEOUT_MS);
+  const timer = setTimeout(() => process.kill(-first.child.pid!, 'SIGKILL'), DOCKER_STOP_TIMEOUT_MS);
   const exit = await first.exited;
   clearTimeout(timer);
   // on its own, with node's clean exit passed on by tini: not docker's SIGKILL
