@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 import { joinYamlChunks, parseManifest, splitYamlDocuments, type ManifestFormat, type YamlChunk } from '../core/apply/manifest';
 import { ApplyRejection, type ManifestEntry } from '../core/apply/types';
+import { BUNDLED, runtimeUrl } from '../runtime/files';
 
 export interface ParserOptions {
   /** bodies at or above this many characters go to the workers */
@@ -19,11 +20,19 @@ export interface ParserOptions {
   heapLimitMb?: number;
 }
 
-// The worker's entry is TypeScript: it registers tsx first (an --import in execArgv does not reach
-// a worker's own module loading on Node 20), whether this process runs under tsx, vitest or node.
-const TSX_API = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+// Built, the worker's entry is a bundle of its own in dist/, run as it is. From the sources it is
+// TypeScript: it registers tsx first (an --import in execArgv does not reach a worker's own module
+// loading on Node 20), whether this process runs under tsx or vitest. tsx is looked up only then:
+// production has no compiler.
 const BOOT = `const { workerData } = require('node:worker_threads');
 import(workerData.tsx).then((api) => { api.register(); return import(workerData.entry); });`;
+
+function spawnParser(resourceLimits: { maxOldGenerationSizeMb: number }): Worker {
+  const entry = runtimeUrl('yamlWorker');
+  if (BUNDLED) return new Worker(entry, { resourceLimits });
+  const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+  return new Worker(BOOT, { eval: true, workerData: { tsx, entry: entry.href }, resourceLimits });
+}
 
 interface Pending {
   resolve: (chunk: YamlChunk) => void;
@@ -39,11 +48,7 @@ class ParseWorker {
   constructor(private readonly timeoutMs: number, private readonly heapLimitMb: number) {}
 
   private start(): Worker {
-    const w = new Worker(BOOT, {
-      eval: true,
-      workerData: { tsx: TSX_API, entry: new URL('./yaml-worker.ts', import.meta.url).href },
-      resourceLimits: { maxOldGenerationSizeMb: this.heapLimitMb },
-    });
+    const w = spawnParser({ maxOldGenerationSizeMb: this.heapLimitMb });
     w.unref();
     w.on('message', (msg: { id: number; chunk?: YamlChunk; error?: string }) => {
       const p = this.pending.get(msg.id);

@@ -1,7 +1,8 @@
 // Fan-out of "something changed" notices between processes: Redis pub/sub when REDIS_URL is set,
 // an in-process emitter in the embedded mode. Notices are hints; readers re-read the store.
 import { EventEmitter } from 'node:events';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { ioredis } from '../../runtime/redis-libraries';
 import { busChannel, busChannelName, type Deployment } from '../queue/redis-keys';
 
 export type Handler = (message: string) => void;
@@ -49,8 +50,9 @@ export class RedisBus implements Bus {
   constructor(url: string, private readonly deployment: Deployment) {
     this.prefix = deployment.prefix;
     const opts = { maxRetriesPerRequest: null, enableOfflineQueue: true, lazyConnect: false } as const;
-    this.pub = new Redis(url, opts);
-    this.sub = new Redis(url, opts);
+    const { Redis: Client } = ioredis();
+    this.pub = new Client(url, opts);
+    this.sub = new Client(url, opts);
     this.pub.on('error', () => undefined);
     this.sub.on('error', () => undefined);
     this.sub.on('message', (channel: string, message: string) => {

@@ -1,6 +1,7 @@
 // Readiness of Redis: a connection of its own that fails fast (the bus's connections queue
 // commands while Redis is away, so a ping on them would wait rather than answer "not ready").
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { ioredis } from '../../runtime/redis-libraries';
 
 const PING_TIMEOUT_MS = 1000;
 
@@ -8,7 +9,7 @@ export class RedisPing {
   private readonly client: Redis;
 
   constructor(url: string) {
-    this.client = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
+    this.client = new (ioredis().Redis)(url, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: false });
     this.client.on('error', () => undefined);
     this.client.connect().catch(() => undefined);
   }

@@ -4,9 +4,9 @@ import { Router } from 'express';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runtimePath } from '../../runtime/files';
 
-const here = join(dirname(fileURLToPath(import.meta.url)), 'docs');
+const here = runtimePath('docsFolder');
 const renderer = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 /** Swagger UI's inline SVG icons are data: URLs; everything else comes from this server. */

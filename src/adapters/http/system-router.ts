@@ -1,20 +1,16 @@
 // Liveness, readiness, metrics, the spec and its rendering, and the version.
 import { Router } from 'express';
 import { readFileSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runtimePath } from '../../runtime/files';
 import type { AppContext } from './context';
 import { docsRouter } from './docs-router';
 import { GATEWAY_API_VERSION } from '../../runtime/version';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const SPEC_PATH = join(here, '../../generated/openapi.json');
 
 export { GATEWAY_API_VERSION };
 
 export function systemRouter(ctx: AppContext): Router {
   const r = Router();
-  const spec = readFileSync(SPEC_PATH, 'utf8');
+  const spec = readFileSync(runtimePath('openapiSpec'), 'utf8');
 
   r.get('/healthz', (_req, res) => {
     res.locals.route = '/healthz';

@@ -8,8 +8,9 @@
 // so that its id never blocks a later request; and what Redis forgets (a restart empty, a job given
 // up) the store still knows: the sweep (sweep.ts) asks again, through `retry`, for every key the
 // store shows behind.
-import { Job, Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Job, Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { bullmq, ioredis } from '../../runtime/redis-libraries';
 import type { Processor, QueueCounts, ReconcileQueue } from './types';
 import { Holdoff, type HoldoffOptions } from './holdoff';
 import { bullJobId, positionHashes } from './redis-keys';
@@ -73,10 +74,10 @@ export class BullReconcileQueue implements ReconcileQueue {
     // process that dies holding it loses nothing); when its requests pause, it is promoted.
     this.holdoff = new Holdoff((key) => void this.release(key), opts.holdoff);
     // Fail fast while Redis is away: the log is the outbox, nothing needs buffering here.
-    this.client = new Redis(opts.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    this.client = new (ioredis().Redis)(opts.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     this.client.on('error', () => undefined);
     this.client.defineCommand('hsetmax', { numberOfKeys: 1, lua: MAX_SCRIPT });
-    this.queue = new Queue(this.name, { connection: { url: opts.url, maxRetriesPerRequest: 1, enableOfflineQueue: false } as never, prefix: this.prefix });
+    this.queue = new (bullmq().Queue)(this.name, { connection: { url: opts.url, maxRetriesPerRequest: 1, enableOfflineQueue: false } as never, prefix: this.prefix });
     this.queue.on('error', () => undefined);
   }
 
@@ -96,7 +97,7 @@ export class BullReconcileQueue implements ReconcileQueue {
    */
   private async release(key: string, attempt = 0): Promise<void> {
     try {
-      const job = await Job.fromId(this.queue, this.jobId(key));
+      const job = await bullmq().Job.fromId(this.queue, this.jobId(key));
       if (job) {
         if (await job.isDelayed()) await job.promote();
         return; // waiting or running: it (or its 'completed' check) serves the requests
@@ -148,7 +149,7 @@ export class BullReconcileQueue implements ReconcileQueue {
     for (const e of entries) (pipe as any).hsetmax(this.wantKey, e.key, e.position);
     await withTimeout(pipe.exec(), timeout, 'recording reconcile requests');
     await withTimeout(Promise.all(entries.map(async (e) => {
-      const job = await Job.fromId(this.queue, this.jobId(e.key));
+      const job = await bullmq().Job.fromId(this.queue, this.jobId(e.key));
       if (job && (await job.isFailed())) await job.remove().catch(() => undefined);
     })), timeout, 'clearing failed reconcile jobs');
     await withTimeout<unknown>(this.queue.addBulk(entries.map((e) => ({ name: 'recompute', data: { key: e.key, position: e.position }, opts: this.jobOpts(e.key) }))),
@@ -157,7 +158,7 @@ export class BullReconcileQueue implements ReconcileQueue {
 
   start(processor: Processor): void {
     const connection = { url: this.opts.url, maxRetriesPerRequest: null } as never;
-    this.worker = new Worker(this.name, async (job: Job<{ key: string; position?: number }>) => {
+    this.worker = new (bullmq().Worker)(this.name, async (job: Job<{ key: string; position?: number }>) => {
       const key = job.data.key;
       // read beside the recompute, not before it: what it served is what it read, up to the wanted
       // position; a request above that (or one recorded after this read) runs the key again

@@ -1,12 +1,12 @@
 // Applies prisma/migrations/*/migration.sql in name order, each once, recorded in _migrations.
 // An advisory lock keeps two processes starting at once from applying the same migration twice.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { runtimePath } from '../../runtime/files';
 import type { Database } from './database';
 import { backfillTouches } from './touches-backfill';
 
-const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../prisma/migrations');
+const MIGRATIONS_DIR = runtimePath('migrations');
 const LOCK_KEY = 7_340_001;
 
 export function listMigrations(dir = MIGRATIONS_DIR): { name: string; sql: string }[] {

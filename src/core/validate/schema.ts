@@ -1,6 +1,7 @@
 // OpenAPI validation of one object against its component schema (ajv, JSON Schema 2020-12, all errors),
 // with ajv's errors reworded as the API server words them and classified as blocking or not.
-import Ajv2020 from 'ajv/dist/2020';
+// the file's own name: node resolves the built bundle's imports as ESM does, which adds no extension
+import Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import openapi from '../../generated/openapi.json';
