@@ -93,7 +93,8 @@ export async function startWorkerProcess(env: Record<string, string | undefined>
   delete clean.REDIS_URL;
   const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...workerNodeFlags(), ...flags, '--import', 'tsx', join(ROOT, 'workers/reconcile.ts')], {
-    cwd: ROOT, env: { ...clean, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    // WORKER_PORT 0: several workers run at once, and none needs its metrics port here
+    cwd: ROOT, env: { ...clean, LOG_LEVEL: 'info', WORKER_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
