@@ -14,7 +14,7 @@ import { workerEndpoints } from '../src/adapters/http/worker-endpoints';
 import { startWorker } from '../src/worker';
 import { deploymentOf } from '../src/adapters/queue/redis-keys';
 import { databaseIdentity } from '../src/adapters/store/database-identity';
-import { readinessOf } from '../src/runtime/readiness';
+import { readinessOf } from '../src/adapters/http/readiness';
 import { listen } from '../src/runtime/listen';
 import { StartupError } from '../src/runtime/startup-error';
 
@@ -28,7 +28,10 @@ if (!config.redisUrl || !config.databaseUrl) {
 }
 // The port first, as the API does: one in use is a one-line error before anything is opened.
 // Until the worker runs, /readyz answers 503.
-let readiness = async () => ({ ok: false, checks: { worker: 'failed: starting' } as Record<string, string> });
+const notYet = (why: string) => async () => {
+  throw new Error(why);
+};
+let readiness = () => readinessOf({ postgres: notYet('not opened yet: the worker is starting'), worker: notYet('starting') });
 let registry: Registry | null = null;
 const endpoints = config.workerPort > 0
   ? workerEndpoints({
@@ -53,9 +56,9 @@ const worker = startWorker({
 });
 const redisPing = config.redisUrl ? new RedisPing(config.redisUrl) : null;
 registry = worker.metrics.registry;
-readiness = readinessOf({
+readiness = () => readinessOf({
   postgres: () => pingDatabase(db.sql),
-  redis: redisPing ? () => redisPing.check() : undefined,
+  ...(redisPing ? { redis: () => redisPing.check() } : {}),
   worker: async () => {
     if (!worker.queue.isRunning()) throw new Error('not taking jobs');
   },
@@ -73,7 +76,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'worker shutdown did not finish in time (is Redis or PostgreSQL away?): exiting; unfinished jobs run again elsewhere');
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
-    readiness = async () => ({ ok: false, checks: { worker: 'failed: shutting down' } });
+    readiness = () => readinessOf({ postgres: () => pingDatabase(db.sql), worker: notYet('shutting down') });
     endpoints?.close();
     endpoints?.closeAllConnections();
     await worker.close();

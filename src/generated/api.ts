@@ -2226,16 +2226,17 @@ export interface components {
         Health: {
             status?: string;
         };
-        /** @description What this process needs, each "up" or "down" with why; 503 while any is down. */
+        /** @description What this process needs, each "up" or "down" with why; 503 while any is down. A worker's own port (WORKER_PORT) adds `worker`, down while it is starting, stopping or not taking jobs. */
         Readiness: {
             /** @enum {string} */
             status: "ready" | "not ready";
             checks: {
                 postgres: components["schemas"]["DependencyState"];
                 redis?: components["schemas"]["DependencyState"];
+                worker?: components["schemas"]["DependencyState"];
             };
             /** @description The dependencies that did not answer. */
-            down: ("postgres" | "redis")[];
+            down: ("postgres" | "redis" | "worker")[];
         };
         DependencyState: {
             /** @enum {string} */

@@ -2,7 +2,7 @@
 // process answers), /readyz (PostgreSQL and Redis answer and the worker takes jobs) and /metrics.
 // Plain node:http: three fixed paths need no router.
 import { createServer, type Server } from 'node:http';
-import type { Readiness } from '../../runtime/readiness';
+import type { Readiness } from './readiness';
 
 function problem(status: number, title: string, detail: string): string {
   return JSON.stringify({ type: `https://switchyard.dev/problems/${status}`, title, status, detail });
@@ -11,7 +11,7 @@ function problem(status: number, title: string, detail: string): string {
 export interface WorkerEndpointSources {
   /** the Prometheus text and its content type */
   metrics: () => Promise<{ text: string; contentType: string }>;
-  readiness: Readiness;
+  readiness: () => Promise<Readiness>;
 }
 
 export function workerEndpoints(o: WorkerEndpointSources): Server {
@@ -25,8 +25,8 @@ export function workerEndpoints(o: WorkerEndpointSources): Server {
     if (path === '/healthz') return answer(200, 'application/json', JSON.stringify({ status: 'ok' }));
     if (path === '/readyz') {
       o.readiness().then(
-        ({ ok, checks }) => answer(ok ? 200 : 503, 'application/json', JSON.stringify({ status: ok ? 'ready' : 'not ready', checks })),
-        (e: unknown) => answer(503, 'application/json', JSON.stringify({ status: 'not ready', checks: { readiness: `failed: ${(e as Error).message}` } })),
+        (r) => answer(r.down.length === 0 ? 200 : 503, 'application/json', JSON.stringify(r)),
+        (e: unknown) => answer(503, 'application/problem+json', problem(503, 'Service Unavailable', `readiness could not be checked: ${(e as Error).message}`)),
       );
       return;
     }
