@@ -334,6 +334,9 @@ describe('lists', () => {
     expect(seen).toEqual(['list-a/r1', 'list-a/r2', 'list-a/r3', 'list-b/r1']);
     expect((await s.api('GET', '/api/v1/services?limit=0')).status).toBe(400);
     expect((await s.api('GET', '/api/v1/services?continue=garbage')).status).toBe(400);
+    // well-formed but naming no object: a NUL in it once reached PostgreSQL and answered 500
+    const forged = Buffer.from(JSON.stringify(['\u0000', 'x'])).toString('base64url');
+    expect((await s.api('GET', `/api/v1/gatewayclasses?continue=${forged}`)).status).toBe(400);
   });
 });
 

@@ -92,10 +92,13 @@ function encodeContinue(o: { namespace?: string; name: string }): string {
   return Buffer.from(JSON.stringify([o.namespace ?? '', o.name])).toString('base64url');
 }
 
+const TOKEN_PART = /^[a-z0-9.-]{0,253}$/;
+
 function decodeContinue(token: string): { namespace: string; name: string } {
   try {
     const [namespace, name] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (typeof namespace !== 'string' || typeof name !== 'string') throw new Error();
+    // only what encodeContinue can have written: object names (a NUL, say, must not reach the store)
+    if (typeof namespace !== 'string' || typeof name !== 'string' || !TOKEN_PART.test(namespace) || !TOKEN_PART.test(name)) throw new Error();
     return { namespace, name };
   } catch {
     throw new HttpError(400, 'the continue token is not one this server issued');
