@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { processLogger } from './runtime/logger';
 import type { Config } from './config/env';
 import { openDatabase, type Database } from './adapters/store/database';
 import { migrate } from './adapters/store/migrate';
@@ -70,7 +71,7 @@ export interface ServerOptions {
 }
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<Running> {
-  const logger = opts.logger ?? pino({ level: config.logLevel, base: { service: 'switchyard' } });
+  const logger = opts.logger ?? processLogger({ level: config.logLevel, base: { service: 'switchyard' } });
   // The port first: one in use is a one-line error before anything is opened. Until the app is
   // assembled the server answers 503.
   let app: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;

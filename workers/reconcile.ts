@@ -2,7 +2,7 @@
 // with /healthz, /readyz and /metrics on WORKER_PORT (0: none).
 import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
+import { processLogger } from '../src/runtime/logger';
 import type { Registry } from 'prom-client';
 import { loadConfig } from '../src/config/env';
 import { openDatabase } from '../src/adapters/store/database';
@@ -22,7 +22,7 @@ import { StartupError } from '../src/runtime/startup-error';
 const SHUTDOWN_GRACE_MS = 10_000;
 
 const config = loadConfig();
-const logger = pino({ level: config.logLevel, base: { service: 'switchyard-worker' } });
+const logger = processLogger({ level: config.logLevel, base: { service: 'switchyard-worker' } });
 if (!config.redisUrl || !config.databaseUrl) {
   logger.warn('the worker alone needs DATABASE_URL and REDIS_URL to share work with API processes; `npm start` runs both in one process');
 }
