@@ -32,6 +32,10 @@ import { tokensRouter } from './adapters/http/tokens-router';
 import { proxiesRouter } from './adapters/http/proxies-router';
 import { TokenStore } from './service/tokens';
 import { Limits } from './adapters/http/limits';
+import { KUBE_PREFIX } from './adapters/http/kube/router';
+import { localServerUrl, writeAdminKubeconfig } from './runtime/kubeconfig-file';
+import { kubeTls } from './runtime/kube-tls';
+import { acceptTlsToo } from './runtime/tls-on-same-port';
 
 export interface Running {
   url: string;
@@ -76,14 +80,18 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   // assembled the server answers 503.
   let app: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   let draining = false;
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     // while draining, each answer closes its connection so keep-alive clients move elsewhere
     if (draining) res.setHeader('Connection', 'close');
     if (app) return app(req, res);
     res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' });
     res.end(JSON.stringify(problem(503, 'switchyard is starting')));
-  });
+  };
+  const server: Server = createServer(handle);
   server.keepAliveTimeout = 65_000;
+  // kubectl sends its bearer token over TLS only: the same port also speaks TLS
+  const tlsPair = kubeTls({ dataDir: config.dataDir, certFile: config.kubeTlsCertFile, keyFile: config.kubeTlsKeyFile, host: config.host });
+  const secure = acceptTlsToo(server, tlsPair, handle);
   await listen(server, config.port, config.host);
   let db: Database;
   try {
@@ -105,7 +113,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const tokens = new TokenStore(db);
   if (config.defaultGatewayClass && (await ensureDefaultGatewayClass(resources, config.controllerName, config.defaultGatewayClass)))
     logger.info({ gatewayClass: config.defaultGatewayClass, controllerName: config.controllerName }, 'first start: created the GatewayClass for this controller');
-  const auth = new BootstrapAuthenticator(adminTokenFor(config, logger), tokens);
+  const adminToken = adminTokenFor(config, logger);
+  const auth = new BootstrapAuthenticator(adminToken, tokens);
   const sse = new Set<import('express').Response>();
 
   const ctx: AppContext = {
@@ -132,6 +141,11 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   if (worker) metrics.include(worker.metrics.registry);
   app = createApp(ctx, [tokensRouter, deliveryRouter, proxiesRouter]);
   const port = (server.address() as AddressInfo).port;
+  // next to a token the server keeps in a file; a token from the environment is not written anywhere
+  if (!config.adminToken) {
+    const file = writeAdminKubeconfig(config.dataDir, localServerUrl(config.host, port, KUBE_PREFIX), adminToken, tlsPair.authority);
+    logger.info({ file }, 'wrote the bootstrap admin kubeconfig (mode 0600)');
+  }
   logger.info({ port, embeddedDatabase: db.embedded, redis: Boolean(config.redisUrl) }, 'switchyard listening');
 
   let closing: Promise<void> | null = null;
@@ -147,9 +161,10 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         // long-polls are answered (304) and streams ended now; clients reconnect to another process
         ctx.snapshots.close();
         for (const res of sse) res.end();
-        const idle = setInterval(() => server.closeIdleConnections(), 50);
+        const idle = setInterval(() => { server.closeIdleConnections(); secure.closeIdleConnections(); }, 50);
         server.closeIdleConnections();
-        const hard = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        secure.closeIdleConnections();
+        const hard = setTimeout(() => { server.closeAllConnections(); secure.closeAllConnections(); }, SHUTDOWN_GRACE_MS);
         await closed;
         clearInterval(idle);
         clearTimeout(hard);

@@ -33,6 +33,11 @@ export interface Config {
   accessLogSample: number;
   /** the port of the worker's /healthz, /readyz and /metrics (`npm run worker`); 0: none */
   workerPort: number;
+  /** how far back a Kubernetes watch may resume; an older resourceVersion is 410 Expired */
+  kubeWatchHistorySeconds: number;
+  /** the certificate and key the Kubernetes paths are served with over TLS; unset: a self-signed one in dataDir */
+  kubeTlsCertFile?: string;
+  kubeTlsKeyFile?: string;
 }
 
 export const ACCESS_LOG_MODES = ['all', 'errors', 'off'] as const;
@@ -94,5 +99,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessLog: accessLogMode(env),
     accessLogSample: fraction('ACCESS_LOG_SAMPLE', 1, env),
     workerPort: int('WORKER_PORT', 9091, env),
+    kubeWatchHistorySeconds: int('KUBE_WATCH_HISTORY_SECONDS', 3600, env),
+    kubeTlsCertFile: env.KUBE_TLS_CERT_FILE || undefined,
+    kubeTlsKeyFile: env.KUBE_TLS_KEY_FILE || undefined,
   };
 }

@@ -15,6 +15,7 @@ import { applyRouter } from './apply-router';
 import { requestIds } from './request-id';
 import { accessLog } from './access-log';
 import { isDatabaseUnavailable } from '../store/unavailable';
+import { kubeRouter } from './kube/router';
 
 /** seconds a client is told to wait while PostgreSQL is away: about how long a restart takes */
 const UNAVAILABLE_RETRY_AFTER_S = 2;
@@ -45,6 +46,8 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
 
   app.use(checkRequestPath);
   app.use(systemRouter(ctx));
+  // the Kubernetes paths answer Status errors and read their own bodies: before /api's problem+json
+  app.use(kubeRouter(ctx));
   app.use('/api', async (req: Request, res: Response, next: NextFunction) => {
     try {
       const principal = await ctx.auth.authenticate(bearerToken(req));

@@ -56,7 +56,8 @@ export interface ListQuery {
   after?: { namespace: string; name: string };
 }
 
-export async function listObjects(db: Runner, q: ListQuery): Promise<{ items: K8sObject[]; more: boolean }> {
+/** `positions[i]`: the log position of the last event of `items[i]` (the Kubernetes paths' resourceVersion). */
+export async function listObjects(db: Runner, q: ListQuery): Promise<{ items: K8sObject[]; more: boolean; positions: number[] }> {
   const params: unknown[] = [q.kind];
   const where: string[] = ['o.kind = $1', 'NOT o.deleted'];
   const p = (v: unknown) => {
@@ -79,12 +80,12 @@ export async function listObjects(db: Runner, q: ListQuery): Promise<{ items: K8
   }
   const limit = q.limit ? ` LIMIT ${p(q.limit + 1)}` : '';
   const rows = await db.$queryRawUnsafe<any[]>(
-    `SELECT o.object, ${STATUS} AS parts FROM objects o WHERE ${where.join(' AND ')} ORDER BY o.namespace, o.name${limit}`,
+    `SELECT o.object, o.position, ${STATUS} AS parts FROM objects o WHERE ${where.join(' AND ')} ORDER BY o.namespace, o.name${limit}`,
     ...params,
   );
   const more = q.limit !== undefined && rows.length > q.limit;
-  const items = (more ? rows.slice(0, q.limit) : rows).map((r) => withStatus(r.object, r.parts));
-  return { items, more };
+  const kept = more ? rows.slice(0, q.limit) : rows;
+  return { items: kept.map((r) => withStatus(r.object, r.parts)), more, positions: kept.map((r) => Number(r.position)) };
 }
 
 export async function getSecretData(db: Runner, stream: string): Promise<Record<string, string> | null> {

@@ -1,0 +1,186 @@
+// ?watch=true: a stream of WatchEvents (one JSON object a line) read from the event log after a
+// resourceVersion (a log position), filtered by what the caller may read and by the selectors.
+// Status is not in the log (the reconciler writes it apart): a recompute's notice makes the watch
+// compare the statuses it last sent and send MODIFIED for those that changed, so `kubectl wait`
+// and `get -w` see conditions move. Too old a resourceVersion (its next event older than the
+// watch history the server keeps, KUBE_WATCH_HISTORY_SECONDS) is 410 Expired: the client lists again.
+import type { Request, Response } from 'express';
+import type { AppContext } from '../context';
+import { HttpError } from '../problem';
+import type { KubePath } from '../../../core/kube/paths';
+import type { WatchEvent } from '../../../core/kube/types';
+import { tableRow, columnDefinitions, wantsTable } from '../../../core/kube/table';
+import { matchesLabels } from '../../../core/kube/labels';
+import { matchesFields } from '../../../core/kube/field-selector';
+import { canonicalJson } from '../../../core/objects/canonical';
+import { streamKey } from '../../../core/objects/keys';
+import type { K8sObject } from '../../../core/model/objects';
+import type { Principal } from '../../../service/principal';
+import { actorOf, listScope } from '../../../service/access';
+import { eventPage } from '../../../service/event-feed';
+import { presentSecret } from '../../../service/secrets';
+import { atPosition, type KubeObjects } from '../../../service/kube-objects';
+import { eventsChannel, reconciledChannel, subscribe } from '../../delivery/channels';
+import { firstEventAfter } from '../../store/kube-watch-reads';
+import { apiVersionOf } from '../../../core/kube/resources';
+import type { ListSelectors } from './selectors';
+
+const POLL_MS = 1000;
+const BOOKMARK_MS = 10_000;
+/** status re-reads after recomputes, at most this often */
+const STATUS_EVERY_MS = 250;
+
+const TYPES = { Created: 'ADDED', Updated: 'MODIFIED', Deleted: 'DELETED' } as const;
+
+export async function watch(ctx: AppContext, objects: KubeObjects, req: Request, res: Response, path: KubePath, sel: ListSelectors): Promise<void> {
+  const { info } = path.resource;
+  const principal: Principal = res.locals.principal;
+  const actor = actorOf(principal);
+  const namespace = info.scope === 'Namespaced' && path.namespace ? path.namespace : undefined;
+  const scope = listScope(principal, info.kind);
+  const namespaces = scope === 'all' || scope === null || namespace ? undefined : scope;
+  const rvParam = typeof req.query.resourceVersion === 'string' ? req.query.resourceVersion : '';
+  const bookmarks = req.query.allowWatchBookmarks === 'true';
+  const sendInitial = req.query.sendInitialEvents === 'true';
+  const asTable = wantsTable(req.header('accept'));
+  let timeoutMs = 0;
+  if (req.query.timeoutSeconds !== undefined) {
+    const t = Number(req.query.timeoutSeconds);
+    if (!Number.isFinite(t) || t < 0) throw new HttpError(400, `timeoutSeconds must be a non-negative number, got "${String(req.query.timeoutSeconds)}"`);
+    timeoutMs = t * 1000;
+  }
+  const historyMs = ctx.config.kubeWatchHistorySeconds * 1000;
+  const matches = (o: K8sObject) => (namespace === undefined || o.metadata.namespace === namespace) && matchesLabels(o.metadata.labels, sel.labels) && matchesFields(o, sel.fields);
+
+  // where the stream starts: after the resourceVersion given, or now with the current objects first
+  let cursor: number;
+  let initial: K8sObject[] = [];
+  const fromNow = rvParam === '' || rvParam === '0' || sendInitial;
+  if (!fromNow) {
+    if (!/^[0-9]{1,16}$/.test(rvParam)) throw new HttpError(400, `resourceVersion: Invalid value: "${rvParam.slice(0, 40)}": must be a resourceVersion this server issued`);
+    cursor = Number(rvParam);
+    const next = await firstEventAfter(ctx.db, cursor);
+    if (next && historyMs > 0 && Date.now() - Date.parse(next.time) > historyMs)
+      throw new HttpError(410, `too old resource version: ${rvParam} (the watch history kept is ${ctx.config.kubeWatchHistorySeconds} s)`);
+  } else {
+    const listed = await objects.list(info, { namespace, namespaces, selector: sel.labels }, actor);
+    cursor = listed.resourceVersion;
+    initial = listed.items.filter(matches);
+  }
+
+  const release = ctx.limits.acquireSse(principal);
+  res.status(200);
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Cache-Control', 'no-cache, private');
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.flushHeaders();
+  req.socket.setNoDelay(true);
+  req.socket.setTimeout(0);
+  ctx.sse.add(res);
+  let closed = false;
+  let wake: (() => void) | null = null;
+  let dirty = false;
+  let statusDirty = false;
+  const poke = () => {
+    dirty = true;
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const unsubscribe = subscribe(ctx.bus, eventsChannel, poke);
+  const tracksStatus = path.resource.group === 'gateway.networking.k8s.io';
+  const unsubscribeStatus = tracksStatus ? subscribe(ctx.bus, reconciledChannel, () => { statusDirty = true; poke(); }) : () => undefined;
+  const timer = setInterval(poke, POLL_MS);
+  const ending = timeoutMs > 0 ? setTimeout(() => res.end(), timeoutMs) : null;
+  res.on('close', () => {
+    closed = true;
+    ctx.sse.delete(res);
+    release();
+    unsubscribe();
+    unsubscribeStatus();
+    clearInterval(timer);
+    if (ending) clearTimeout(ending);
+    poke();
+  });
+
+  const av = apiVersionOf(path.group, path.version);
+  const shown = (o: K8sObject) => (info.versions[o.apiVersion] === info.versions[av] ? { ...o, apiVersion: av } : o);
+  let headerSent = false;
+  const write = async (ev: WatchEvent) => {
+    if (closed) return;
+    let object = ev.object;
+    if (asTable && ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') {
+      const o = object as K8sObject;
+      object = { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: o.metadata.resourceVersion }, columnDefinitions: headerSent ? [] : columnDefinitions(path.resource), rows: [tableRow(path.resource, o, Date.now(), 'Object')] };
+      headerSent = true;
+    }
+    if (!res.write(JSON.stringify({ type: ev.type, object }) + '\n')) await new Promise<void>((resolve) => {
+      const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  };
+
+  // the statuses last sent, by stream: a recompute that changes one is a MODIFIED
+  const statuses = new Map<string, string>();
+  const keyOf = (o: K8sObject) => streamKey(info.kind, info.scope === 'Namespaced' ? o.metadata.namespace ?? '' : '', o.metadata.name);
+  const remember = (o: K8sObject) => { if (tracksStatus) statuses.set(keyOf(o), canonicalJson(o.status ?? null)); };
+  const withStatus = (o: K8sObject): K8sObject => {
+    const s = statuses.get(keyOf(o));
+    return s && s !== 'null' ? { ...o, status: JSON.parse(s) } : o;
+  };
+
+  for (const o of initial) {
+    remember(o);
+    await write({ type: 'ADDED', object: shown(o) });
+  }
+  if (sendInitial && bookmarks) await write({ type: 'BOOKMARK', object: { kind: info.kind, apiVersion: av, metadata: { resourceVersion: String(cursor), annotations: { 'k8s.io/initial-events-end': 'true' } } } });
+  if (tracksStatus && !fromNow) {
+    const listed = await objects.list(info, { namespace, namespaces, selector: sel.labels }, actor);
+    for (const o of listed.items) remember(o);
+  }
+
+  let lastStatusCheck = 0;
+  let lastBookmark = Date.now();
+  try {
+    while (!closed) {
+      dirty = false;
+      const { items, next } = await eventPage(ctx.db, principal, cursor, 500, { kind: info.kind, ...(namespace !== undefined ? { namespace } : {}) });
+      for (const ev of items) {
+        const o = ev.kind === 'Secret' ? presentSecret(ev.object, undefined) : ev.object;
+        if (!matches(o)) continue;
+        const type = TYPES[ev.type as keyof typeof TYPES];
+        const object = atPosition(type === 'DELETED' ? o : withStatus(o), ev.position);
+        if (type === 'DELETED') statuses.delete(keyOf(o));
+        await write({ type, object: shown(object) });
+      }
+      cursor = next;
+      if (items.length === 500) continue;
+      if (statusDirty && Date.now() - lastStatusCheck >= STATUS_EVERY_MS) {
+        statusDirty = false;
+        lastStatusCheck = Date.now();
+        const listed = await objects.list(info, { namespace, namespaces, selector: sel.labels }, actor);
+        for (const o of listed.items) {
+          if (!matches(o)) continue;
+          const k = keyOf(o);
+          const s = canonicalJson(o.status ?? null);
+          // an object the log has not shown this watch yet comes with its own event
+          if (Number(o.metadata.resourceVersion) > cursor) continue;
+          if (statuses.get(k) === s) continue;
+          statuses.set(k, s);
+          await write({ type: 'MODIFIED', object: shown(o) });
+        }
+      } else if (statusDirty) {
+        setTimeout(poke, STATUS_EVERY_MS);
+      }
+      if (bookmarks && Date.now() - lastBookmark >= BOOKMARK_MS) {
+        lastBookmark = Date.now();
+        await write({ type: 'BOOKMARK', object: { kind: info.kind, apiVersion: av, metadata: { resourceVersion: String(cursor) } } });
+      }
+      if (!dirty && !closed) await new Promise<void>((resolve) => { wake = resolve; });
+    }
+  } catch (e) {
+    ctx.logger.warn({ err: e }, 'kubernetes watch ended by an error');
+    res.end();
+  }
+}

@@ -1,0 +1,157 @@
+// Sets of field paths, the unit of ownership of server-side apply, in the FieldsV1 form
+// kube-apiserver writes into metadata.managedFields: "f:<name>" a field, "k:{...}" an item of a
+// list keyed by its map keys (JSON, keys sorted), "v:<json>" a value of a set, "i:<n>" a position;
+// "." marks a path that is itself a member and also has members below it.
+import { define, isObject, type JsonObject } from './json';
+import { badRequest, PatchError } from './result';
+
+/** One path element as FieldsV1 spells it: "f:spec", 'k:{"port":80,"protocol":"TCP"}', 'v:"a"'. */
+export type PathElement = string;
+export type FieldPath = readonly PathElement[];
+
+const keyOf = (path: FieldPath): string => JSON.stringify(path);
+
+export class FieldSet {
+  private readonly members = new Map<string, FieldPath>();
+
+  static of(paths: Iterable<FieldPath>): FieldSet {
+    const s = new FieldSet();
+    for (const p of paths) s.add(p);
+    return s;
+  }
+
+  add(path: FieldPath): void {
+    this.members.set(keyOf(path), path);
+  }
+
+  has(path: FieldPath): boolean {
+    return this.members.has(keyOf(path));
+  }
+
+  get size(): number {
+    return this.members.size;
+  }
+
+  paths(): FieldPath[] {
+    return [...this.members.values()];
+  }
+
+  union(other: FieldSet): FieldSet {
+    return FieldSet.of([...this.paths(), ...other.paths()]);
+  }
+
+  difference(other: FieldSet): FieldSet {
+    return FieldSet.of(this.paths().filter((p) => !other.has(p)));
+  }
+
+  intersection(other: FieldSet): FieldSet {
+    return FieldSet.of(this.paths().filter((p) => other.has(p)));
+  }
+
+  /** Every path that is a member or lies above one. */
+  withAncestors(): FieldSet {
+    const s = new FieldSet();
+    for (const p of this.paths()) for (let n = 1; n <= p.length; n++) s.add(p.slice(0, n));
+    return s;
+  }
+
+  equals(other: FieldSet): boolean {
+    return this.size === other.size && this.paths().every((p) => other.has(p));
+  }
+
+  toFieldsV1(): JsonObject {
+    const root: Tree = { children: new Map(), member: false };
+    for (const p of this.paths()) {
+      let node = root;
+      for (const e of p) {
+        let next = node.children.get(e);
+        if (!next) node.children.set(e, (next = { children: new Map(), member: false }));
+        node = next;
+      }
+      node.member = true;
+    }
+    return serialize(root);
+  }
+
+  static fromFieldsV1(fields: unknown): FieldSet {
+    const s = new FieldSet();
+    const walk = (node: unknown, path: PathElement[]): void => {
+      if (!isObject(node)) throw new PatchError(badRequest(`metadata.managedFields: fieldsV1 at ${JSON.stringify(path)} must be an object`));
+      const keys = Object.keys(node);
+      if (path.length > 0 && (keys.length === 0 || keys.includes('.'))) s.add(path);
+      for (const k of keys) if (k !== '.') walk(node[k], [...path, k]);
+    };
+    walk(fields, []);
+    return s;
+  }
+}
+
+interface Tree {
+  children: Map<PathElement, Tree>;
+  member: boolean;
+}
+
+function serialize(node: Tree): JsonObject {
+  const out: JsonObject = {};
+  if (node.member && node.children.size > 0) out['.'] = {};
+  for (const e of [...node.children.keys()].sort(compareElements)) define(out, e, serialize(node.children.get(e) as Tree));
+  return out;
+}
+
+const RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
+
+// kube-apiserver's order: field names, then keys, then values, then indexes; numbers by value.
+function compareElements(a: PathElement, b: PathElement): number {
+  const ra = RANK[a[0]] ?? 4;
+  const rb = RANK[b[0]] ?? 4;
+  if (ra !== rb) return ra - rb;
+  if (a[0] === 'k' || a[0] === 'v' || a[0] === 'i') {
+    const c = compareJson(JSON.parse(a.slice(2)), JSON.parse(b.slice(2)));
+    if (c !== 0) return c;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function compareJson(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a).sort();
+    const kb = Object.keys(b).sort();
+    for (let i = 0; i < Math.min(ka.length, kb.length); i++) {
+      if (ka[i] !== kb[i]) return ka[i] < kb[i] ? -1 : 1;
+      const c = compareJson(a[ka[i]], b[kb[i]]);
+      if (c !== 0) return c;
+    }
+    return ka.length - kb.length;
+  }
+  const sa = JSON.stringify(a);
+  const sb = JSON.stringify(b);
+  return sa < sb ? -1 : sa > sb ? 1 : 0;
+}
+
+export const fieldElement = (name: string): PathElement => `f:${name}`;
+
+/** The element of a keyed list item: its key fields, sorted, as JSON. */
+export function keyElement(keys: Record<string, unknown>): PathElement {
+  const sorted: JsonObject = {};
+  for (const k of Object.keys(keys).sort()) define(sorted, k, keys[k]);
+  return `k:${JSON.stringify(sorted)}`;
+}
+
+export const valueElement = (value: unknown): PathElement => `v:${JSON.stringify(value)}`;
+
+/** A path as kube-apiserver names it in a conflict: .spec.ports[port=80,protocol="TCP"]. */
+export function pathString(path: FieldPath): string {
+  return path.map((e) => {
+    const body = e.slice(2);
+    switch (e[0]) {
+      case 'f': return `.${body}`;
+      case 'k': {
+        const keys = JSON.parse(body) as JsonObject;
+        return `[${Object.keys(keys).map((k) => `${k}=${JSON.stringify(keys[k])}`).join(',')}]`;
+      }
+      case 'v': return `[=${body}]`;
+      default: return `[${body}]`;
+    }
+  }).join('');
+}

@@ -1,0 +1,174 @@
+// Server-side apply (application/apply-patch+yaml) as kube-apiserver's field manager does it: the
+// applied configuration is merged into the live object along the kind's list and map semantics,
+// the applier comes to own exactly the fields it applied, fields it applied last time and no
+// longer does are removed unless another manager owns them, and a field another manager owns
+// whose value the apply would change is a conflict (409, every field and manager named) unless
+// `force` takes it over.
+import { FieldSet, pathString, type FieldPath } from './field-set';
+import { canonical, inventory, ownedBy } from './inventory';
+import { clone, deepEqual, define, isObject, type JsonObject } from './json';
+import { identity, managerName, readManagers, transfer, updateManagers, withManagers, type Conflict, type Manager } from './managed-fields';
+import { mergeApplied, removePath } from './apply-merge';
+import { badRequest, type PatchResult } from './result';
+import { schemaOf, type FieldSchema } from './schema';
+
+export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+/** The manager kubectl apply --server-side uses; kube-apiserver keeps its client-side annotation in step. */
+const KUBECTL = 'kubectl';
+/** Who owns the fields of an object that had no managedFields when it was first applied. */
+export const BEFORE_FIRST_APPLY = 'before-first-apply';
+
+export interface ApplyOptions {
+  fieldManager?: string;
+  force?: boolean;
+  kind: string;
+  apiVersion: string;
+  /** RFC 3339, the time written into the applier's entry (the core has no clock) */
+  now?: string;
+}
+
+// What an applied configuration may not set: the server's own metadata, and status, which only
+// the control plane writes.
+const SERVER_METADATA = ['uid', 'generation', 'creationTimestamp', 'selfLink', 'managedFields', 'resourceVersion'];
+
+export function serverSideApply(current: JsonObject | undefined, applied: unknown, opts: ApplyOptions): PatchResult {
+  const manager = opts.fieldManager;
+  if (manager === undefined || manager === '') return badRequest('fieldManager is required for apply requests (application/apply-patch+yaml)');
+  if (!isObject(applied)) return badRequest('an applied configuration must be one object');
+  if (applied.apiVersion !== opts.apiVersion)
+    return badRequest(`the API version in the data (${String(applied.apiVersion ?? '')}) does not match the expected API version (${opts.apiVersion})`);
+  if (applied.kind !== opts.kind) return badRequest(`the kind in the data (${String(applied.kind ?? '')}) does not match the expected kind (${opts.kind})`);
+  if (applied.metadata !== undefined && applied.metadata !== null && !isObject(applied.metadata)) return badRequest('metadata must be an object');
+  const appliedMeta = isObject(applied.metadata) ? applied.metadata : {};
+  const sentManaged = appliedMeta.managedFields;
+  if (sentManaged !== undefined && sentManaged !== null && !(Array.isArray(sentManaged) && sentManaged.length === 0))
+    return badRequest('metadata.managedFields must be nil in an applied configuration');
+
+  const schema = schemaOf(opts.kind);
+  const config = configOf(applied);
+  const live: JsonObject = current ? { ...clone(current), apiVersion: opts.apiVersion } : { apiVersion: opts.apiVersion, kind: opts.kind, metadata: {} };
+  let managers = readManagers(current);
+  if (current && managers.length === 0)
+    managers = updateManagers({}, current, [], { fieldManager: BEFORE_FIRST_APPLY, apiVersion: String(current.apiVersion ?? opts.apiVersion), schema, now: opts.now });
+
+  const appliedSet = ownedBy(inventory(config, schema, true));
+  const self: Manager = { manager, operation: 'Apply', apiVersion: opts.apiVersion, fields: appliedSet };
+  const selfId = identity(self);
+  const previous = managers.find((m) => identity(m) === selfId);
+  const others = managers.filter((m) => identity(m) !== selfId);
+  const withSelf = [...others, { ...self, ...(previous?.time ? { time: previous.time } : {}) }];
+
+  const merged = mergeApplied(live, config, schema) as JsonObject;
+  if (previous) prune(merged, previous.fields, withSelf, schema);
+
+  let moved = transfer(live, merged, schema, withSelf, selfId, opts.force === true);
+  if (moved.conflicts.length > 0) {
+    const allowed = manager === KUBECTL ? allowedByLastApplied(live, schema) : new FieldSet();
+    const remaining = moved.conflicts.filter((c) => !allowed.has(c.path));
+    if (remaining.length > 0) return conflictFailure(remaining);
+    moved = transfer(live, merged, schema, withSelf, selfId, true);
+  }
+
+  const objectChanged = !deepEqual(withoutManaged(live), withoutManaged(merged));
+  const result = moved.managers.map((m) =>
+    identity(m) === selfId && (objectChanged || !previous || !previous.fields.equals(appliedSet)) && opts.now ? { ...m, time: opts.now } : m);
+
+  if (manager === KUBECTL) keepLastAppliedInStep(merged, applied);
+  const out = withManagers(merged, result);
+  if (current && deepEqual(out, { ...current, apiVersion: opts.apiVersion })) return { ok: true, object: clone(current) };
+  // A resourceVersion in the applied configuration is a precondition, as in an update body.
+  if (appliedMeta.resourceVersion !== undefined && appliedMeta.resourceVersion !== null && isObject(out.metadata))
+    define(out.metadata, 'resourceVersion', appliedMeta.resourceVersion);
+  return { ok: true, object: out };
+}
+
+/** The applied configuration as it merges: no nulls (an unset field), no status, no server metadata. */
+function configOf(applied: JsonObject): JsonObject {
+  const config = dropNulls(applied) as JsonObject;
+  delete config.status;
+  if (isObject(config.metadata)) for (const k of SERVER_METADATA) delete config.metadata[k];
+  return config;
+}
+
+function dropNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropNulls);
+  if (isObject(v)) {
+    const out: JsonObject = {};
+    for (const k of Object.keys(v)) if (v[k] !== null) define(out, k, dropNulls(v[k]));
+    return out;
+  }
+  return v;
+}
+
+function withoutManaged(obj: JsonObject): JsonObject {
+  const copy = clone(obj);
+  if (isObject(copy.metadata)) delete copy.metadata.managedFields;
+  return copy;
+}
+
+// Removes what the applier applied last time and not now, unless some manager (the applier
+// included) still owns it or something below it. A field of a struct counts as applied when
+// something below it was, so that a struct no one owns anything of goes too; top-level fields
+// (metadata, spec) always stay.
+function prune(merged: JsonObject, last: FieldSet, managers: Manager[], schema: FieldSchema): void {
+  const owned = managers.reduce((s, m) => s.union(m.fields), new FieldSet()).withAncestors();
+  const candidates = new FieldSet();
+  for (const p of last.paths()) {
+    candidates.add(p);
+    for (let n = 2; n < p.length; n++) if (p[n - 1].startsWith('f:')) candidates.add(p.slice(0, n));
+  }
+  const gone = candidates.paths().filter((p) => !owned.has(p)).sort((a, b) => a.length - b.length);
+  for (const p of gone) removePath(merged, p, schema);
+}
+
+// kubectl moving from client-side to server-side apply: a conflict on a field the
+// last-applied-configuration annotation holds, at the value it holds there, is no conflict, since
+// the same hands set it (kube-apiserver's lastAppliedManager).
+function allowedByLastApplied(live: JsonObject, schema: FieldSchema): FieldSet {
+  const annotations = isObject(live.metadata) && isObject(live.metadata.annotations) ? live.metadata.annotations : {};
+  const text = annotations[LAST_APPLIED];
+  if (typeof text !== 'string' || text === '') return new FieldSet();
+  let last: unknown;
+  try {
+    last = JSON.parse(text);
+  } catch {
+    return new FieldSet();
+  }
+  if (!isObject(last)) return new FieldSet();
+  const lastInv = inventory(last, schema, false);
+  const liveInv = inventory(live, schema, false);
+  return FieldSet.of([...lastInv.values()]
+    .filter((e) => e.kind !== 'map')
+    .filter((e) => e.kind !== 'leaf' || liveInv.get(JSON.stringify(e.path))?.value === e.value)
+    .map((e) => e.path));
+}
+
+// When the object carries the client-side annotation, server-side apply by kubectl rewrites it to
+// the configuration just applied, so that a later client-side apply diffs against it.
+function keepLastAppliedInStep(merged: JsonObject, applied: JsonObject): void {
+  const annotations = isObject(merged.metadata) && isObject(merged.metadata.annotations) ? merged.metadata.annotations : undefined;
+  if (!annotations || typeof annotations[LAST_APPLIED] !== 'string' || annotations[LAST_APPLIED] === '') return;
+  const copy = clone(applied);
+  if (isObject(copy.metadata) && isObject(copy.metadata.annotations)) {
+    delete copy.metadata.annotations[LAST_APPLIED];
+    if (Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations;
+  }
+  define(annotations, LAST_APPLIED, canonical(copy));
+}
+
+function conflictFailure(conflicts: Conflict[]): PatchResult {
+  const causes = conflicts.map((c) => ({ field: pathString(c.path), message: `conflict with ${managerName(c.manager)}`, reason: 'FieldManagerConflict' }));
+  let message: string;
+  if (conflicts.length === 1) message = `Apply failed with 1 conflict: conflict with ${managerName(conflicts[0].manager)}: ${pathString(conflicts[0].path)}`;
+  else {
+    const byManager = new Map<string, FieldPath[]>();
+    for (const c of conflicts) {
+      const name = managerName(c.manager);
+      byManager.set(name, [...(byManager.get(name) ?? []), c.path]);
+    }
+    const lines = [...byManager.keys()].sort().flatMap((name) => [`conflicts with ${name}:`, ...byManager.get(name)!.map((p) => `- ${pathString(p)}`)]);
+    message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+  }
+  return { ok: false, status: 409, reason: 'Conflict', message, causes };
+}
+

@@ -1,0 +1,195 @@
+// The objects as the Kubernetes paths serve them. Reads and writes go through ResourceService (one
+// path for validation, events and "nothing changed"); what differs is the resourceVersion. Here it
+// is the log position of the object's last event, as in Kubernetes one counter across all objects,
+// so that a list's resourceVersion can start a watch and a watch can resume from any event it sent.
+// A precondition in that form is translated to the stream version the write rules check.
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../adapters/store/database';
+import { getObject, getSecretData, listObjects, type ObjectRow } from '../adapters/store/objects';
+import { lastVisiblePosition } from '../adapters/store/eventlog';
+import type { KindInfo } from '../core/model/kinds';
+import type { K8sObject } from '../core/model/objects';
+import type { Requirement } from '../core/objects/label-selector';
+import { streamKey } from '../core/objects/keys';
+import { decideWrite, stripServerFields, type WriteMode } from '../core/objects/write';
+import { unknownFieldPaths, withoutPaths } from '../core/kube/prune';
+import { badRequest, conflict, fromDecision, notFound, ServiceError } from './errors';
+import { isSecret, presentSecret, splitSecret } from './secrets';
+import type { Actor, ResourceService } from './resources';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+export interface KubeWriteOptions {
+  dryRun: boolean;
+  fieldValidation: FieldValidation;
+}
+
+export interface KubeWriteResult {
+  status: 200 | 201;
+  object: K8sObject;
+  changed: boolean;
+  warnings: string[];
+}
+
+/** The message kube-apiserver gives a stale precondition; clients (kubectl edit, apply) match on it. */
+export function modifiedMessage(resource: string, name: string): string {
+  return `Operation cannot be fulfilled on ${resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`;
+}
+
+export function resourceName(info: KindInfo): string {
+  return info.group ? `${info.plural}.${info.group}` : info.plural;
+}
+
+/** An object with the Kubernetes resourceVersion (its last event's position). */
+export function atPosition(o: K8sObject, position: number, apiVersion?: string): K8sObject {
+  return { ...o, ...(apiVersion ? { apiVersion } : {}), metadata: { ...o.metadata, resourceVersion: String(position) } };
+}
+
+export class KubeObjects {
+  constructor(private readonly resources: ResourceService, private readonly db: Database) {}
+
+  private stream(info: KindInfo, namespace: string, name: string): string {
+    return streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
+  }
+
+  private async live(info: KindInfo, namespace: string, name: string, status = true): Promise<ObjectRow | null> {
+    const row = await getObject(this.db.sql, this.stream(info, namespace, name), { status });
+    return row && !row.deleted ? row : null;
+  }
+
+  private notFound(info: KindInfo, name: string): ServiceError {
+    return notFound(`${resourceName(info)} "${name}" not found`);
+  }
+
+  private async present(o: K8sObject, actor: Actor, stream: string): Promise<K8sObject> {
+    if (!isSecret(o)) return o;
+    return presentSecret(o, actor.secretReader ? await getSecretData(this.db.sql, stream) : undefined);
+  }
+
+  async get(info: KindInfo, namespace: string, name: string, actor: Actor): Promise<K8sObject> {
+    const row = await this.live(info, namespace, name);
+    if (!row) throw this.notFound(info, name);
+    return atPosition(await this.present(row.object, actor, row.stream), row.position);
+  }
+
+  /** The resourceVersion of "now": a watch from it sees every later change. */
+  position(): Promise<number> {
+    return lastVisiblePosition(this.db.sql);
+  }
+
+  /** `resourceVersion`: where a watch started from it begins (read before the list, so nothing falls between). */
+  async list(info: KindInfo, q: { namespace?: string; namespaces?: string[]; selector?: Requirement[]; limit?: number; after?: { namespace: string; name: string } }, actor: Actor) {
+    const resourceVersion = await lastVisiblePosition(this.db.sql);
+    const res = await listObjects(this.db.sql, { kind: info.kind, ...q });
+    const items = await Promise.all(res.items.map(async (o, i) =>
+      atPosition(await this.present(o, actor, this.stream(info, o.metadata.namespace ?? '', o.metadata.name)), res.positions[i])));
+    return { items, more: res.more, resourceVersion };
+  }
+
+  /**
+   * Create (`name` undefined) or update. `metadata.resourceVersion`, when the body has one, must be
+   * the object's current one: else 409, as kube-apiserver answers.
+   */
+  async write(info: KindInfo, namespace: string, name: string | undefined, body: unknown, mode: 'create' | 'update', actor: Actor, opts: KubeWriteOptions): Promise<KubeWriteResult> {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a JSON object');
+    const meta = ((body as K8sObject).metadata ?? {}) as K8sObject['metadata'];
+    const objName = name ?? (typeof meta.name === 'string' ? meta.name : undefined);
+    if (!objName) throw new ServiceError('invalid', 'metadata.name: Required value: name or generateName is required', [{ path: 'metadata.name', message: 'Required value: name is required', reason: 'FieldValueRequired' }]);
+    let current: ObjectRow | null = null;
+    let precondition: string | undefined;
+    if (mode === 'update') {
+      current = await this.live(info, namespace, objName);
+      if (!current) throw this.notFound(info, objName);
+      const rv = meta.resourceVersion;
+      if (rv !== undefined && rv !== null && rv !== '') {
+        if (String(rv) !== String(current.position)) throw conflict(modifiedMessage(resourceName(info), objName));
+      }
+      // always against the version read, so a race with another writer is a 409, never a lost update
+      precondition = String(current.version);
+    }
+    return this.commit(info, namespace, objName, body as K8sObject, mode === 'create' ? 'create' : 'replace', precondition, actor, opts);
+  }
+
+  /** Writes `object` (a whole new state) over the version `precondition` names; unknown fields per fieldValidation. */
+  async commit(info: KindInfo, namespace: string, name: string, object: K8sObject, mode: WriteMode, precondition: string | undefined, actor: Actor, opts: KubeWriteOptions): Promise<KubeWriteResult> {
+    const warnings: string[] = [];
+    let body: K8sObject = { ...object, metadata: { ...(object.metadata ?? {}), resourceVersion: precondition } as K8sObject['metadata'] };
+    if (precondition === undefined) delete body.metadata.resourceVersion;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const stream = this.stream(info, namespace, name);
+        if (opts.dryRun) return { ...(await this.dryRun(info, namespace, name, body, mode, precondition)), warnings };
+        const out = await this.resources.write(info, namespace, mode === 'create' ? undefined : name, body, mode, actor);
+        const row = out.position !== undefined ? null : await getObject(this.db.sql, stream);
+        const position = out.position ?? row?.position ?? 0;
+        return { status: out.status, object: atPosition(out.object, position), changed: out.changed, warnings };
+      } catch (e) {
+        const unknown = e instanceof ServiceError && e.kind === 'invalid' ? unknownFieldPaths(e.errors ?? []) : [];
+        if (unknown.length === 0 || attempt > 0) throw e;
+        if (opts.fieldValidation === 'Strict')
+          throw badRequest(`strict decoding error: ${unknown.map((p) => `unknown field "${p}"`).join(', ')}`, unknown.map((p) => ({ path: p, message: `unknown field "${p}"`, reason: 'FieldValueInvalid' })));
+        if (opts.fieldValidation === 'Warn') warnings.push(...unknown.map((p) => `unknown field "${p}"`));
+        body = withoutPaths(body, unknown);
+      }
+    }
+  }
+
+  /** What the write would answer, with nothing written. */
+  private async dryRun(info: KindInfo, namespace: string, name: string, body: K8sObject, mode: WriteMode, precondition: string | undefined) {
+    const { object } = this.resources.prepare(info, namespace, mode === 'create' ? undefined : name, body);
+    const current = await getObject(this.db.sql, this.stream(info, namespace, name));
+    const incoming = this.resources.validated(info, object, current && !current.deleted ? current.object : undefined);
+    const toDecide = isSecret(incoming) ? splitSecret(incoming).object : incoming;
+    const base = current ? { ...current, object: stripStatus(current.object) } : null;
+    const decision = decideWrite({ current: base, incoming: toDecide, mode, precondition, now: this.resources.now(), newUid: randomUUID() });
+    if (decision.outcome === 'reject') throw fromDecision(decision);
+    if (decision.outcome === 'unchanged') return { status: 200 as const, object: atPosition(current!.object, current!.position), changed: false };
+    const o = isSecret(incoming) ? presentSecret(decision.object, undefined) : decision.object;
+    return { status: (decision.type === 'Created' ? 201 : 200) as 200 | 201, object: atPosition(o, current?.position ?? 0), changed: true };
+  }
+
+  /**
+   * A patch: `patched` turns the current object (status left out, Secret data in) into the new one;
+   * written over the version read, and recomputed when another writer got there first.
+   * `createIfMissing`: server-side apply creates.
+   */
+  async patch(info: KindInfo, namespace: string, name: string, patched: (current: K8sObject | undefined) => K8sObject, actor: Actor, opts: KubeWriteOptions & { createIfMissing?: boolean }): Promise<KubeWriteResult> {
+    for (let attempt = 0; ; attempt++) {
+      const row = await this.live(info, namespace, name, false);
+      if (!row && !opts.createIfMissing) throw this.notFound(info, name);
+      let base: K8sObject | undefined;
+      if (row) {
+        base = row.object;
+        if (isSecret(base)) base = presentSecret(base, await getSecretData(this.db.sql, row.stream));
+        base = atPosition(base, row.position);
+      }
+      const next = patched(base);
+      const rv = next.metadata?.resourceVersion;
+      if (row && rv !== undefined && rv !== null && rv !== '' && String(rv) !== String(row.position))
+        throw conflict(modifiedMessage(resourceName(info), name));
+      const object = stripServerFields(next);
+      try {
+        return await this.commit(info, namespace, name, object, row ? 'replace' : 'create', row ? String(row.version) : undefined, actor, opts);
+      } catch (e) {
+        // another writer moved the object between the read and the write: patch the newer one
+        if (e instanceof ServiceError && (e.kind === 'conflict' || e.kind === 'already-exists') && attempt < 8 && (rv === undefined || rv === null || rv === '')) continue;
+        throw e;
+      }
+    }
+  }
+
+  async remove(info: KindInfo, namespace: string, name: string, actor: Actor, pre: { resourceVersion?: string; uid?: string }, dryRun: boolean): Promise<K8sObject> {
+    const row = await this.live(info, namespace, name, false);
+    if (!row) throw this.notFound(info, name);
+    if ((pre.resourceVersion !== undefined && pre.resourceVersion !== String(row.position)) || (pre.uid !== undefined && pre.uid !== row.object.metadata.uid))
+      throw conflict(`Operation cannot be fulfilled on ${resourceName(info)} "${name}": Precondition failed: ${pre.uid !== undefined ? `UID in precondition: ${pre.uid}, UID in object meta: ${row.object.metadata.uid}` : `ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${row.position}`}`);
+    if (dryRun) return atPosition(presentSecret(row.object, undefined), row.position);
+    const gone = await this.resources.remove(info, namespace, name, actor, `"${row.version}"`);
+    return atPosition(gone, row.position);
+  }
+}
+
+function stripStatus(o: K8sObject): K8sObject {
+  const { status: _s, ...rest } = o;
+  return rest;
+}
