@@ -234,7 +234,7 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
       const { plan, after } = planRecompute(before, {
         gateKey, owner, scope: controllerName, routeOwner: gateKey, sourcePosition: source.position, now, durationMs: 0,
         deps: loaded.deps,
-        statuses: r.translation && { gatewayStatus: r.translation.gatewayStatus, routeParents: r.translation.routeParents },
+        statuses: r.translation && { gatewayStatus: r.translation.gatewayStatus, routeParents: r.translation.routeParents, policyAncestors: r.translation.policyAncestors },
         snapshot: r.hash !== undefined ? { hash: r.hash, unattached: r.unattached, content: () => Buffer.from(r.tail) } : undefined,
       });
       parts.apply(plan);
@@ -251,6 +251,8 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
     doc.gateways = store.list('Gateway').map((o) => ({ gateway: id(o), generation: o.metadata.generation, status: statusOf(o) }));
     const routes = store.list().filter((o) => isRouteKind(o.kind));
     doc.routes = routes.map((o) => ({ route: `${o.kind} ${id(o)}`, generation: o.metadata.generation, status: statusOf(o) }));
+    const policies = store.list('BackendTLSPolicy');
+    if (policies.length) doc.backendTLSPolicies = policies.map((o) => ({ policy: id(o), generation: o.metadata.generation, status: statusOf(o) }));
     doc.attachments = [...translations].map(([gw, t]) => ({
       gateway: gw,
       listeners: t.attachment.listeners.map((l) => ({
