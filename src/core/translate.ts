@@ -17,10 +17,11 @@ import { attachmentOf, attachRoutes, validateGateway, type AttachOptions, type G
 import { viewOf, type WorldView } from './refs/lookup';
 import { refsOf, resolveReferences, type ResolvedReferences } from './refs/resolution';
 import { orderGateway } from './precedence/order';
-import { compileTable, compileUnattached } from './compile/compile-gateway';
+import { backendClientRef, compileTable, compileUnattached } from './compile/compile-gateway';
 import type { CompiledTable, CompiledUnattachedRoute } from './compile/types';
 import { gatewayStatusOf, type GatewayStatus } from './status/gateway';
 import { routeParentsOf, type RouteParents, type RouteParentStatus } from './status/route';
+import { policyAncestorsOf, type PolicyAncestors } from './status/policy';
 import { TranslationContext } from './translate/context';
 
 export { TranslationContext, DEFAULT_CAPACITY, type TranslationContextOptions } from './translate/context';
@@ -32,12 +33,16 @@ export interface PreviousStatuses {
   gatewayStatus?: Partial<GatewayStatus>;
   /** the route entries this Gateway wrote before; default: each route's status.parents in the world */
   routeParents?: RouteParents[];
+  /** the BackendTLSPolicy entries this Gateway wrote before; default: each policy's status.ancestors in the world */
+  policyAncestors?: PolicyAncestors[];
 }
 
 export interface GatewayTranslation {
   gatewayStatus: GatewayStatus;
   /** for every route with a parentRef naming this Gateway: its status.parents entries for this Gateway */
   routeParents: RouteParents[];
+  /** for every BackendTLSPolicy targeting a Service this Gateway's accepted routes reach: its status.ancestors entry for this Gateway */
+  policyAncestors: PolicyAncestors[];
   attachment: GatewayAttachment;
 }
 
@@ -60,7 +65,11 @@ export function translate(
   const refs = resolveReferences(view, analysis.gateway, analysis.routes);
   const attachment = attachmentOf(analysis);
   const ordered = orderGateway(ctx, attachment);
-  const table = compileTable(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false, addresses: analysis.verdict.addresses });
+  const client = refs.clientCertificate?.ok ? refs.clientCertificate : undefined;
+  const table = compileTable(view, attachment, ordered, refsOf(view, refs), {
+    includeUnattached: false, addresses: analysis.verdict.addresses,
+    ...(client ? { backendClientCertificate: backendClientRef(client) } : {}),
+  });
   return {
     ...statuses(view, analysis, refs, opts, previous),
     attachment,
@@ -73,16 +82,21 @@ export function translate(
 function statuses(
   view: WorldView, analysis: GatewayAnalysis, refs: ResolvedReferences,
   opts: TranslateGatewayOptions, previous: PreviousStatuses | undefined,
-): Pick<GatewayTranslation, 'gatewayStatus' | 'routeParents'> {
+): Pick<GatewayTranslation, 'gatewayStatus' | 'routeParents' | 'policyAncestors'> {
   const prevGateway = previous?.gatewayStatus ?? analysis.gateway.status;
   const prevRoutes = previous?.routeParents
     ? new Map(previous.routeParents.map((r) => [`${r.kind}/${r.namespace}/${r.name}`, r.parents]))
     : undefined;
   const previousFor = (route: Route): RouteParentStatus[] | undefined =>
     prevRoutes ? prevRoutes.get(`${route.kind}/${route.metadata.namespace ?? ''}/${route.metadata.name}`) : route.status?.parents;
+  const prevPolicies = previous?.policyAncestors && new Map(previous.policyAncestors.map((p) => [`${p.namespace}/${p.name}`, p.ancestors]));
+  const policyBefore = (ns: string, name: string) => prevPolicies
+    ? prevPolicies.get(`${ns}/${name}`)
+    : view.index.policiesByService.size ? view.world.backendTLSPolicies?.find((p) => p.metadata.namespace === ns && p.metadata.name === name)?.status?.ancestors : undefined;
   return {
     gatewayStatus: gatewayStatusOf(analysis, refs, opts.now, prevGateway),
     routeParents: routeParentsOf(analysis, refsOf(view, refs), opts.controllerName, opts.now, previousFor),
+    policyAncestors: policyAncestorsOf(view, analysis, refsOf(view, refs), opts.controllerName, opts.now, policyBefore),
   };
 }
 

@@ -686,6 +686,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/backendtlspolicies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllBackendTLSPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces": {
         parameters: {
             query?: never;
@@ -1078,6 +1095,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/backendtlspolicies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedBackendTLSPolicy"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedBackendTLSPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/services": {
         parameters: {
             query?: never;
@@ -1340,6 +1377,32 @@ export interface paths {
         patch: operations["patchNamespacedReferenceGrant"];
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/backendtlspolicies/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedBackendTLSPolicy"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedBackendTLSPolicy"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedBackendTLSPolicy"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedBackendTLSPolicy"];
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/services/{name}": {
         parameters: {
             query?: never;
@@ -1584,6 +1647,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/backendtlspolicies/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedBackendTLSPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/services/{name}/history": {
         parameters: {
             query?: never;
@@ -1803,6 +1886,27 @@ export interface paths {
         };
         /** An object as it was at one version */
         get: operations["versionNamespacedReferenceGrant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/backendtlspolicies/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedBackendTLSPolicy"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2056,6 +2160,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/backendtlspolicies/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedBackendTLSPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/services/{name}/explain": {
         parameters: {
             query?: never;
@@ -2251,7 +2378,7 @@ export interface components {
             channel: "experimental";
         };
         /** @description Any stored object, by kind. */
-        AnyObject: components["schemas"]["GatewayClass"] | components["schemas"]["Gateway"] | components["schemas"]["HTTPRoute"] | components["schemas"]["GRPCRoute"] | components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"] | components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"] | components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"] | components["schemas"]["ReferenceGrant"] | components["schemas"]["Namespace"] | components["schemas"]["Service"] | components["schemas"]["EndpointSlice"] | components["schemas"]["Secret"] | components["schemas"]["ConfigMap"];
+        AnyObject: components["schemas"]["GatewayClass"] | components["schemas"]["Gateway"] | components["schemas"]["HTTPRoute"] | components["schemas"]["GRPCRoute"] | components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"] | components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"] | components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"] | components["schemas"]["ReferenceGrant"] | components["schemas"]["BackendTLSPolicy"] | components["schemas"]["Namespace"] | components["schemas"]["Service"] | components["schemas"]["EndpointSlice"] | components["schemas"]["Secret"] | components["schemas"]["ConfigMap"];
         ObjectList: {
             apiVersion: string;
             /** @description <Kind>List */
@@ -2424,6 +2551,64 @@ export interface components {
             /** @description The X-Request-Id of the request. */
             requestId?: string;
             errors?: components["schemas"]["ApplyIssue"][];
+        };
+        /** @description TLS from the Gateway to a backend Service (v1 and v1alpha3). */
+        BackendTLSPolicy: {
+            apiVersion: string;
+            kind: string;
+            metadata: components["schemas"]["ObjectMeta"];
+            spec: components["schemas"]["BackendTLSPolicySpec"];
+            status?: components["schemas"]["PolicyStatus"];
+        };
+        /** @description The Services the policy applies to and how their certificates are validated. */
+        BackendTLSPolicySpec: {
+            /** @description The objects (Services, optionally one port by sectionName) in the policy's namespace that the policy applies to. */
+            targetRefs: components["schemas"]["LocalPolicyTargetReferenceWithSectionName"][];
+            validation: components["schemas"]["BackendTLSPolicyValidation"];
+            /** @description Implementation-specific TLS options (domain-prefixed keys); none is honoured here. */
+            options?: {
+                [key: string]: string;
+            };
+        };
+        /** @description An object in the policy's namespace, and optionally one section of it (a Service port name). */
+        LocalPolicyTargetReferenceWithSectionName: {
+            group: components["schemas"]["Group"];
+            kind: components["schemas"]["Kind"];
+            name: components["schemas"]["ObjectName"];
+            sectionName?: components["schemas"]["SectionName"];
+        };
+        /** @description How the backend's certificate is validated; exactly one of caCertificateRefs and wellKnownCACertificates. */
+        BackendTLSPolicyValidation: {
+            /** @description ConfigMaps or Secrets in the policy's namespace holding a PEM CA bundle under `ca.crt`. */
+            caCertificateRefs?: components["schemas"]["LocalObjectReference"][];
+            /** @description `System`: the system's trusted CAs (the only set supported here). */
+            wellKnownCACertificates?: string;
+            /** @description The SNI sent to the backend, and the name its certificate must carry unless subjectAltNames is set. */
+            hostname: components["schemas"]["PreciseHostname"];
+            /** @description Names the backend's certificate must carry at least one of (instead of hostname). */
+            subjectAltNames?: components["schemas"]["SubjectAltName"][];
+        };
+        /** @description A Subject Alternative Name, by type. */
+        SubjectAltName: {
+            /**
+             * @description Which of hostname and uri is set.
+             * @enum {string}
+             */
+            type: "Hostname" | "URI";
+            hostname?: components["schemas"]["Hostname"];
+            /** @description An absolute URI, e.g. a SPIFFE ID. */
+            uri?: string;
+        };
+        /** @description The status of a policy, one entry per ancestor (here the Gateway through which a targeted Service is used) and controller. */
+        PolicyStatus: {
+            ancestors: components["schemas"]["PolicyAncestorStatus"][];
+        };
+        /** @description The policy's conditions with respect to one ancestor, as one controller sees them. */
+        PolicyAncestorStatus: {
+            ancestorRef: components["schemas"]["ParentReference"];
+            controllerName: components["schemas"]["GatewayController"];
+            /** @description Accepted (Accepted, Conflicted, NoValidCACertificate, Invalid) and ResolvedRefs (ResolvedRefs, InvalidCACertificateRef, InvalidKind). */
+            conditions: components["schemas"]["Condition"][];
         };
         /** @description A Kubernetes Namespace (v1); its labels feed allowedRoutes.namespaces.selector. */
         Namespace: {
@@ -3789,6 +3974,8 @@ export interface components {
             infrastructure: components["schemas"]["CompiledInfrastructure"];
             /** @description The addresses the Gateway is given (its status.addresses, from the operator's address pool): where whoever deploys its proxy makes it reachable. Absent when it asks for none. */
             addresses?: components["schemas"]["GatewayStatusAddress"][];
+            /** @description The Gateway's spec.tls.backend.clientCertificateRef when it resolves to a usable kubernetes.io/tls Secret: the certificate presented on every TLS connection to a backend (CompiledBackend.tls); its data travels in Snapshot.secrets. */
+            backendClientCertificate?: components["schemas"]["CompiledObjectRef"];
             /** @description In the order of the Gateway's spec.listeners. */
             listeners: components["schemas"]["CompiledListener"][];
             /** @description Every route that owns a rule in `rules`, sorted by kind, namespace, name. */
@@ -3873,6 +4060,7 @@ export interface components {
             /** @description In spec order. The share of a backend is weight / sum(weights); the share of an invalid backend is answered with HTTP 500 (TCP/TLS refused, UDP dropped). No backends, or all weights 0, means every request is answered 500 (refused for TCP/TLS/UDP). */
             backends: components["schemas"]["CompiledBackend"][];
             timeouts?: components["schemas"]["CompiledTimeouts"];
+            retry?: components["schemas"]["CompiledRetry"];
             /** @description The rule cannot be programmed (e.g. an unsupported filter); requests it matches get 500. */
             invalid?: components["schemas"]["CompiledProblem"];
         };
@@ -3887,11 +4075,41 @@ export interface components {
             /** @description Why the backend cannot be used (BackendNotFound, RefNotPermitted, InvalidKind, NoEndpoints ...). */
             reason?: string;
             message?: string;
+            /** @description The Service port's appProtocol: `kubernetes.io/h2c` = speak cleartext HTTP/2 (prior knowledge) to the endpoints, `kubernetes.io/ws` = HTTP/1.1 that may be upgraded to WebSocket, `kubernetes.io/wss` = the same over TLS; anything else = HTTP/1.1 (gRPC rules: HTTP/2). */
             appProtocol?: string;
+            tls?: components["schemas"]["CompiledBackendTLS"];
             /** @description Ready endpoints, sorted by address then port. */
             endpoints: components["schemas"]["CompiledEndpoint"][];
             /** @description Backend-level filters, applied after the rule's when this backend is chosen. */
             filters?: components["schemas"]["CompiledFilter"][];
+        };
+        /** @description TLS the proxy originates to this backend's endpoints, from the BackendTLSPolicy that applies to the Service port (the one naming the port by sectionName, else the one naming the whole Service; among conflicting policies the oldest, then the first by namespace/name). Absent: plain text. The handshake must verify the endpoint's certificate against `caCertificates` and the `ca.crt` of `caCertificateSecrets` (or, with `wellKnownCACertificates: System`, the system's trusted CAs) and require a DNS or URI SAN equal to one of `subjectAltNames`, or, when there are none, a DNS SAN matching `sni`. When the Gateway names a client certificate (CompiledTable.backendClientCertificate) it is presented. A policy without any usable CA makes the backend invalid (reason InvalidBackendTLS) rather than unverified. */
+        CompiledBackendTLS: {
+            /** @description The BackendTLSPolicy this comes from. */
+            policy: components["schemas"]["CompiledObjectRef"];
+            /** @description The server name sent (the policy's validation.hostname). */
+            sni: string;
+            /** @description The PEM bundles of the usable CA ConfigMaps the policy names (`ca.crt`), concatenated in its order. */
+            caCertificates?: string;
+            /** @description The usable CA Secrets the policy names; their `ca.crt` travels in Snapshot.secrets, to the Gateway's proxies only. */
+            caCertificateSecrets?: components["schemas"]["CompiledObjectRef"][];
+            /** @enum {string} */
+            wellKnownCACertificates?: "System";
+            /** @description Accepted names of the server certificate, in the policy's order; empty = `sni`. */
+            subjectAltNames: {
+                /** @enum {string} */
+                type: "Hostname" | "URI";
+                value: string;
+            }[];
+        };
+        /** @description HTTPRoute rule retry: after a failed attempt (a response with one of `codes`, or, always, a connection error before a response), wait `backoffMs` and try again, at most `attempts` times (so at most 1 + attempts requests reach backends), within the rule's request timeout. */
+        CompiledRetry: {
+            /** @description The HTTP statuses that are retried, ascending; empty = connection errors only. */
+            codes: number[];
+            /** @description The most retries after the first attempt (1 when the route gives no number). */
+            attempts: number;
+            /** @description Milliseconds between attempts; absent = the proxy's own choice. */
+            backoffMs?: number;
         };
         CompiledEndpoint: {
             address: string;
@@ -4262,6 +4480,17 @@ export interface components {
             };
             items: components["schemas"]["ReferenceGrant"][];
         };
+        /** @description A page of BackendTLSPolicy objects. */
+        BackendTLSPolicyList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: components["schemas"]["BackendTLSPolicy"][];
+        };
         /** @description A page of Namespace objects. */
         NamespaceList: {
             apiVersion: string;
@@ -4370,8 +4599,8 @@ export interface components {
     };
     parameters: {
         /** @description The kind's path segment. */
-        Plural: "gatewayclasses" | "gateways" | "httproutes" | "grpcroutes" | "tlsroutes" | "tcproutes" | "udproutes" | "referencegrants" | "namespaces" | "services" | "endpointslices" | "secrets" | "configmaps";
-        NamespacedPlural: "gateways" | "httproutes" | "grpcroutes" | "tlsroutes" | "tcproutes" | "udproutes" | "referencegrants" | "services" | "endpointslices" | "secrets" | "configmaps";
+        Plural: "gatewayclasses" | "gateways" | "httproutes" | "grpcroutes" | "tlsroutes" | "tcproutes" | "udproutes" | "referencegrants" | "backendtlspolicies" | "namespaces" | "services" | "endpointslices" | "secrets" | "configmaps";
+        NamespacedPlural: "gateways" | "httproutes" | "grpcroutes" | "tlsroutes" | "tcproutes" | "udproutes" | "referencegrants" | "backendtlspolicies" | "services" | "endpointslices" | "secrets" | "configmaps";
         Namespace: string;
         Name: string;
         Version: number;
@@ -5448,6 +5677,34 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    listAllBackendTLSPolicy: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackendTLSPolicyList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
     listAllNamespace: {
         parameters: {
             query?: {
@@ -6363,6 +6620,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReferenceGrant"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedBackendTLSPolicy: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackendTLSPolicyList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedBackendTLSPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BackendTLSPolicy"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackendTLSPolicy"];
                 };
             };
             default: components["responses"]["Problem"];
@@ -7461,6 +7776,129 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    readNamespacedBackendTLSPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackendTLSPolicy"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedBackendTLSPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BackendTLSPolicy"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackendTLSPolicy"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackendTLSPolicy"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedBackendTLSPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackendTLSPolicy"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedBackendTLSPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackendTLSPolicy"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
     readNamespacedService: {
         parameters: {
             query?: never;
@@ -8065,6 +8503,22 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    historyNamespacedBackendTLSPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
     historyNamespacedService: {
         parameters: {
             query?: never;
@@ -8311,6 +8765,32 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    versionNamespacedBackendTLSPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackendTLSPolicy"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
     versionNamespacedService: {
         parameters: {
             query?: never;
@@ -8512,6 +8992,22 @@ export interface operations {
         };
     };
     explainNamespacedReferenceGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedBackendTLSPolicy: {
         parameters: {
             query?: never;
             header?: never;

@@ -15,7 +15,12 @@ export interface Computed {
   /** the dependency keys, sorted */
   deps: string[];
   /** absent when the Gateway is gone or not this controller's */
-  statuses?: { gatewayStatus: unknown; routeParents: { kind: string; namespace: string; name: string; parents: unknown[] }[] };
+  statuses?: {
+    gatewayStatus: unknown;
+    routeParents: { kind: string; namespace: string; name: string; parents: unknown[] }[];
+    /** BackendTLSPolicy status.ancestors entries, kept as parts of the same owner as the route entries */
+    policyAncestors?: { kind: string; namespace: string; name: string; ancestors: unknown[] }[];
+  };
   /** absent with statuses; `content` builds the stored body when the hash is new */
   snapshot?: { hash: string; unattached: string; content: () => Buffer };
 }
@@ -32,6 +37,13 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
     for (const r of c.statuses.routeParents) {
       const stream = `${r.kind}/${r.namespace}/${r.name}`;
       const status = { parents: r.parents };
+      after.parts.set(stream, status);
+      const was = before.parts.get(stream);
+      if (!was || !deepEqual(was, status)) statusChanges.push({ stream, owner: c.routeOwner, status });
+    }
+    for (const p of c.statuses.policyAncestors ?? []) {
+      const stream = `${p.kind}/${p.namespace}/${p.name}`;
+      const status = { ancestors: p.ancestors };
       after.parts.set(stream, status);
       const was = before.parts.get(stream);
       if (!was || !deepEqual(was, status)) statusChanges.push({ stream, owner: c.routeOwner, status });

@@ -103,11 +103,23 @@ describe('compileGateway', () => {
   it('turns an unsupported filter into an invalid rule (500), and leaves dropped rules out', () => {
     const r = http('ext', '2026-01-04T00:00:00.000Z', [
       { filters: [{ type: 'ExtensionRef', extensionRef: { group: 'x.io', kind: 'Auth', name: 'a' } }], backendRefs: [{ name: 'web', port: 80 }] },
-      { matches: [{ path: { value: '/retry' } }], retry: { attempts: 2 }, backendRefs: [{ name: 'web', port: 80 }] },
+      { matches: [{ path: { value: '/sticky' } }], sessionPersistence: { sessionName: 's' }, backendRefs: [{ name: 'web', port: 80 }] },
     ]);
     const t = compile({ gateway: gw, rejected: [], listeners: [{ listener: listener('http'), valid: true, routes: [{ kind: 'HTTPRoute', route: r, parentRefIndex: 0, hostnames: [] }] }] });
     expect(t.rules).toHaveLength(1);
     expect(t.rules[0].invalid?.reason).toBe('UnsupportedValue');
+  });
+
+  it('compiles retry (codes once each and ascending, attempts, backoff) and percentage mirrors', () => {
+    const r = http('retry', '2026-01-04T00:00:00.000Z', [
+      { matches: [{ path: { value: '/a' } }], retry: { codes: [503, 500, 503], attempts: 3, backoff: '1s500ms' }, backendRefs: [{ name: 'web', port: 80 }] },
+      { matches: [{ path: { value: '/b' } }], retry: {}, backendRefs: [{ name: 'web', port: 80 }],
+        filters: [{ type: 'RequestMirror', requestMirror: { backendRef: { name: 'web', port: 80 }, fraction: { numerator: 1, denominator: 8 } } }] },
+    ]);
+    const t = compile({ gateway: gw, rejected: [], listeners: [{ listener: listener('http'), valid: true, routes: [{ kind: 'HTTPRoute', route: r, parentRefIndex: 0, hostnames: [] }] }] });
+    expect(t.rules.map((x) => x.retry)).toEqual([{ codes: [500, 503], attempts: 3, backoffMs: 1500 }, { codes: [], attempts: 1 }]);
+    expect(t.rules[1].filters[0].requestMirror?.percent).toBe(12.5);
+    expect(t.rules.every((x) => !x.invalid)).toBe(true);
   });
 
   it('carries unattached routes with their matches unless asked not to', () => {

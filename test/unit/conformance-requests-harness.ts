@@ -12,6 +12,7 @@ import type { CompiledTable } from '../../src/core/compile';
 import type { World } from '../../src/core/model/world';
 import { pickBackend, resolve, type ResolveResponse } from '../../src/core/resolve';
 import { SUPPORTED_FEATURES } from '../../src/core/status/features';
+import { AWAITING_DATA_PLANE } from '../support/conformance';
 import { applyDefaults } from '../../src/core/validate';
 
 export const CONTROLLER = 'switchyard.dev/gateway-controller';
@@ -104,7 +105,7 @@ export function loadBase(dir = conformanceDir()): any[] {
 }
 
 /** Why a case is skipped, or undefined when it runs. */
-export function skipReason(c: CaseFile, supported: ReadonlySet<string> = new Set(SUPPORTED_FEATURES)): string | undefined {
+export function skipReason(c: CaseFile, supported: ReadonlySet<string> = new Set([...SUPPORTED_FEATURES, ...AWAITING_DATA_PLANE])): string | undefined {
   const missing = c.features.filter((f) => !supported.has(f));
   if (missing.length) return `unsupported feature${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`;
   const rc = c.runCondition;
@@ -211,7 +212,11 @@ export function checkRequest(check: RequestCase, table: CompiledTable): Outcome 
   const observed = res.forwarded ? 200 : res.statusCode;
   const wantCodes: number[] | undefined = e.statusCodes ?? (e.statusCode !== undefined ? [e.statusCode] : undefined);
   if (wantCodes && !wantCodes.includes(observed as number)) fail(`status ${observed} (want ${wantCodes.join('|')})`);
-  if (!wantCodes && !stream && e.grpcCode === undefined && !res.forwarded && !e.redirect) fail(`not forwarded (status ${res.statusCode}), expected a backend`);
+  // statusCodeNotIn: an answer arrives and is none of these (a route table answers what the gateway itself would)
+  if (e.statusCodeNotIn && (e.statusCodeNotIn as number[]).includes(observed as number)) fail(`status ${observed} (want none of ${e.statusCodeNotIn.join('|')})`);
+  if (e.grpcCodeNotIn && res.forwarded && (e.grpcCodeNotIn as string[]).includes('OK')) fail('gRPC call forwarded (want a failure)');
+  const failureOnly = e.statusCodeNotIn !== undefined || e.grpcCodeNotIn !== undefined;
+  if (!wantCodes && !failureOnly && !stream && e.grpcCode === undefined && !res.forwarded && !e.redirect) fail(`not forwarded (status ${res.statusCode}), expected a backend`);
   if (stream && (e.backend || e.distribution) && !res.forwarded) fail('connection not forwarded');
   if (e.grpcCode === 'OK' && !res.forwarded) fail(`gRPC call not forwarded (status ${res.statusCode})`);
   if (e.grpcCode === 'Unimplemented' && res.grpcStatus !== 'Unimplemented') fail(`grpcStatus ${res.grpcStatus ?? 'absent'} (want Unimplemented)`);

@@ -57,6 +57,7 @@ describe('conformance requests', () => {
       { statusCode: 200, requestHeaders: { 'x-missing': 'v' } },
       { statusCode: 200, rewrittenPath: '/elsewhere' },
       { statusCodes: [302], redirect: { scheme: 'http', path: '/v2/x' } },
+      { statusCodeNotIn: [200, 408, 504] },
     ];
     for (const expectation of wrong) {
       expect(checkRequest({ caseName: 't', where: 't', gateway: ref, request: req, expect: expectation }, table).failures, JSON.stringify(expectation)).not.toEqual([]);

@@ -47,6 +47,9 @@ const depsOfGateway = (spec: Record<string, unknown>) => keysOf(gatewayDependenc
 const depsOfRoute = (spec: Record<string, unknown>) => keysOf(gatewayDependencies(gateway({}), [route(spec)]));
 const backendKeys = [depKey(dep.service(OTHER, 'target')), depKey(dep.endpointSlices(OTHER, 'target')), depKey(dep.referenceGrants(OTHER))];
 const selector = { from: 'Selector', selector: { matchLabels: { team: 'a' } } };
+const policy = (target = 'target') => ({ kind: 'BackendTLSPolicy', metadata: { name: 'p', namespace: OTHER }, spec: {
+  targetRefs: [{ group: '', kind: 'Service', name: target }],
+  validation: { hostname: 'x.example', caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'ca' }, { group: '', kind: 'Secret', name: 'ca-secret' }] } } });
 
 /** For each field: the dependencies a Gateway gets from it (empty when the field names nothing a result reads). */
 const FIXTURES: Record<string, () => { got: Set<string>; want: string[] }> = {
@@ -71,6 +74,12 @@ const FIXTURES: Record<string, () => { got: Set<string>; want: string[] }> = {
   'ReferenceGrant.spec.from': () => ({ got: new Set(touchedBy('ReferenceGrant', null, { metadata: { name: 'g', namespace: OTHER } })), want: [depKey(dep.referenceGrants(OTHER))] }),
   'ReferenceGrant.spec.to': () => FIXTURES['ReferenceGrant.spec.from'](),
   'Service.spec.selector': () => ({ got: new Set(), want: [] }),
+  'BackendTLSPolicy.spec.targetRefs': () => ({ got: new Set(touchedBy('BackendTLSPolicy', null, policy())), want: [depKey(dep.service(OTHER, 'target'))] }),
+  'BackendTLSPolicy.spec.validation.caCertificateRefs': () => ({
+    got: keysOf(gatewayDependencies(gateway({}), [route({ rules: [{ backendRefs: [{ ...ref(), port: 80 }] }] })], undefined,
+      (ns, svc) => (ns === OTHER && svc === 'target' ? [policy()] : []))),
+    want: [depKey(dep.configMap(OTHER, 'ca')), depKey(dep.secret(OTHER, 'ca-secret'))],
+  }),
 };
 
 describe('dependency model', () => {
@@ -106,6 +115,8 @@ describe('dependency model', () => {
     expect(touchedBy('EndpointSlice', { metadata: { name: 's', namespace: NS, labels: { 'kubernetes.io/service-name': 'a' } } },
       { metadata: { name: 's', namespace: NS, labels: { 'kubernetes.io/service-name': 'b' } } }))
       .toEqual([depKey(dep.endpointSlices(NS, 'a')), depKey(dep.endpointSlices(NS, 'b'))]);
+    // a policy retargeted from one Service to another touches both
+    expect(touchedBy('BackendTLSPolicy', policy('a'), policy('b'))).toEqual([depKey(dep.service(OTHER, 'a')), depKey(dep.service(OTHER, 'b'))]);
     // and a route moved to another Gateway
     expect(touchedBy('HTTPRoute', route({}), { ...route({}), spec: { parentRefs: [{ name: 'other-gw', namespace: OTHER }] } }))
       .toEqual([depKey(dep.gateway(NS, 'gw')), depKey(dep.gateway(OTHER, 'other-gw'))]);
@@ -132,6 +143,8 @@ describe('affectedGateways', () => {
     gw('b', [{ name: 'h', protocol: 'HTTP', port: 80, allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { x: 'y' } } } } }]),
     gw('c', [{ name: 's', protocol: 'HTTPS', port: 443, tls: { certificateRefs: [{ name: 'cert' }] } }], 'other', { tls: { backend: { clientCertificateRef: { name: 'client' } } } }),
     { kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'apps' }, spec: { parentRefs: [{ name: 'a', namespace: NS }], rules: [{ backendRefs: [{ name: 'svc', port: 80 }] }] } },
+    { kind: 'BackendTLSPolicy', metadata: { name: 'p', namespace: 'apps' }, spec: { targetRefs: [{ group: '', kind: 'Service', name: 'svc' }],
+      validation: { hostname: 'svc.example', caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'svc-ca' }] } } },
   ] as { kind: string }[]));
   const keys = (l: { namespace: string; name: string }[]) => l.map((g) => `${g.namespace}/${g.name}`);
   const obj = (kind: string, metadata: Record<string, unknown>) => ({ kind, metadata });
@@ -146,6 +159,11 @@ describe('affectedGateways', () => {
     expect(keys(affectedGateways(w, obj('Secret', { name: 'client', namespace: NS }), undefined))).toEqual(['infra/c']);
     expect(keys(affectedGateways(w, obj('Secret', { name: 'unrelated', namespace: NS }), undefined))).toEqual([]);
     expect(keys(affectedGateways(w, undefined, obj('GatewayClass', { name: 'sw' })))).toEqual(['infra/a', 'infra/b']);
+    // the CA of a BackendTLSPolicy targeting a Service a's route reaches; the same name elsewhere reaches nobody
+    expect(keys(affectedGateways(w, undefined, obj('ConfigMap', { name: 'svc-ca', namespace: 'apps' })))).toEqual(['infra/a']);
+    expect(keys(affectedGateways(w, undefined, obj('ConfigMap', { name: 'svc-ca', namespace: NS })))).toEqual([]);
+    expect(keys(affectedGateways(w, undefined, { kind: 'BackendTLSPolicy', metadata: { name: 'q', namespace: 'apps' },
+      spec: { targetRefs: [{ group: '', kind: 'Service', name: 'svc' }] } } as never))).toEqual(['infra/a']);
     // any Namespace change recomputes the Gateways that select namespaces (a cheap over-inclusion)
     expect(keys(affectedGateways(w, obj('Namespace', { name: 'apps' }), obj('Namespace', { name: 'apps', labels: { z: '1' } })))).toEqual(['infra/b']);
   });

@@ -15,8 +15,9 @@ export interface ReconcileResult {
 
 /**
  * Runs the core over every GatewayClass and Gateway of the store and writes the statuses onto the
- * stored objects: GatewayClass and Gateway statuses as computed; each route's status.parents =
- * entries of other controllers kept, ours replaced by what the Gateways computed now.
+ * stored objects: GatewayClass and Gateway statuses as computed; each route's status.parents (each
+ * BackendTLSPolicy's status.ancestors) = entries of other controllers kept, ours replaced by what
+ * the Gateways computed now.
  */
 export function reconcile(store: Store, opts: TranslateOptions & AttachOptions): ReconcileResult {
   const world = store.world();
@@ -39,6 +40,18 @@ export function reconcile(store: Store, opts: TranslateOptions & AttachOptions):
       const k = objectKey(rp.kind, rp.namespace, rp.name);
       (ours.get(k) ?? ours.set(k, []).get(k)!).push(...rp.parents);
     }
+  }
+  const ancestors = new Map<string, any[]>();
+  for (const t of translations.values()) for (const pa of t.policyAncestors) {
+    const k = objectKey('BackendTLSPolicy', pa.namespace, pa.name);
+    (ancestors.get(k) ?? ancestors.set(k, []).get(k)!).push(...pa.ancestors);
+  }
+  for (const p of (world.backendTLSPolicies ?? []) as K8sObject[]) {
+    const k = objectKey('BackendTLSPolicy', p.metadata.namespace, p.metadata.name);
+    const foreign = (p.status?.ancestors ?? []).filter((a: any) => a?.controllerName !== opts.controllerName);
+    const mine = ancestors.get(k) ?? [];
+    if (!foreign.length && !mine.length && !p.status) continue;
+    p.status = { ancestors: [...foreign, ...mine] };
   }
   for (const r of world.routes as K8sObject[]) {
     const k = objectKey(r.kind, r.metadata.namespace, r.metadata.name);

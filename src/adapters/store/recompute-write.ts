@@ -15,7 +15,8 @@ import { scoped } from './scope';
 export interface Written {
   gate: number | null;
   gatewayStatus?: Record<string, unknown>;
-  parts: Map<string, { parents?: unknown[] }>;
+  /** route status.parents and BackendTLSPolicy status.ancestors parts, by stream */
+  parts: Map<string, { parents?: unknown[]; ancestors?: unknown[] }>;
   /** the dependency keys, sorted, as JSON */
   deps: string;
   /** the snapshot's hash and unattached list as stored; undefined when not known */
@@ -83,7 +84,7 @@ export async function missedChanges(db: Database, sourcePosition: number, deps: 
 
 /** What this controller last wrote for a Gateway, in one statement. */
 export async function readWritten(db: Database, gateKey: string, owner: string, scope: string): Promise<Written> {
-  const [row] = await db.prepared<{ gate: number | null; gw: Record<string, unknown> | null; parts: [string, { parents?: unknown[] }][] | null; deps: string[] | null; hash: string | null; unattached: string | null }[]>(
+  const [row] = await db.prepared<{ gate: number | null; gw: Record<string, unknown> | null; parts: [string, { parents?: unknown[]; ancestors?: unknown[] }][] | null; deps: string[] | null; hash: string | null; unattached: string | null }[]>(
     'switchyard_written_for',
     `SELECT (SELECT source_position FROM recomputes WHERE gateway = $1) AS gate,
        (SELECT status FROM status_parts WHERE stream = $2 AND owner = $3) AS gw,

@@ -5,7 +5,7 @@
 // them recomputes this Gateway.
 import type { World } from '../../core/model/world';
 import type { K8sObject } from '../../core/model/objects';
-import { gatewayDependencies, keySet, uniqueDependencies, type DepKey, type Dependency } from '../../core/deps';
+import { gatewayDependencies, keySet, policyTargets, uniqueDependencies, type DepKey, type Dependency } from '../../core/deps';
 import { unreachable } from '../../core/model/unreachable';
 import { streamKey } from '../../core/objects/keys';
 import { inReadingOrder } from '../../core/objects/order';
@@ -35,7 +35,7 @@ export interface GatewayWorld {
 
 export const gatewayStream = (ns: string, name: string) => streamKey('Gateway', ns, name);
 
-const emptyWorld = (): World => ({ gatewayClasses: [], gateways: [], routes: [], referenceGrants: [], namespaces: [], services: [], endpointSlices: [], secrets: [], configMaps: [] });
+const emptyWorld = (): World => ({ gatewayClasses: [], gateways: [], routes: [], referenceGrants: [], namespaces: [], services: [], endpointSlices: [], secrets: [], configMaps: [], backendTLSPolicies: [] });
 
 /** What the loader keeps between recomputes of one source (owned by its caller). */
 export interface LoaderMemo {
@@ -60,7 +60,7 @@ function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
 // leaves the Services, slices and grants the translation reads as they were).
 function stabilized(memo: LoaderMemo, key: string, world: World): World {
   const last = memo.worlds.get(key);
-  if (last) for (const k of Object.keys(world) as (keyof World)[]) if (sameItems(world[k], last[k])) (world as Record<keyof World, unknown>)[k] = last[k];
+  if (last) for (const k of Object.keys(world) as (keyof World)[]) if (sameItems(world[k] ?? [], last[k] ?? [])) (world as Record<keyof World, unknown>)[k] = last[k];
   memo.worlds.delete(key);
   memo.worlds.set(key, world);
   while (memo.worlds.size > memo.capacity) memo.worlds.delete(memo.worlds.keys().next().value!);
@@ -77,7 +77,23 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
   const gateway = source.get(gatewayStream(ns, name)) ?? null;
   if (!gateway) return { world, gateway, sourcePosition, deps: [] };
   const routes = source.routesNaming(ns, name);
-  const deps = gatewayDependencies(gateway as never, routes, memo.routeDeps);
+  // the BackendTLSPolicies of every Service reached, found here once each: what they read is a dependency too
+  const policies = new Map<string, K8sObject[]>();
+  const policiesOf = (pns: string, service: string): K8sObject[] => {
+    const k = `${pns}/${service}`;
+    let found = policies.get(k);
+    if (!found) {
+      found = source.ofKind('BackendTLSPolicy', pns).filter((p) => policyTargets(p).some((t) => t.kind === 'Service' && t.name === service));
+      policies.set(k, found);
+    }
+    return found;
+  };
+  const deps = gatewayDependencies(gateway as never, routes, memo.routeDeps, policiesOf);
+  const seenPolicies = new Set<K8sObject>();
+  for (const list of policies.values()) for (const p of list) if (!seenPolicies.has(p)) {
+    seenPolicies.add(p);
+    world.backendTLSPolicies!.push(p as never);
+  }
   const secrets: K8sObject[] = [];
   for (const d of uniqueDependencies(deps)) {
     switch (d.kind) {

@@ -35,11 +35,8 @@ function findUnsupported(route: Route): Map<number, string> {
       filters.forEach((f, fi) => {
         const type = f?.type;
         if (!filterSet.has(type)) problems.push(`${where}filters[${fi}]: filter type "${type}" is not supported`);
-        else if (type === 'RequestMirror' && (f.requestMirror?.percent !== undefined || f.requestMirror?.fraction !== undefined))
-          problems.push(`${where}filters[${fi}]: mirroring a fraction of requests is not supported`);
       });
     };
-    if ('retry' in rule && rule.retry !== undefined) problems.push('retry is not supported');
     if ('sessionPersistence' in rule && rule.sessionPersistence !== undefined) problems.push('sessionPersistence is not supported');
     checkFilters(ruleFilters(rule), '');
     ruleBackendRefs(rule).forEach((b, bi) => checkFilters(backendRefFilters(b), `backendRefs[${bi}].`));

@@ -24,6 +24,7 @@ export function compileBackend(
     ...(!valid ? { reason: problem?.reason ?? res.reason ?? BackendReason.Invalid } : {}),
     ...(!valid && (problem?.message ?? res.message) ? { message: (problem?.message ?? res.message) as string } : {}),
     ...(res.appProtocol ? { appProtocol: res.appProtocol } : {}),
+    ...(valid && res.tls ? { tls: res.tls } : {}),
     endpoints: valid ? sortEndpoints(ctx, res.endpoints ?? []) : [],
     ...(filters && filters.length ? { filters } : {}),
   };

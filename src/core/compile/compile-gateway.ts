@@ -2,11 +2,13 @@
 // (openapi/schemas/snapshot.yaml). Pure and deterministic: the same attachment and world give
 // byte-identical JSON whatever order the objects came in, so the table can be hashed and an
 // unchanged recompute detected.
-import type { Gateway, Listener, ObjectReference, ParentReference, Route, SecretObjectReference } from '../model/objects';
+import type { Gateway, HTTPRouteRetry, Listener, ObjectReference, ParentReference, Route, SecretObjectReference } from '../model/objects';
 import type { GatewayAttachment, RejectedRoute, World } from '../model/world';
 import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, routeHostnames, type RouteRule } from '../model/route-parts';
 import { frontendValidationFor } from '../refs/ca';
+import { resolveClientCertificate } from '../refs/certificates';
 import { resolveBackendRef } from '../refs/backends';
+import { backendTLSMemoKey, withBackendTLS } from '../refs/backend-tls';
 import { routeRefs, type RouteRefs } from '../refs/route-refs';
 import { backendMemo, cmp, viewOf, type WorldView } from '../refs/lookup';
 import { RouteReason } from '../status/reasons';
@@ -19,7 +21,7 @@ import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from
 import {
   TABLE_FORMAT,
   type CompiledBackend, type CompiledGRPCEntry, type CompiledHTTPEntry, type CompiledListener,
-  type CompiledListenerTLS, type CompiledObjectRef, type CompiledProblem, type CompiledRoute, type CompiledRule,
+  type CompiledListenerTLS, type CompiledObjectRef, type CompiledProblem, type CompiledRetry, type CompiledRoute, type CompiledRule,
   type CompiledSNIEntry, type CompiledStreamEntry, type CompiledTable, type CompiledTimeouts,
   type CompiledUnattachedRoute, type RouteKindName,
 } from './types';
@@ -29,6 +31,8 @@ export interface CompileOptions {
   resolveBackendRef?: BackendResolver;
   /** Carry the unattached routes (for resolve's explanations); default true. */
   includeUnattached?: boolean;
+  /** The Gateway's backend client certificate (spec.tls.backend.clientCertificateRef), when it resolves. */
+  backendClientCertificate?: CompiledObjectRef;
   /** The addresses the Gateway is given (status.addresses), for whoever deploys its proxy. */
   addresses?: NonNullable<CompiledTable['addresses']>;
 }
@@ -45,7 +49,15 @@ const KIND_ORDER: RouteKindName[] = ['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPR
 /** The table of one Gateway from its attachment alone: steps 3 to 5 with a context of its own unless one is given. */
 export function compileGateway(attachment: GatewayAttachment, world: World, opts: CompileOptions = {}, ctx = new TranslationContext()): CompiledTable {
   const view = viewOf(world, ctx);
-  return compileTable(view, attachment, orderGateway(ctx, attachment), (route) => routeRefs(view, route), opts);
+  const client = opts.backendClientCertificate ? undefined : resolveClientCertificate(view, attachment.gateway);
+  return compileTable(view, attachment, orderGateway(ctx, attachment), (route) => routeRefs(view, route), {
+    ...opts, ...(client?.ok ? { backendClientCertificate: backendClientRef(client) } : {}),
+  });
+}
+
+/** The table's name for a resolved backend client certificate. */
+export function backendClientRef(client: { namespace: string; name: string }): CompiledObjectRef {
+  return { group: '', kind: 'Secret', namespace: client.namespace, name: client.name };
 }
 
 /**
@@ -57,8 +69,9 @@ export function compileTable(
   refsOf: (route: Route) => RouteRefs, opts: CompileOptions = {},
 ): CompiledTable {
   const custom = opts.resolveBackendRef;
+  // a backend's TLS (BackendTLSPolicy) is the resolution's, as a proxy must use it
   const resolve: BackendResolver = custom
-    ?? ((route, ref) => refsOf(route).byRef.get(ref) ?? resolveBackendRef(view, route, ref));
+    ?? ((route, ref) => withBackendTLS(view, refsOf(route).byRef.get(ref) ?? resolveBackendRef(view, route, ref)));
   const gw = attachment.gateway;
   const gwNs = gw.metadata.namespace ?? 'default';
 
@@ -68,7 +81,11 @@ export function compileTable(
   // The default resolver's answers depend on the grants, Services and slices alone, so a rule
   // compiled against the same ones is the same: it is kept (a change to one route recompiles that
   // route's rules, not its Gateway's).
-  const memo = custom ? undefined : backendMemo<Map<number, RuleBody>>(view, 'compiledRules');
+  // (and on the BackendTLSPolicies, ConfigMaps and Secrets, when there are policies)
+  const byTLS = custom ? undefined : backendMemo<WeakMap<Route, Map<number, RuleBody>>>(view, 'compiledRules');
+  const tlsKey = byTLS && backendTLSMemoKey(view);
+  let memo = byTLS?.get(tlsKey!);
+  if (byTLS && !memo) byTLS.set(tlsKey!, (memo = new WeakMap()));
   const compiled = (kind: RouteKindName, route: Route, index: number): RuleBody => {
     const fctx: FilterContext = { ctx: view.ctx, route, resolve };
     if (!memo) return compileRule(kind, route, index, fctx);
@@ -119,6 +136,7 @@ export function compileTable(
     format: TABLE_FORMAT,
     gateway: { namespace: gwNs, name: gw.metadata.name },
     infrastructure: infrastructureOf(gw),
+    ...(opts.backendClientCertificate ? { backendClientCertificate: { ...opts.backendClientCertificate } } : {}),
     ...(opts.addresses?.length ? { addresses: opts.addresses.map((a) => ({ ...a })) } : {}),
     listeners,
     routes: routeList.map((r) => r.meta),
@@ -254,6 +272,8 @@ function compileRule(kind: RouteKindName, route: Route, index: number, ctx: Filt
   out.backends = backends;
   const timeouts = isHTTP && rule && 'timeouts' in rule ? compileTimeouts(rule.timeouts) : undefined;
   if (timeouts) out.timeouts = timeouts;
+  const retry = isHTTP && rule && 'retry' in rule ? compileRetry(rule.retry) : undefined;
+  if (retry) out.retry = retry;
   if (invalid) out.invalid = invalid;
   return out;
 }
@@ -266,6 +286,19 @@ function compileTimeouts(t: { request?: string; backendRequest?: string } | unde
   if (request !== undefined) out.requestMs = request;
   if (backendRequest !== undefined) out.backendRequestMs = backendRequest;
   return Object.keys(out).length ? out : undefined;
+}
+
+// An unspecified number of attempts is the implementation's to choose: one retry, so that a
+// connection error is retried once as the API asks without multiplying the load on a failing backend.
+const DEFAULT_RETRY_ATTEMPTS = 1;
+
+function compileRetry(r: HTTPRouteRetry | undefined): CompiledRetry | undefined {
+  if (!r || typeof r !== 'object') return undefined;
+  const codes = [...new Set((r.codes ?? []).filter((c): c is number => Number.isInteger(c)))].sort((a, b) => a - b);
+  const out: CompiledRetry = { codes, attempts: typeof r.attempts === 'number' && r.attempts >= 1 ? r.attempts : DEFAULT_RETRY_ATTEMPTS };
+  const backoff = durationMillis(r.backoff);
+  if (backoff !== undefined) out.backoffMs = backoff;
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -70,14 +70,48 @@ export function routeDependencies(route: { metadata: { namespace?: string }; spe
   return out;
 }
 
+/** A BackendTLSPolicy as the dependency model reads it (any field may be missing before validation). */
+export interface PolicyInput { metadata: { namespace?: string; name?: string }; spec?: unknown }
+
+/**
+ * The Services a BackendTLSPolicy applies to (targetRefs of core Services, in its own namespace: a
+ * policy can name nothing elsewhere). A change of the policy touches these keys, and every Gateway
+ * whose routes reach one of the Services has recorded it.
+ */
+export function policyTargets(policy: PolicyInput): Dependency[] {
+  const ns = policy.metadata.namespace ?? '';
+  const out: Dependency[] = [];
+  for (const t of refs(at(policy.spec, 'targetRefs'))) {
+    if (str(t.group, '') === '' && str(t.kind, '') === 'Service' && str(t.name, '')) out.push(dep.service(ns, str(t.name, '')));
+  }
+  return out;
+}
+
+/** What a BackendTLSPolicy reads besides its targets: its CA certificate ConfigMaps and Secrets (in its namespace). */
+export function policyDependencies(policy: PolicyInput): Dependency[] {
+  const ns = policy.metadata.namespace ?? '';
+  const out: Dependency[] = [];
+  for (const r of refs(at(at(policy.spec, 'validation'), 'caCertificateRefs'))) {
+    if (str(r.group, '') !== '' || !str(r.name, '')) continue;
+    if (r.kind === 'ConfigMap') out.push(dep.configMap(ns, str(r.name, '')));
+    else if (r.kind === 'Secret') out.push(dep.secret(ns, str(r.name, '')));
+  }
+  return out;
+}
+
+/** The BackendTLSPolicies that target Service `namespace/name` (whatever their sectionName), from whoever holds them. */
+export type PoliciesOf = (namespace: string, service: string) => readonly PolicyInput[];
+
 /**
  * Everything Gateway `gateway`'s result depends on, given the routes that name it. `memo` (owned
- * by the caller, keyed by the route objects) keeps what was read off unchanged routes.
+ * by the caller, keyed by the route objects) keeps what was read off unchanged routes. With
+ * `policiesOf`, the Services reached also bring what the BackendTLSPolicies targeting them read.
  */
 export function gatewayDependencies(
   gateway: Gateway,
   routes: readonly { metadata: { namespace?: string }; spec?: unknown }[],
   memo?: WeakMap<object, Dependency[]>,
+  policiesOf?: PoliciesOf,
 ): Dependency[] {
   const out = gatewayOwnDependencies(gateway);
   for (const r of routes) {
@@ -87,6 +121,14 @@ export function gatewayDependencies(
       memo?.set(r, d);
     }
     out.push(...d);
+  }
+  if (policiesOf) {
+    const services = new Set<string>();
+    for (const d of out) {
+      if (d.kind !== 'Service' || services.has(`${d.namespace}/${d.name}`)) continue;
+      services.add(`${d.namespace}/${d.name}`);
+      for (const p of policiesOf(d.namespace, d.name)) out.push(...policyDependencies(p));
+    }
   }
   return out;
 }

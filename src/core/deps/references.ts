@@ -23,4 +23,6 @@ export const REFERENCE_FIELDS: Readonly<Record<string, string>> = {
   'ReferenceGrant.spec.from': 'the grants of its namespace, for every Gateway referring into it',
   'ReferenceGrant.spec.to': 'the grants of its namespace, for every Gateway referring into it',
   'Service.spec.selector': 'none: endpoints come from EndpointSlices, never from pod selectors',
+  'BackendTLSPolicy.spec.targetRefs': 'the Services named (in its namespace): a change of the policy touches them, so the Gateways reaching them recompute',
+  'BackendTLSPolicy.spec.validation.caCertificateRefs': 'ConfigMap or Secret as named, in its namespace, for every Gateway reaching a Service the policy targets',
 };

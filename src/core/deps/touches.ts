@@ -5,11 +5,13 @@ import { isRouteKind } from '../model/kinds';
 import { unreachable } from '../model/unreachable';
 import { SERVICE_NAME_LABEL, gatewaysNamedBy } from '../refs/lookup';
 import { dep, keySet, type DepKey, type Dependency } from './keys';
+import { policyTargets } from './gateway-deps';
 
 interface Version { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> }; spec?: unknown }
 
 /** Every stored kind but the routes, whose rule is the same for all five (test/unit/dependencies.test.ts checks it against KINDS). */
-type OtherKind = 'Gateway' | 'GatewayClass' | 'Namespace' | 'Service' | 'EndpointSlice' | 'Secret' | 'ConfigMap' | 'ReferenceGrant';
+type OtherKind = 'Gateway' | 'GatewayClass' | 'Namespace' | 'Service' | 'EndpointSlice' | 'Secret' | 'ConfigMap' | 'ReferenceGrant'
+  | 'BackendTLSPolicy';
 
 function touchedByVersion(kind: string, v: Version, out: Dependency[]): void {
   const ns = v.metadata?.namespace ?? '';
@@ -35,6 +37,8 @@ function touchedByVersion(kind: string, v: Version, out: Dependency[]): void {
     case 'Secret': out.push(dep.secret(ns, name)); return;
     case 'ConfigMap': out.push(dep.configMap(ns, name)); return;
     case 'ReferenceGrant': out.push(dep.referenceGrants(ns)); return;
+    // a policy applies to the Services it targets: the Gateways reaching them recorded those keys
+    case 'BackendTLSPolicy': out.push(...policyTargets({ metadata: { namespace: ns, name }, spec: v.spec })); return;
     // a kind added to KINDS must say here what its changes touch
     default: unreachable(other, 'object kind');
   }

@@ -34,6 +34,8 @@ export const KINDS: readonly KindInfo[] = [
     versions: { [`${GW}/v1`]: 'UDPRoute', [`${GW}/v1alpha2`]: 'UDPRouteV1alpha2' }, preferredVersion: `${GW}/v1` },
   { kind: 'ReferenceGrant', plural: 'referencegrants', group: GW, scope: 'Namespaced',
     versions: { [`${GW}/v1`]: 'ReferenceGrant', [`${GW}/v1beta1`]: 'ReferenceGrant' }, preferredVersion: `${GW}/v1` },
+  { kind: 'BackendTLSPolicy', plural: 'backendtlspolicies', group: GW, scope: 'Namespaced',
+    versions: { [`${GW}/v1`]: 'BackendTLSPolicy', [`${GW}/v1alpha3`]: 'BackendTLSPolicy' }, preferredVersion: `${GW}/v1` },
   { kind: 'Namespace', plural: 'namespaces', group: '', scope: 'Cluster',
     versions: { v1: 'Namespace' }, preferredVersion: 'v1' },
   { kind: 'Service', plural: 'services', group: '', scope: 'Namespaced',

@@ -107,6 +107,15 @@ export type ReferenceGrant = S['ReferenceGrant'];
 export type ReferenceGrantFrom = S['ReferenceGrantFrom'];
 export type ReferenceGrantTo = S['ReferenceGrantTo'];
 
+// BackendTLSPolicy (v1 and v1alpha3 share one schema)
+export type BackendTLSPolicy = S['BackendTLSPolicy'];
+export type BackendTLSPolicySpec = S['BackendTLSPolicySpec'];
+export type BackendTLSPolicyValidation = S['BackendTLSPolicyValidation'];
+export type LocalPolicyTargetReferenceWithSectionName = S['LocalPolicyTargetReferenceWithSectionName'];
+export type SubjectAltName = S['SubjectAltName'];
+export type PolicyStatus = S['PolicyStatus'];
+export type PolicyAncestorStatus = S['PolicyAncestorStatus'];
+
 // Core kinds
 export type Namespace = S['Namespace'];
 export type Service = S['Service'];

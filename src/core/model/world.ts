@@ -2,7 +2,7 @@
 // attach (src/core/attach) -> refs (src/core/refs) -> status (src/core/status) ->
 // precedence/compile (src/core/precedence, src/core/compile) -> resolve (src/core/resolve).
 import type {
-  BackendRef, ConfigMap, EndpointSlice, Gateway, GatewayClass, Listener, Namespace, ReferenceGrant,
+  BackendRef, BackendTLSPolicy, ConfigMap, EndpointSlice, Gateway, GatewayClass, Listener, Namespace, ReferenceGrant,
   Route, Secret, Service,
 } from './objects';
 import { ROUTE_KINDS, type RouteKind } from './kinds';
@@ -19,6 +19,8 @@ export interface World {
   endpointSlices: EndpointSlice[];
   secrets: Secret[]; // with data
   configMaps: ConfigMap[];
+  /** the BackendTLSPolicies targeting the Services the Gateway's routes reach (absent: none) */
+  backendTLSPolicies?: BackendTLSPolicy[];
 }
 
 export interface TranslateOptions {
@@ -86,6 +88,7 @@ export function worldOf(objects: readonly { kind: string }[]): World {
     endpointSlices: of('EndpointSlice'),
     secrets: of('Secret'),
     configMaps: of('ConfigMap'),
+    backendTLSPolicies: of('BackendTLSPolicy'),
   };
 }
 

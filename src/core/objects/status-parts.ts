@@ -1,6 +1,7 @@
 // Status is a projection written in parts: an object's own part (owned by the controller that
 // computed it) and, for routes, one part per controller and Gateway that computed its
-// status.parents entries. Reading merges them: parents are concatenated, other fields come from
+// status.parents entries (for BackendTLSPolicies, status.ancestors). Reading merges them: parents
+// and ancestors are concatenated, other fields come from
 // the first part (in owner order) that has them.
 export interface StatusPartRow {
   owner: string;
@@ -13,8 +14,8 @@ export function mergeStatusParts(parts: StatusPartRow[] | null | undefined): Rec
   const out: Record<string, unknown> = {};
   for (const part of sorted) {
     for (const [key, value] of Object.entries(part.status ?? {})) {
-      if (key === 'parents' && Array.isArray(value)) {
-        out.parents = [...((out.parents as unknown[]) ?? []), ...value];
+      if ((key === 'parents' || key === 'ancestors') && Array.isArray(value)) {
+        out[key] = [...((out[key] as unknown[]) ?? []), ...value];
       } else if (!(key in out)) {
         out[key] = value;
       }

@@ -58,7 +58,7 @@ export function tlsSecretProblem(secret: Secret): string | undefined {
 }
 
 /** A Secret value as text: data is base64 (as Kubernetes stores it), stringData is plain. */
-function secretValue(secret: Secret, field: string): string | undefined {
+export function secretValue(secret: Secret, field: string): string | undefined {
   const data = secret.data?.[field];
   if (typeof data === 'string') {
     const bytes = decodeBase64(data);

@@ -2,7 +2,7 @@
 // A World is treated as immutable: a caller that changes it builds a new one (or new arrays).
 import type { World } from '../model/world';
 import type {
-  ConfigMap, EndpointSlice, Gateway, GatewayClass, Namespace, ReferenceGrant, Route, Secret, Service,
+  BackendTLSPolicy, ConfigMap, EndpointSlice, Gateway, GatewayClass, Namespace, ReferenceGrant, Route, Secret, Service,
 } from '../model/objects';
 import { memoSlot, TranslationContext } from '../translate/context';
 
@@ -21,6 +21,8 @@ export interface WorldIndex {
   slicesByService: Map<string, EndpointSlice[]>;
   /** routes by the namespace/name of each Gateway one of their parentRefs names */
   routesByGateway: Map<string, Route[]>;
+  /** BackendTLSPolicies by the namespace/name of each Service they target, in precedence order (oldest, then namespace/name) */
+  policiesByService: Map<string, BackendTLSPolicy[]>;
 }
 
 export function key(namespace: string | undefined, name: string): string {
@@ -39,7 +41,7 @@ export function gatewaysNamedBy(route: { metadata?: { namespace?: string }; spec
 }
 
 const ARRAYS = ['gatewayClasses', 'gateways', 'routes', 'referenceGrants', 'namespaces', 'services',
-  'endpointSlices', 'secrets', 'configMaps'] as const;
+  'endpointSlices', 'secrets', 'configMaps', 'backendTLSPolicies'] as const;
 
 /** A parentRef as a route may hold it before validation: any field may be missing. */
 interface ParentRefInput { group?: string; kind?: string; namespace?: string; name?: string }
@@ -137,6 +139,28 @@ function routesTable(routes: readonly Route[]): Map<string, Route[]> {
   return routesByGateway;
 }
 
+/** The precedence of conflicting policies: the older creationTimestamp, then namespace/name. */
+export function policyOrder(a: BackendTLSPolicy, b: BackendTLSPolicy): number {
+  return cmp(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? '')
+    || cmp(a.metadata.namespace ?? '', b.metadata.namespace ?? '') || cmp(a.metadata.name, b.metadata.name);
+}
+
+function policiesTable(policies: readonly BackendTLSPolicy[]): Map<string, BackendTLSPolicy[]> {
+  const out = new Map<string, BackendTLSPolicy[]>();
+  for (const p of policies) {
+    const seen = new Set<string>();
+    for (const t of p?.spec?.targetRefs ?? []) {
+      if (!t || (t.group ?? '') !== '' || t.kind !== 'Service' || !t.name) continue;
+      const k = key(p.metadata.namespace, t.name);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      (out.get(k) ?? out.set(k, []).get(k)!).push(p);
+    }
+  }
+  for (const list of out.values()) list.sort(policyOrder);
+  return out;
+}
+
 // (module-level functions: a closure made per call costs more than the lookup it serves)
 function clusterTable<T extends { metadata: { name: string; namespace?: string } }>(items: readonly T[]): Map<string, T> {
   return byKey(items, true);
@@ -157,6 +181,7 @@ function build(ctx: TranslationContext, world: World): WorldIndex {
     grantsByNamespace: part(ctx, 'grants', world.referenceGrants, grantsTable),
     slicesByService: part(ctx, 'slices', world.endpointSlices, slicesTable),
     routesByGateway: part(ctx, 'routes', world.routes, routesTable),
+    policiesByService: part(ctx, 'backendTLSPolicies', world.backendTLSPolicies, policiesTable),
   };
 }
 

@@ -61,15 +61,26 @@ export function snapshotHash(tableText: string, digests: readonly SecretDigest[]
 
 /** Whether a body can name a Secret at all: when not, nothing needs to be parsed to know it names none. */
 export function mayReferenceSecrets(body: string): boolean {
-  return body.includes('"certificateRefs"');
+  return body.includes('"certificateRefs"') || body.includes('"backendClientCertificate"') || body.includes('"caCertificateSecrets"');
 }
 
-/** The Secrets a table's listeners name (namespace/name, once each; namespace defaults to the Gateway's). */
-export function secretRefsOf(table: Pick<CompiledTable, 'listeners'> | undefined, gatewayNamespace: string): { namespace: string; name: string }[] {
+/**
+ * The Secrets a table names (namespace/name, once each; namespace defaults to the Gateway's): its
+ * listeners' certificates, the backend client certificate, and the CA Secrets of backend TLS.
+ */
+export function secretRefsOf(table: Pick<CompiledTable, 'listeners' | 'backendClientCertificate' | 'rules'> | undefined, gatewayNamespace: string): { namespace: string; name: string }[] {
   const refs = new Map<string, { namespace: string; name: string }>();
-  for (const l of table?.listeners ?? []) for (const r of l.tls?.certificateRefs ?? []) {
+  const add = (r: { namespace?: string; name: string }) => {
     const namespace = r.namespace ?? gatewayNamespace;
     refs.set(`${namespace}/${r.name}`, { namespace, name: r.name });
+  };
+  for (const l of table?.listeners ?? []) for (const r of l.tls?.certificateRefs ?? []) add(r);
+  if (table?.backendClientCertificate) add(table.backendClientCertificate);
+  const backendSecrets = (b: CompiledTable['rules'][number]['backends'][number]) => { for (const r of b.tls?.caCertificateSecrets ?? []) add(r); };
+  for (const rule of table?.rules ?? []) {
+    for (const b of rule.backends ?? []) backendSecrets(b);
+    for (const f of rule.filters ?? []) if (f.requestMirror) backendSecrets(f.requestMirror.backend);
+    for (const b of rule.backends ?? []) for (const f of b.filters ?? []) if (f.requestMirror) backendSecrets(f.requestMirror.backend);
   }
   return [...refs.values()];
 }

@@ -98,6 +98,21 @@ export const BackendReason = {
   NoEndpoints: 'NoEndpoints',
   /** a backend that is unusable for a reason its resolution did not name */
   Invalid: 'Invalid',
+  /** the BackendTLSPolicy for the backend's Service port has no usable CA: connections must fail, not go unverified */
+  InvalidBackendTLS: 'InvalidBackendTLS',
+} as const;
+
+/** Reasons of a BackendTLSPolicy's conditions (status.ancestors[].conditions), as the API names them. */
+export const PolicyReason = {
+  // Accepted
+  Accepted: 'Accepted',
+  Conflicted: 'Conflicted',
+  NoValidCACertificate: 'NoValidCACertificate',
+  Invalid: 'Invalid',
+  // ResolvedRefs
+  ResolvedRefs: 'ResolvedRefs',
+  InvalidCACertificateRef: 'InvalidCACertificateRef',
+  InvalidKind: 'InvalidKind',
 } as const;
 
 /**
@@ -112,4 +127,5 @@ export const OWNED_CONDITION_TYPES = {
   listener: [ConditionType.Accepted, ConditionType.Programmed, ConditionType.ResolvedRefs,
     ConditionType.Conflicted, ConditionType.OverlappingTLSConfig],
   routeParent: [ConditionType.Accepted, ConditionType.ResolvedRefs, ConditionType.PartiallyInvalid],
+  policyAncestor: [ConditionType.Accepted, ConditionType.ResolvedRefs],
 } as const;

@@ -7,6 +7,7 @@ import { gatewayClassRules } from './gatewayclass';
 import { grpcRouteRules } from './grpcroute';
 import { httpRouteRules } from './httproute';
 import { l4RouteRules } from './l4routes';
+import { backendTLSPolicyRules } from './backendtlspolicy';
 
 type RuleSet = (obj: Obj, errors: FieldError[], old?: Obj) => void;
 
@@ -22,6 +23,7 @@ export const RULES: Record<string, RuleSet> = {
   UDPRoute: (o, e) => l4RouteRules(o, e, { ruleNames: false, tlsHostnames: false }),
   UDPRouteV1alpha2: (o, e) => l4RouteRules(o, e, { ruleNames: true, tlsHostnames: false }),
   ReferenceGrant: () => {},
+  BackendTLSPolicy: backendTLSPolicyRules,
   Namespace: () => {},
   Service: serviceRules,
   EndpointSlice: endpointSliceRules,

@@ -1,0 +1,56 @@
+// status.ancestors entries of BackendTLSPolicies, for one Gateway: the Gateway is an ancestor of
+// every policy that targets a Service its accepted routes reach (rule backends and mirrors), one
+// entry per policy for this Gateway and controller, with the policy's Accepted and ResolvedRefs.
+import type { Gateway, PolicyAncestorStatus, Route } from '../model/objects';
+import type { GatewayAnalysis } from '../attach/attach';
+import type { RouteRefs } from '../refs/route-refs';
+import { policyVerdict } from '../refs/backend-tls';
+import { GATEWAY_GROUP, key, type WorldView } from '../refs/lookup';
+import { draft, mergeConditions } from './conditions';
+import { ConditionType, OWNED_CONDITION_TYPES } from './reasons';
+
+export type { PolicyAncestorStatus };
+
+export interface PolicyAncestors {
+  kind: 'BackendTLSPolicy';
+  namespace: string;
+  name: string;
+  ancestors: PolicyAncestorStatus[];
+}
+
+export function policyAncestorsOf(
+  view: WorldView, analysis: GatewayAnalysis, refsOf: (route: Route) => RouteRefs, controllerName: string, now: string,
+  previousFor: (namespace: string, name: string) => PolicyAncestorStatus[] | undefined,
+): PolicyAncestors[] {
+  if (!view.index.policiesByService.size) return [];
+  const gw: Gateway = analysis.gateway;
+  const accepted = new Set<Route>();
+  for (const o of analysis.outcomes) if (o.accepted) accepted.add(o.route);
+  const policies = new Set<NonNullable<ReturnType<typeof view.index.policiesByService.get>>[number]>();
+  for (const route of accepted) {
+    for (const res of refsOf(route).byRef.values()) {
+      if ((res.group ?? '') !== '' || (res.kind ?? 'Service') !== 'Service' || !view.index.services.has(key(res.namespace, res.name))) continue;
+      for (const p of view.index.policiesByService.get(key(res.namespace, res.name)) ?? []) policies.add(p);
+    }
+  }
+  const ancestorRef = { group: GATEWAY_GROUP, kind: 'Gateway', namespace: gw.metadata.namespace ?? '', name: gw.metadata.name };
+  const out: PolicyAncestors[] = [];
+  for (const p of policies) {
+    const v = policyVerdict(view, p);
+    const ns = p.metadata.namespace ?? '';
+    const before = (previousFor(ns, p.metadata.name) ?? []).find((a) => a?.controllerName === controllerName
+      && a.ancestorRef?.name === ancestorRef.name && (a.ancestorRef?.namespace ?? ns) === ancestorRef.namespace);
+    out.push({
+      kind: 'BackendTLSPolicy', namespace: ns, name: p.metadata.name,
+      ancestors: [{
+        ancestorRef: { ...ancestorRef },
+        controllerName,
+        conditions: mergeConditions([
+          draft(ConditionType.Accepted, v.accepted.ok, v.accepted.reason, v.accepted.message),
+          draft(ConditionType.ResolvedRefs, v.resolvedRefs.ok, v.resolvedRefs.reason, v.resolvedRefs.message),
+        ], before?.conditions, { generation: p.metadata.generation, now, owned: OWNED_CONDITION_TYPES.policyAncestor }),
+      }],
+    });
+  }
+  return out.sort((a, b) => (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
