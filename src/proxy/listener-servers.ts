@@ -12,6 +12,8 @@ import type { ServedTable, Tables } from './tables';
 
 export type PortKind = 'http' | 'https';
 export type RequestHandler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
+/** An HTTP/1.1 request asking to upgrade (WebSocket): the socket is the handler's from then on. */
+export type UpgradeHandler = (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => void;
 
 /** What a listener port needs: its servers, closed together. */
 export interface PortServer {
@@ -42,8 +44,9 @@ function listenOn(server: net.Server, port: number, host: string): Promise<void>
 }
 
 /** HTTP/1.1 and h2c on one port: the first bytes of a connection say which. */
-export function plainServer(handler: RequestHandler): PortServer {
+export function plainServer(handler: RequestHandler, upgrade?: UpgradeHandler): PortServer {
   const h1 = http.createServer(handler as http.RequestListener);
+  if (upgrade) h1.on('upgrade', upgrade);
   h1.keepAliveTimeout = 65_000;
   const h2 = http2.createServer({}, handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
   const sessions = new Set<http2.ServerHttp2Session>();
@@ -100,7 +103,7 @@ export function contextFor(served: ServedTable, port: number, name: string, cach
 }
 
 /** TLS terminated with the SNI's listener's certificate; h2 or http/1.1 by ALPN. */
-export function tlsServer(handler: RequestHandler, tables: Tables, gateway: string, port: number): PortServer {
+export function tlsServer(handler: RequestHandler, tables: Tables, gateway: string, port: number, upgrade?: UpgradeHandler): PortServer {
   const cache = new WeakMap<ServedTable, Map<string, tls.SecureContext>>();
   const server = http2.createSecureServer({
     allowHTTP1: true,
@@ -112,6 +115,7 @@ export function tlsServer(handler: RequestHandler, tables: Tables, gateway: stri
       else cb(null, ctx);
     },
   }, handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
+  if (upgrade) server.on('upgrade', upgrade);
   const sockets = new Set<net.Socket>();
   server.on('secureConnection', (s: tls.TLSSocket) => {
     sockets.add(s);

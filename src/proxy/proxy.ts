@@ -3,6 +3,7 @@
 // core's matcher. It keeps serving the last good table while the API is away; a snapshot it cannot
 // apply is reported and the last good table kept.
 import http from 'node:http';
+import type { Socket } from 'node:net';
 import { plainServer, tlsServer } from './listener-servers';
 import { TABLE_FORMAT, type Snapshot } from '../core/compile/types';
 import { SnapshotFeed, type FeedState } from './feed';
@@ -13,6 +14,8 @@ import { accessLog, type AccessLog } from './access-log';
 import { httpHandler } from './http-handler';
 import { adminServer } from './admin';
 import { Reporter } from './reporter';
+import { H2Pool } from './upstream-h2';
+import { upgradeHandler } from './upgrade-handler';
 
 export interface ProxyOptions {
   url: string;
@@ -46,9 +49,13 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const tables = new Tables(o.gateways);
   const inflight = new Set<object>();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const h2 = new H2Pool();
+  const tunnels = new Set<Socket>();
   const ports = new Ports(o.host, o.portOffset, (gateway, port, kind) => {
-    const handler = httpHandler({ tables, metrics, log, agent, inflight }, gateway, port, kind);
-    return kind === 'https' ? tlsServer(handler, tables, gateway, port) : plainServer(handler);
+    const deps = { tables, metrics, log, agent, inflight, h2, tunnels };
+    const handler = httpHandler(deps, gateway, port, kind);
+    const upgrade = upgradeHandler(deps, gateway, port, kind);
+    return kind === 'https' ? tlsServer(handler, tables, gateway, port, upgrade) : plainServer(handler, upgrade);
   });
   const feedStates = new Map<string, FeedState>();
   const reporter = new Reporter({ url: o.url, token: o.token, id: o.id, tables, onError: (gateway, e) => log.error({ gateway, error: e.message }, 'report not sent') });
@@ -119,6 +126,8 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
         }
         for (const s of servers) s.closeAllConnections();
         agent.destroy();
+        h2.close();
+        for (const t of tunnels) t.destroy();
         await new Promise<void>((r) => admin.close(() => r()));
         admin.closeAllConnections();
         log.info({}, 'switchyard proxy stopped');

@@ -11,9 +11,9 @@ export interface ProxyProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startProxyProcess(apiUrl: string, token: string, args: string[]): Promise<ProxyProcess> {
+export async function startProxyProcess(apiUrl: string, token: string, args: string[], env: Record<string, string> = {}): Promise<ProxyProcess> {
   const child = spawn(process.execPath, [join(ROOT, 'bin/switchyard.js'), 'proxy', '--host', '127.0.0.1', '--admin-port', '0', ...args], {
-    cwd: ROOT, env: { ...process.env, SWITCHYARD_URL: apiUrl, SWITCHYARD_TOKEN: token, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT, env: { ...process.env, SWITCHYARD_URL: apiUrl, SWITCHYARD_TOKEN: token, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
