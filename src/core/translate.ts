@@ -6,8 +6,9 @@
 //   3. resolve    the references of the Gateway and routes   refs/resolution.ts resolveReferences
 //   4. order      every listener's entries by precedence     precedence/order.ts orderGateway
 //   5. compile    the route table                            compile/compile-gateway.ts compileTable
-//   6. statuses   the Gateway's, and the status.parents      status/gateway.ts, status/route.ts
-//                 entries of the routes that name it
+//   6. statuses   the Gateway's, its ListenerSets', and the  status/gateway.ts, status/route.ts,
+//                 status.parents entries of the routes        status/listener-set.ts
+//                 that name it or them
 // Recomputing one Gateway refreshes all the route entries it owns, so a change to the Gateway alone
 // still reaches its routes. The memos live in the TranslationContext the caller passes; a caller
 // that keeps one across calls gets incremental recomputes.
@@ -21,6 +22,7 @@ import { compileTable, compileUnattached } from './compile/compile-gateway';
 import type { CompiledTable, CompiledUnattachedRoute } from './compile/types';
 import { gatewayStatusOf, type GatewayStatus } from './status/gateway';
 import { routeParentsOf, type RouteParents, type RouteParentStatus } from './status/route';
+import { attachedListenerSetsOf, listenerSetStatusesOf, type ListenerSetStatus, type ListenerSetStatusEntry } from './status/listener-set';
 import { TranslationContext } from './translate/context';
 
 export { TranslationContext, DEFAULT_CAPACITY, type TranslationContextOptions } from './translate/context';
@@ -32,12 +34,16 @@ export interface PreviousStatuses {
   gatewayStatus?: Partial<GatewayStatus>;
   /** the route entries this Gateway wrote before; default: each route's status.parents in the world */
   routeParents?: RouteParents[];
+  /** the ListenerSet statuses this Gateway wrote before; default: each ListenerSet's status in the world */
+  listenerSets?: ListenerSetStatusEntry[];
 }
 
 export interface GatewayTranslation {
   gatewayStatus: GatewayStatus;
   /** for every route with a parentRef naming this Gateway: its status.parents entries for this Gateway */
   routeParents: RouteParents[];
+  /** for every ListenerSet whose parentRef names this Gateway: its status */
+  listenerSetStatuses: ListenerSetStatusEntry[];
   attachment: GatewayAttachment;
 }
 
@@ -73,16 +79,22 @@ export function translate(
 function statuses(
   view: WorldView, analysis: GatewayAnalysis, refs: ResolvedReferences,
   opts: TranslateGatewayOptions, previous: PreviousStatuses | undefined,
-): Pick<GatewayTranslation, 'gatewayStatus' | 'routeParents'> {
+): Pick<GatewayTranslation, 'gatewayStatus' | 'routeParents' | 'listenerSetStatuses'> {
   const prevGateway = previous?.gatewayStatus ?? analysis.gateway.status;
   const prevRoutes = previous?.routeParents
     ? new Map(previous.routeParents.map((r) => [`${r.kind}/${r.namespace}/${r.name}`, r.parents]))
     : undefined;
   const previousFor = (route: Route): RouteParentStatus[] | undefined =>
     prevRoutes ? prevRoutes.get(`${route.kind}/${route.metadata.namespace ?? ''}/${route.metadata.name}`) : route.status?.parents;
+  const prevSets = previous?.listenerSets ? new Map(previous.listenerSets.map((e) => [`${e.namespace}/${e.name}`, e.status])) : undefined;
+  const previousSet = (namespace: string, name: string): Partial<ListenerSetStatus> | undefined => prevSets
+    ? prevSets.get(`${namespace}/${name}`)
+    : analysis.listenerSets.find((s) => s.namespace === namespace && s.name === name)?.listenerSet.status;
+  const listenerSetStatuses = listenerSetStatusesOf(analysis, opts.now, previousSet);
   return {
-    gatewayStatus: gatewayStatusOf(analysis, refs, opts.now, prevGateway),
+    gatewayStatus: gatewayStatusOf(analysis, refs, opts.now, prevGateway, attachedListenerSetsOf(analysis, listenerSetStatuses)),
     routeParents: routeParentsOf(analysis, refsOf(view, refs), opts.controllerName, opts.now, previousFor),
+    listenerSetStatuses,
   };
 }
 

@@ -15,7 +15,12 @@ export interface Computed {
   /** the dependency keys, sorted */
   deps: string[];
   /** absent when the Gateway is gone or not this controller's */
-  statuses?: { gatewayStatus: unknown; routeParents: { kind: string; namespace: string; name: string; parents: unknown[] }[] };
+  statuses?: {
+    gatewayStatus: unknown;
+    routeParents: { kind: string; namespace: string; name: string; parents: unknown[] }[];
+    /** written as status parts of this Gateway, as the route entries are (absent = none) */
+    listenerSets?: { namespace: string; name: string; status: unknown }[];
+  };
   /** absent with statuses; `content` builds the stored body when the hash is new */
   snapshot?: { hash: string; unattached: string; content: () => Buffer };
 }
@@ -35,6 +40,12 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
       after.parts.set(stream, status);
       const was = before.parts.get(stream);
       if (!was || !deepEqual(was, status)) statusChanges.push({ stream, owner: c.routeOwner, status });
+    }
+    for (const ls of c.statuses.listenerSets ?? []) {
+      const stream = `ListenerSet/${ls.namespace}/${ls.name}`;
+      after.parts.set(stream, ls.status as never);
+      const was = before.parts.get(stream);
+      if (!was || !deepEqual(was, ls.status)) statusChanges.push({ stream, owner: c.routeOwner, status: ls.status });
     }
   }
   // a first write: whatever a concurrent first write left that this one does not hold goes

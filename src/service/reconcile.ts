@@ -59,7 +59,10 @@ export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; 
   const translation = loaded.gateway
     ? translate(loaded.world, ref, opts, {
         gatewayStatus: before.gatewayStatus as never,
-        routeParents: [...before.parts].map(([stream, part]) => ({ ...parseStreamKey(stream), parents: (part.parents ?? []) as never[] })) as never,
+        routeParents: [...before.parts].filter(([stream]) => !stream.startsWith('ListenerSet/'))
+          .map(([stream, part]) => ({ ...parseStreamKey(stream), parents: (part.parents ?? []) as never[] })) as never,
+        listenerSets: [...before.parts].filter(([stream]) => stream.startsWith('ListenerSet/'))
+          .map(([stream, part]) => { const k = parseStreamKey(stream); return { namespace: k.namespace, name: k.name, status: part as never }; }),
       }, ctx)
     : undefined;
   const unattached = translation ? JSON.stringify(translation.unattached) : '[]';
@@ -137,7 +140,7 @@ export class Reconciler {
     const { plan, after } = planRecompute(before, {
       gateKey, owner, scope, routeOwner: gateKey, sourcePosition: loaded.sourcePosition, now, durationMs: performance.now() - started,
       deps: loaded.deps,
-      statuses: translation && { gatewayStatus: translation.gatewayStatus, routeParents: translation.routeParents },
+      statuses: translation && { gatewayStatus: translation.gatewayStatus, routeParents: translation.routeParents, listenerSets: translation.listenerSetStatuses },
       snapshot: hash !== undefined ? { hash, unattached, content: () => deflateTail(tail) } : undefined,
     });
 

@@ -1,5 +1,5 @@
-// What one Gateway's statuses and table can depend on: the Gateway, its class, the routes naming
-// it, and every object their references reach. The loader loads exactly these, the store records
+// What one Gateway's statuses and table can depend on: the Gateway, its class, the ListenerSets
+// naming it, the routes naming it or them, and every object their references reach. The loader loads exactly these, the store records
 // them, and a change to any of them recomputes the Gateway. When in doubt it over-includes.
 import type { Gateway } from '../model/objects';
 import { dep, type Dependency } from './keys';
@@ -46,6 +46,18 @@ export function gatewayOwnDependencies(gateway: Gateway): Dependency[] {
   return out;
 }
 
+/** A ListenerSet's own references: itself (and so the routes naming it), its certificates, its selectors. */
+export function listenerSetDependencies(ls: { metadata: { namespace?: string; name: string }; spec?: unknown }): Dependency[] {
+  const ns = ls.metadata.namespace ?? '';
+  const out: Dependency[] = [dep.listenerSet(ns, ls.metadata.name)];
+  const listeners = at(ls.spec, 'listeners');
+  for (const l of Array.isArray(listeners) ? listeners : []) {
+    for (const r of refs(at(at(l, 'tls'), 'certificateRefs'))) referenceTo(r, ns, 'Secret', out);
+    if (at(at(at(l, 'allowedRoutes'), 'namespaces'), 'from') === 'Selector') out.push(dep.namespaces());
+  }
+  return out;
+}
+
 /**
  * Every backend a route reaches: each `backendRef` and `backendRefs` entry anywhere in its spec
  * (rules, RequestMirror and ExternalAuth filters, and whatever later kinds add), in the route's
@@ -71,15 +83,18 @@ export function routeDependencies(route: { metadata: { namespace?: string }; spe
 }
 
 /**
- * Everything Gateway `gateway`'s result depends on, given the routes that name it. `memo` (owned
- * by the caller, keyed by the route objects) keeps what was read off unchanged routes.
+ * Everything Gateway `gateway`'s result depends on, given the routes that name it or its
+ * ListenerSets, and the ListenerSets that name it. `memo` (owned by the caller, keyed by the route
+ * objects) keeps what was read off unchanged routes.
  */
 export function gatewayDependencies(
   gateway: Gateway,
   routes: readonly { metadata: { namespace?: string }; spec?: unknown }[],
   memo?: WeakMap<object, Dependency[]>,
+  listenerSets: readonly { metadata: { namespace?: string; name: string }; spec?: unknown }[] = [],
 ): Dependency[] {
   const out = gatewayOwnDependencies(gateway);
+  for (const ls of listenerSets) out.push(...listenerSetDependencies(ls));
   for (const r of routes) {
     let d = memo?.get(r);
     if (!d) {

@@ -34,6 +34,10 @@ export const KINDS: readonly KindInfo[] = [
     versions: { [`${GW}/v1`]: 'UDPRoute', [`${GW}/v1alpha2`]: 'UDPRouteV1alpha2' }, preferredVersion: `${GW}/v1` },
   { kind: 'ReferenceGrant', plural: 'referencegrants', group: GW, scope: 'Namespaced',
     versions: { [`${GW}/v1`]: 'ReferenceGrant', [`${GW}/v1beta1`]: 'ReferenceGrant' }, preferredVersion: `${GW}/v1` },
+  // served in apis/v1 (standard and experimental channels) at the corpus's upstream commit; the
+  // x-k8s.io XListenerSet of earlier releases is gone there
+  { kind: 'ListenerSet', plural: 'listenersets', group: GW, scope: 'Namespaced',
+    versions: { [`${GW}/v1`]: 'ListenerSet' }, preferredVersion: `${GW}/v1` },
   { kind: 'Namespace', plural: 'namespaces', group: '', scope: 'Cluster',
     versions: { v1: 'Namespace' }, preferredVersion: 'v1' },
   { kind: 'Service', plural: 'services', group: '', scope: 'Namespaced',

@@ -107,6 +107,12 @@ export type ReferenceGrant = S['ReferenceGrant'];
 export type ReferenceGrantFrom = S['ReferenceGrantFrom'];
 export type ReferenceGrantTo = S['ReferenceGrantTo'];
 
+// ListenerSet
+export type ListenerSet = S['ListenerSet'];
+export type ListenerSetSpec = S['ListenerSetSpec'];
+export type ListenerSetStatus = S['ListenerSetStatus'];
+export type ParentGatewayReference = S['ParentGatewayReference'];
+
 // Core kinds
 export type Namespace = S['Namespace'];
 export type Service = S['Service'];

@@ -2,7 +2,7 @@
 import type { FieldError } from '../types';
 import type { Obj } from '../cel';
 import { configMapRules, endpointSliceRules, secretRules, serviceRules } from './core';
-import { gatewayRules } from './gateway';
+import { gatewayRules, listenerSetRules } from './gateway';
 import { gatewayClassRules } from './gatewayclass';
 import { grpcRouteRules } from './grpcroute';
 import { httpRouteRules } from './httproute';
@@ -22,6 +22,7 @@ export const RULES: Record<string, RuleSet> = {
   UDPRoute: (o, e) => l4RouteRules(o, e, { ruleNames: false, tlsHostnames: false }),
   UDPRouteV1alpha2: (o, e) => l4RouteRules(o, e, { ruleNames: true, tlsHostnames: false }),
   ReferenceGrant: () => {},
+  ListenerSet: listenerSetRules,
   Namespace: () => {},
   Service: serviceRules,
   EndpointSlice: endpointSliceRules,
