@@ -7,7 +7,7 @@ const ROUTES = ['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute'];
 
 export const WRITABLE: Record<Role, readonly string[] | 'all'> = {
   admin: 'all',
-  operator: ['Gateway', 'ReferenceGrant', 'Secret', 'ConfigMap'],
+  operator: ['Gateway', 'ListenerSet', 'ReferenceGrant', 'Secret', 'ConfigMap'],
   developer: [...ROUTES, 'ReferenceGrant'],
   discovery: ['Service', 'EndpointSlice'],
   proxy: [],

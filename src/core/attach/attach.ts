@@ -113,7 +113,7 @@ function parentsOf(validated: ValidatedGateway): Parent[] {
   for (const s of listenerSets) {
     out.push({ kind: 'ListenerSet', namespace: s.namespace, name: s.name, label: `ListenerSet "${refName(s.namespace, s.name)}"`,
       listeners: listeners.filter((l) => l.listenerSet?.namespace === s.namespace && l.listenerSet.name === s.name),
-      ...(s.allowed ? {} : { refused: `The ListenerSet is not attached: ${s.message}` }) });
+      ...(s.allowed ? {} : { refused: `the ListenerSet is not attached (${s.message})` }) });
   }
   return out;
 }
