@@ -5,7 +5,7 @@ import { UsageError } from './args';
 const SHORT: Record<string, string> = {
   gc: 'GatewayClass', gwc: 'GatewayClass', gtw: 'Gateway', gw: 'Gateway', hr: 'HTTPRoute', route: 'HTTPRoute', routes: 'HTTPRoute',
   gr: 'GRPCRoute', rg: 'ReferenceGrant', refgrant: 'ReferenceGrant', ns: 'Namespace', svc: 'Service',
-  eps: 'EndpointSlice', es: 'EndpointSlice', cm: 'ConfigMap',
+  eps: 'EndpointSlice', es: 'EndpointSlice', cm: 'ConfigMap', lset: 'ListenerSet',
 };
 
 export function resolveKind(text: string): KindInfo {

@@ -6,8 +6,9 @@
 //   3. resolve    the references of the Gateway and routes   refs/resolution.ts resolveReferences
 //   4. order      every listener's entries by precedence     precedence/order.ts orderGateway
 //   5. compile    the route table                            compile/compile-gateway.ts compileTable
-//   6. statuses   the Gateway's, and the status.parents      status/gateway.ts, status/route.ts
-//                 entries of the routes that name it
+//   6. statuses   the Gateway's, its ListenerSets', and the  status/gateway.ts, status/route.ts,
+//                 status.parents entries of the routes        status/listener-set.ts
+//                 that name it or them
 // Recomputing one Gateway refreshes all the route entries it owns, so a change to the Gateway alone
 // still reaches its routes. The memos live in the TranslationContext the caller passes; a caller
 // that keeps one across calls gets incremental recomputes.
@@ -22,6 +23,7 @@ import type { CompiledTable, CompiledUnattachedRoute } from './compile/types';
 import { gatewayStatusOf, type GatewayStatus } from './status/gateway';
 import { routeParentsOf, type RouteParents, type RouteParentStatus } from './status/route';
 import { policyAncestorsOf, type PolicyAncestors } from './status/policy';
+import { attachedListenerSetsOf, listenerSetStatusesOf, type ListenerSetStatus, type ListenerSetStatusEntry } from './status/listener-set';
 import { TranslationContext } from './translate/context';
 
 export { TranslationContext, DEFAULT_CAPACITY, type TranslationContextOptions } from './translate/context';
@@ -35,6 +37,8 @@ export interface PreviousStatuses {
   routeParents?: RouteParents[];
   /** the BackendTLSPolicy entries this Gateway wrote before; default: each policy's status.ancestors in the world */
   policyAncestors?: PolicyAncestors[];
+  /** the ListenerSet statuses this Gateway wrote before; default: each ListenerSet's status in the world */
+  listenerSets?: ListenerSetStatusEntry[];
 }
 
 export interface GatewayTranslation {
@@ -43,6 +47,8 @@ export interface GatewayTranslation {
   routeParents: RouteParents[];
   /** for every BackendTLSPolicy targeting a Service this Gateway's accepted routes reach: its status.ancestors entry for this Gateway */
   policyAncestors: PolicyAncestors[];
+  /** for every ListenerSet whose parentRef names this Gateway: its status */
+  listenerSetStatuses: ListenerSetStatusEntry[];
   attachment: GatewayAttachment;
 }
 
@@ -82,7 +88,7 @@ export function translate(
 function statuses(
   view: WorldView, analysis: GatewayAnalysis, refs: ResolvedReferences,
   opts: TranslateGatewayOptions, previous: PreviousStatuses | undefined,
-): Pick<GatewayTranslation, 'gatewayStatus' | 'routeParents' | 'policyAncestors'> {
+): Pick<GatewayTranslation, 'gatewayStatus' | 'routeParents' | 'policyAncestors' | 'listenerSetStatuses'> {
   const prevGateway = previous?.gatewayStatus ?? analysis.gateway.status;
   const prevRoutes = previous?.routeParents
     ? new Map(previous.routeParents.map((r) => [`${r.kind}/${r.namespace}/${r.name}`, r.parents]))
@@ -93,10 +99,16 @@ function statuses(
   const policyBefore = (ns: string, name: string) => prevPolicies
     ? prevPolicies.get(`${ns}/${name}`)
     : view.index.policiesByService.size ? view.world.backendTLSPolicies?.find((p) => p.metadata.namespace === ns && p.metadata.name === name)?.status?.ancestors : undefined;
+  const prevSets = previous?.listenerSets ? new Map(previous.listenerSets.map((e) => [`${e.namespace}/${e.name}`, e.status])) : undefined;
+  const previousSet = (namespace: string, name: string): Partial<ListenerSetStatus> | undefined => prevSets
+    ? prevSets.get(`${namespace}/${name}`)
+    : analysis.listenerSets.find((s) => s.namespace === namespace && s.name === name)?.listenerSet.status;
+  const listenerSetStatuses = listenerSetStatusesOf(analysis, opts.now, previousSet);
   return {
-    gatewayStatus: gatewayStatusOf(analysis, refs, opts.now, prevGateway),
+    gatewayStatus: gatewayStatusOf(analysis, refs, opts.now, prevGateway, attachedListenerSetsOf(analysis, listenerSetStatuses)),
     routeParents: routeParentsOf(analysis, refsOf(view, refs), opts.controllerName, opts.now, previousFor),
     policyAncestors: policyAncestorsOf(view, analysis, refsOf(view, refs), opts.controllerName, opts.now, policyBefore),
+    listenerSetStatuses,
   };
 }
 

@@ -703,6 +703,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/listenersets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List objects of a kind across all namespaces (or a cluster-scoped kind) */
+        get: operations["listAllListenerSet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces": {
         parameters: {
             query?: never;
@@ -1115,6 +1132,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/listenersets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /** List objects of a kind in one namespace */
+        get: operations["listNamespacedListenerSet"];
+        put?: never;
+        /** Create an object (409 if it exists) */
+        post: operations["createNamespacedListenerSet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/services": {
         parameters: {
             query?: never;
@@ -1403,6 +1440,32 @@ export interface paths {
         patch: operations["patchNamespacedBackendTLSPolicy"];
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/listenersets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Read an object, with status */
+        get: operations["readNamespacedListenerSet"];
+        /**
+         * Create or replace an object
+         * @description A precondition comes from metadata.resourceVersion or If-Match; a stale one is 409. A write that changes nothing writes no event and answers 200 with the unchanged resourceVersion.
+         */
+        put: operations["replaceNamespacedListenerSet"];
+        post?: never;
+        /** Delete an object */
+        delete: operations["deleteNamespacedListenerSet"];
+        options?: never;
+        head?: never;
+        /** JSON merge patch (RFC 7386) */
+        patch: operations["patchNamespacedListenerSet"];
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/services/{name}": {
         parameters: {
             query?: never;
@@ -1667,6 +1730,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/listenersets/{name}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** Every version of an object, oldest first */
+        get: operations["historyNamespacedListenerSet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/services/{name}/history": {
         parameters: {
             query?: never;
@@ -1907,6 +1990,27 @@ export interface paths {
         };
         /** An object as it was at one version */
         get: operations["versionNamespacedBackendTLSPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/listenersets/{name}/history/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        /** An object as it was at one version */
+        get: operations["versionNamespacedListenerSet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2175,6 +2279,29 @@ export interface paths {
          * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
          */
         get: operations["explainNamespacedBackendTLSPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/listenersets/{name}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Why an object has (or has not) a status from this controller
+         * @description Read-only, computed from the stored objects on request: a Gateway whose GatewayClass is missing or belongs to another controller, a route with no parentRefs or whose parentRefs name Gateways that do not exist or are not this controller's. Needs read access to the object.
+         */
+        get: operations["explainNamespacedListenerSet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3571,6 +3698,74 @@ export interface components {
                 name: components["schemas"]["HTTPHeaderName"];
             };
         };
+        /** @description Listeners added to an existing Gateway that allows them (gateway.networking.k8s.io v1). */
+        ListenerSet: {
+            apiVersion: string;
+            kind: string;
+            metadata: components["schemas"]["ObjectMeta"];
+            spec: components["schemas"]["ListenerSetSpec"];
+            /**
+             * @default {
+             *       "conditions": [
+             *         {
+             *           "lastTransitionTime": "1970-01-01T00:00:00Z",
+             *           "message": "Waiting for controller",
+             *           "reason": "Pending",
+             *           "status": "Unknown",
+             *           "type": "Accepted"
+             *         },
+             *         {
+             *           "lastTransitionTime": "1970-01-01T00:00:00Z",
+             *           "message": "Waiting for controller",
+             *           "reason": "Pending",
+             *           "status": "Unknown",
+             *           "type": "Programmed"
+             *         }
+             *       ]
+             *     }
+             */
+            status?: components["schemas"]["ListenerSetStatus"];
+        };
+        /** @description The Gateway the listeners join and the listeners; each entry has the shape of a Gateway listener. */
+        ListenerSetSpec: {
+            parentRef: components["schemas"]["ParentGatewayReference"];
+            /** @description Listeners merged into the parent Gateway's after its own; names are unique within the ListenerSet. */
+            listeners: components["schemas"]["Listener"][];
+        };
+        /** @description The Gateway a ListenerSet attaches to. */
+        ParentGatewayReference: {
+            /** @default gateway.networking.k8s.io */
+            group?: components["schemas"]["Group"];
+            /** @default Gateway */
+            kind?: components["schemas"]["Kind"];
+            name: components["schemas"]["ObjectName"];
+            /** @description Namespace of the Gateway; the ListenerSet's own namespace when unset. */
+            namespace?: components["schemas"]["NamespaceName"];
+        };
+        /** @description The observed state of a ListenerSet, written by the controller of its parent Gateway. */
+        ListenerSetStatus: {
+            /**
+             * @default [
+             *       {
+             *         "lastTransitionTime": "1970-01-01T00:00:00Z",
+             *         "message": "Waiting for controller",
+             *         "reason": "Pending",
+             *         "status": "Unknown",
+             *         "type": "Accepted"
+             *       },
+             *       {
+             *         "lastTransitionTime": "1970-01-01T00:00:00Z",
+             *         "message": "Waiting for controller",
+             *         "reason": "Pending",
+             *         "status": "Unknown",
+             *         "type": "Programmed"
+             *       }
+             *     ]
+             */
+            conditions?: components["schemas"]["Conditions"];
+            /** @description Status of each listener of the ListenerSet. */
+            listeners?: components["schemas"]["ListenerStatus"][];
+        };
         /** @description Kubernetes object metadata. uid, resourceVersion, generation and creationTimestamp are set by the server. */
         ObjectMeta: {
             name: string;
@@ -4006,6 +4201,11 @@ export interface components {
         };
         CompiledListener: {
             name: string;
+            /** @description The ListenerSet the listener comes from (its listeners follow the Gateway's own in the table, in the spec's precedence order); absent for the Gateway's own listeners. Listener names are unique per Gateway or ListenerSet, so name and listenerSet together name a listener. */
+            listenerSet?: {
+                namespace: string;
+                name: string;
+            };
             port: number;
             /** @description HTTP, HTTPS, TLS, TCP, UDP (or an unsupported protocol, then valid is false). */
             protocol: string;
@@ -4490,6 +4690,17 @@ export interface components {
                 continue?: string;
             };
             items: components["schemas"]["BackendTLSPolicy"][];
+        };
+        /** @description A page of ListenerSet objects. */
+        ListenerSetList: {
+            apiVersion: string;
+            /** @description <Kind>List */
+            kind: string;
+            metadata: {
+                /** @description Present when more items follow. */
+                continue?: string;
+            };
+            items: components["schemas"]["ListenerSet"][];
         };
         /** @description A page of Namespace objects. */
         NamespaceList: {
@@ -5705,6 +5916,34 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    listAllListenerSet: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListenerSetList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
     listAllNamespace: {
         parameters: {
             query?: {
@@ -6678,6 +6917,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BackendTLSPolicy"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listNamespacedListenerSet: {
+        parameters: {
+            query?: {
+                /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
+                labelSelector?: components["parameters"]["LabelSelector"];
+                /** @description Page size (capped by the server's MAX_LIST_LIMIT). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The opaque token from the previous page's metadata.continue. */
+                continue?: components["parameters"]["Continue"];
+            };
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListenerSetList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    createNamespacedListenerSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListenerSet"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListenerSet"];
                 };
             };
             default: components["responses"]["Problem"];
@@ -7899,6 +8196,129 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    readNamespacedListenerSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListenerSet"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    replaceNamespacedListenerSet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListenerSet"];
+            };
+        };
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListenerSet"];
+                };
+            };
+            /** @description The object; ETag carries "<resourceVersion>". */
+            201: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListenerSet"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteNamespacedListenerSet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListenerSet"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    patchNamespacedListenerSet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MergePatch"];
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListenerSet"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
     readNamespacedService: {
         parameters: {
             query?: never;
@@ -8519,6 +8939,22 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    historyNamespacedListenerSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["History"];
+            default: components["responses"]["Problem"];
+        };
+    };
     historyNamespacedService: {
         parameters: {
             query?: never;
@@ -8791,6 +9227,32 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    versionNamespacedListenerSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+                version: components["parameters"]["Version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object; ETag carries "<resourceVersion>". */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListenerSet"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
     versionNamespacedService: {
         parameters: {
             query?: never;
@@ -9008,6 +9470,22 @@ export interface operations {
         };
     };
     explainNamespacedBackendTLSPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StatusExplanation"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    explainNamespacedListenerSet: {
         parameters: {
             query?: never;
             header?: never;

@@ -7,7 +7,7 @@ const ROUTES = ['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute'];
 
 export const WRITABLE: Record<Role, readonly string[] | 'all'> = {
   admin: 'all',
-  operator: ['Gateway', 'ReferenceGrant', 'Secret', 'ConfigMap', 'BackendTLSPolicy'],
+  operator: ["Gateway", "ListenerSet", "ReferenceGrant", "Secret", "ConfigMap", "BackendTLSPolicy"],
   developer: [...ROUTES, 'ReferenceGrant'],
   discovery: ['Service', 'EndpointSlice'],
   proxy: [],

@@ -20,6 +20,8 @@ export interface Computed {
     routeParents: { kind: string; namespace: string; name: string; parents: unknown[] }[];
     /** BackendTLSPolicy status.ancestors entries, kept as parts of the same owner as the route entries */
     policyAncestors?: { kind: string; namespace: string; name: string; ancestors: unknown[] }[];
+    /** written as status parts of this Gateway, as the route entries are (absent = none) */
+    listenerSets?: { namespace: string; name: string; status: unknown }[];
   };
   /** absent with statuses; `content` builds the stored body when the hash is new */
   snapshot?: { hash: string; unattached: string; content: () => Buffer };
@@ -47,6 +49,12 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
       after.parts.set(stream, status);
       const was = before.parts.get(stream);
       if (!was || !deepEqual(was, status)) statusChanges.push({ stream, owner: c.routeOwner, status });
+    }
+    for (const ls of c.statuses.listenerSets ?? []) {
+      const stream = `ListenerSet/${ls.namespace}/${ls.name}`;
+      after.parts.set(stream, ls.status as never);
+      const was = before.parts.get(stream);
+      if (!was || !deepEqual(was, ls.status)) statusChanges.push({ stream, owner: c.routeOwner, status: ls.status });
     }
   }
   // a first write: whatever a concurrent first write left that this one does not hold goes

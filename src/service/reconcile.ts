@@ -59,10 +59,12 @@ export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; 
   const translation = loaded.gateway
     ? translate(loaded.world, ref, opts, {
         gatewayStatus: before.gatewayStatus as never,
-        routeParents: [...before.parts].filter(([, part]) => !part.ancestors)
+        routeParents: [...before.parts].filter(([stream, part]) => !part.ancestors && !stream.startsWith('ListenerSet/'))
           .map(([stream, part]) => ({ ...parseStreamKey(stream), parents: (part.parents ?? []) as never[] })) as never,
-        policyAncestors: [...before.parts].filter(([, part]) => part.ancestors)
+        policyAncestors: [...before.parts].filter(([stream, part]) => part.ancestors && !stream.startsWith('ListenerSet/'))
           .map(([stream, part]) => ({ ...parseStreamKey(stream), ancestors: part.ancestors as never[] })) as never,
+        listenerSets: [...before.parts].filter(([stream]) => stream.startsWith('ListenerSet/'))
+          .map(([stream, part]) => { const k = parseStreamKey(stream); return { namespace: k.namespace, name: k.name, status: part as never }; }),
       }, ctx)
     : undefined;
   const unattached = translation ? JSON.stringify(translation.unattached) : '[]';
@@ -140,7 +142,7 @@ export class Reconciler {
     const { plan, after } = planRecompute(before, {
       gateKey, owner, scope, routeOwner: gateKey, sourcePosition: loaded.sourcePosition, now, durationMs: performance.now() - started,
       deps: loaded.deps,
-      statuses: translation && { gatewayStatus: translation.gatewayStatus, routeParents: translation.routeParents, policyAncestors: translation.policyAncestors },
+      statuses: translation && { gatewayStatus: translation.gatewayStatus, routeParents: translation.routeParents, policyAncestors: translation.policyAncestors, listenerSets: translation.listenerSetStatuses },
       snapshot: hash !== undefined ? { hash, unattached, content: () => deflateTail(tail) } : undefined,
     });
 

@@ -234,7 +234,7 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
       const { plan, after } = planRecompute(before, {
         gateKey, owner, scope: controllerName, routeOwner: gateKey, sourcePosition: source.position, now, durationMs: 0,
         deps: loaded.deps,
-        statuses: r.translation && { gatewayStatus: r.translation.gatewayStatus, routeParents: r.translation.routeParents, policyAncestors: r.translation.policyAncestors },
+        statuses: r.translation && { gatewayStatus: r.translation.gatewayStatus, routeParents: r.translation.routeParents, policyAncestors: r.translation.policyAncestors, listenerSets: r.translation.listenerSetStatuses },
         snapshot: r.hash !== undefined ? { hash: r.hash, unattached: r.unattached, content: () => Buffer.from(r.tail) } : undefined,
       });
       parts.apply(plan);
@@ -253,10 +253,12 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
     doc.routes = routes.map((o) => ({ route: `${o.kind} ${id(o)}`, generation: o.metadata.generation, status: statusOf(o) }));
     const policies = store.list('BackendTLSPolicy');
     if (policies.length) doc.backendTLSPolicies = policies.map((o) => ({ policy: id(o), generation: o.metadata.generation, status: statusOf(o) }));
+    const listenerSets = store.list('ListenerSet');
+    if (listenerSets.length) doc.listenerSets = listenerSets.map((o) => ({ listenerSet: id(o), generation: o.metadata.generation, status: statusOf(o) }));
     doc.attachments = [...translations].map(([gw, t]) => ({
       gateway: gw,
       listeners: t.attachment.listeners.map((l) => ({
-        name: l.listener.name, valid: l.valid,
+        name: l.listener.name, ...(l.listenerSet ? { listenerSet: `${l.listenerSet.namespace}/${l.listenerSet.name}` } : {}), valid: l.valid,
         routes: l.routes.map((r) => ({ route: `${r.kind} ${id(r.route as K8sObject)}`, parentRefIndex: r.parentRefIndex, hostnames: r.hostnames })),
       })),
       rejected: t.attachment.rejected.map((r) => ({ route: `${r.kind} ${id(r.route as K8sObject)}`, parentRefIndex: r.parentRefIndex, reason: r.reason })),

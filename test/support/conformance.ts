@@ -195,24 +195,9 @@ export async function check(
         for (const [k, v] of Object.entries(g.compiledInfrastructure[part] ?? {}))
           ok(infra?.[part]?.[k] === v, `${id} compiled infrastructure ${part} ${k}=${v}; ${readTable ? `has ${JSON.stringify(infra?.[part])}` : 'this driver reads no tables'}`);
     }
-    const listeners: any[] = gw?.status?.listeners ?? [];
-    if (g.listenersExact) {
-      const names = (g.listeners ?? []).map((l: any) => l.name).sort();
-      ok(JSON.stringify(listeners.map((l) => l.name).sort()) === JSON.stringify(names), `${id} listeners exactly ${names}; has ${listeners.map((l) => l.name)}`);
-    }
-    for (const wl of g.listeners ?? []) {
-      const l = listeners.find((x) => x.name === wl.name);
-      const lid = `${id} listener ${wl.name}`;
-      for (const c of wl.conditions ?? []) ok(condOk(l?.conditions, c), `${lid} condition ${JSON.stringify(c)}; has ${showConds(l?.conditions)}`);
-      if (wl.attachedRoutes !== undefined) ok(l?.attachedRoutes === wl.attachedRoutes, `${lid} attachedRoutes ${wl.attachedRoutes}; has ${l?.attachedRoutes}`);
-      if (wl.supportedKinds !== undefined) {
-        const have: any[] = l?.supportedKinds ?? [];
-        const good = wl.supportedKinds.length === 0
-          ? !!l && have.length === 0
-          : wl.supportedKinds.every((k: any) => have.some((h) => (h.group ?? GW) === (k.group ?? GW) && h.kind === k.kind));
-        ok(good, `${lid} supportedKinds ${JSON.stringify(wl.supportedKinds)}; has ${JSON.stringify(have)}`);
-      }
-    }
+    if (g.attachedListenerSets !== undefined)
+      ok((gw?.status?.attachedListenerSets ?? 0) === g.attachedListenerSets, `${id} attachedListenerSets ${g.attachedListenerSets}; has ${gw?.status?.attachedListenerSets}`);
+    checkListeners(gw?.status?.listeners ?? [], g, id, ok);
   }
   for (const r of e.routes ?? []) {
     const route: any = await read(r.kind, r.namespace, r.name);
@@ -229,6 +214,9 @@ export async function check(
         `${id} has no accepted parents; has ${JSON.stringify(parents.map((p) => showConds(p.conditions)))}`);
     if (r.conditionsObservedGenerationCurrent)
       ok(!!route && parents.length > 0 && parents.every((p) => genCurrent(p.conditions, route.metadata.generation)), `${id} observedGeneration current`);
+    if (r.parentsExact)
+      ok(parents.filter((p) => p.controllerName === controllerName).length === (r.parents ?? []).length,
+        `${id} has exactly ${(r.parents ?? []).length} parents; has ${JSON.stringify(parents.map((p) => p.parentRef))}`);
   }
   for (const bp of e.backendTLSPolicies ?? []) {
     const policy: any = await read('BackendTLSPolicy', bp.namespace, bp.name);
@@ -246,10 +234,45 @@ export async function check(
     if (bp.conditionsObservedGenerationCurrent)
       ok(!!policy && ancestors.every((a) => genCurrent(a.conditions, policy.metadata.generation)), `${id} observedGeneration current`);
   }
+  await checkListenerSets(read, e, ok);
   for (const g of e.generationChanged ?? []) {
     const o: any = await read(g.kind, g.namespace, g.name);
     const k = refKey(g);
     ok(!!o && before !== undefined && o.metadata.generation !== before.get(k), `${k} generation changed`);
+  }
+}
+
+/** status.listeners of a Gateway or a ListenerSet against `want.listeners` (and `want.listenersExact`). */
+function checkListeners(listeners: any[], want: any, id: string, ok: (cond: boolean, what: string) => void): void {
+  if (want.listenersExact) {
+    const names = (want.listeners ?? []).map((l: any) => l.name).sort();
+    ok(JSON.stringify(listeners.map((l) => l.name).sort()) === JSON.stringify(names), `${id} listeners exactly ${names}; has ${listeners.map((l) => l.name)}`);
+  }
+  for (const wl of want.listeners ?? []) {
+    const l = listeners.find((x) => x.name === wl.name);
+    const lid = `${id} listener ${wl.name}`;
+    for (const c of wl.conditions ?? []) ok(condOk(l?.conditions, c), `${lid} condition ${JSON.stringify(c)}; has ${showConds(l?.conditions)}`);
+    if (wl.attachedRoutes !== undefined) ok(l?.attachedRoutes === wl.attachedRoutes, `${lid} attachedRoutes ${wl.attachedRoutes}; has ${l?.attachedRoutes}`);
+    if (wl.supportedKinds !== undefined) {
+      const have: any[] = l?.supportedKinds ?? [];
+      const good = wl.supportedKinds.length === 0
+        ? !!l && have.length === 0
+        : wl.supportedKinds.every((k: any) => have.some((h) => (h.group ?? GW) === (k.group ?? GW) && h.kind === k.kind));
+      ok(good, `${lid} supportedKinds ${JSON.stringify(wl.supportedKinds)}; has ${JSON.stringify(have)}`);
+    }
+  }
+}
+
+/** `listenerSets[]`: a ListenerSet's conditions and listeners, as for a Gateway. */
+async function checkListenerSets(read: Reader, e: any, ok: (cond: boolean, what: string) => void): Promise<void> {
+  for (const s of e.listenerSets ?? []) {
+    const ls: any = await read('ListenerSet', s.namespace, s.name);
+    const id = `ListenerSet ${s.namespace}/${s.name}`;
+    for (const c of s.conditions ?? [])
+      ok(condOk(ls?.status?.conditions, c), `${id} condition ${JSON.stringify(c)}; has ${showConds(ls?.status?.conditions)}`);
+    if (s.conditionsObservedGenerationCurrent)
+      ok(!!ls?.status?.conditions?.length && genCurrent(ls.status.conditions, ls.metadata.generation), `${id} observedGeneration current`);
+    checkListeners(ls?.status?.listeners ?? [], s, id, ok);
   }
 }
 

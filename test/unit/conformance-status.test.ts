@@ -72,6 +72,44 @@ describe('conformance status expectations', () => {
     ]) expect((await run(wrong)).failed, JSON.stringify(wrong)).toHaveLength(1);
   });
 
+  it('the checker catches wrong ListenerSet, attachedListenerSets and parentsExact expectations', async () => {
+    const objects: Record<string, any> = {
+      'Gateway/n/g': { kind: 'Gateway', metadata: { name: 'g', namespace: 'n', generation: 1 }, status: { attachedListenerSets: 1 } },
+      'ListenerSet/n/ls': { kind: 'ListenerSet', metadata: { name: 'ls', namespace: 'n', generation: 2 }, status: {
+        conditions: [{ type: 'Accepted', status: 'True', reason: 'Accepted', observedGeneration: 2 }],
+        listeners: [{ name: 'a', attachedRoutes: 1, supportedKinds: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }],
+          conditions: [{ type: 'Programmed', status: 'True', reason: 'Programmed' }] }] } },
+      'HTTPRoute/n/r': { kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'n', generation: 1 }, status: { parents: [
+        { parentRef: { group: 'gateway.networking.k8s.io', kind: 'ListenerSet', name: 'ls' }, controllerName: CONTROLLER, conditions: [{ type: 'Accepted', status: 'True' }] },
+        { parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'g' }, controllerName: CONTROLLER, conditions: [{ type: 'Accepted', status: 'True' }] }] } },
+    };
+    const read = (kind: string, ns: string | undefined, name: string) => objects[`${kind}/${ns}/${name}`];
+    const run = async (e: any) => {
+      const t: Tally = { passed: 0, failed: [] };
+      await check(read, e, 't', undefined, t, CONTROLLER);
+      return t;
+    };
+    const ls = (extra: any) => ({ listenerSets: [{ namespace: 'n', name: 'ls', ...extra }] });
+    const parent = { parentRef: { group: 'gateway.networking.k8s.io', kind: 'ListenerSet', name: 'ls', namespace: 'n' }, conditions: [{ type: 'Accepted', status: 'True' }] };
+    const good = await run({ gateways: [{ namespace: 'n', name: 'g', attachedListenerSets: 1 }],
+      ...ls({ conditions: [{ type: 'Accepted', status: 'True' }], conditionsObservedGenerationCurrent: true, listenersExact: true,
+        listeners: [{ name: 'a', attachedRoutes: 1, supportedKinds: [{ kind: 'HTTPRoute' }], conditions: [{ type: 'Programmed', status: 'True' }] }] }),
+      routes: [{ kind: 'HTTPRoute', namespace: 'n', name: 'r', parents: [parent] }] });
+    expect(good.failed).toEqual([]);
+    for (const wrong of [
+      { gateways: [{ namespace: 'n', name: 'g', attachedListenerSets: 2 }] },
+      ls({ conditions: [{ type: 'Accepted', status: 'False' }] }),
+      ls({ listeners: [{ name: 'a', attachedRoutes: 2 }] }),
+      ls({ listeners: [{ name: 'b', conditions: [{ type: 'Accepted' }] }] }),
+      ls({ listenersExact: true, listeners: [] }),
+      ls({ listeners: [{ name: 'a', supportedKinds: [] }] }),
+      { listenerSets: [{ namespace: 'n', name: 'missing', conditions: [{ type: 'Accepted' }] }] },
+      { routes: [{ kind: 'HTTPRoute', namespace: 'n', name: 'r', parents: [parent], parentsExact: true }] },
+    ]) expect((await run(wrong)).failed, JSON.stringify(wrong)).toHaveLength(1);
+    objects['ListenerSet/n/ls'].metadata.generation = 3;
+    expect((await run(ls({ conditionsObservedGenerationCurrent: true }))).failed).toHaveLength(1);
+  });
+
   afterAll(() => {
     console.log(totals.line('conformance status'));
   });

@@ -45,6 +45,8 @@ const ref = (kind?: string) => ({ ...(kind ? { kind } : {}), name: 'target', nam
 const keysOf = (deps: Dependency[]) => new Set(deps.map(depKey));
 const depsOfGateway = (spec: Record<string, unknown>) => keysOf(gatewayDependencies(gateway(spec), []));
 const depsOfRoute = (spec: Record<string, unknown>) => keysOf(gatewayDependencies(gateway({}), [route(spec)]));
+const listenerSet = (listeners: unknown[]) => ({ kind: 'ListenerSet', metadata: { name: 'ls', namespace: OTHER }, spec: { parentRef: { name: 'gw', namespace: NS }, listeners } });
+const depsOfListenerSet = (listeners: unknown[]) => keysOf(gatewayDependencies(gateway({}), [], undefined, undefined, [listenerSet(listeners)]));
 const backendKeys = [depKey(dep.service(OTHER, 'target')), depKey(dep.endpointSlices(OTHER, 'target')), depKey(dep.referenceGrants(OTHER))];
 const selector = { from: 'Selector', selector: { matchLabels: { team: 'a' } } };
 const policy = (target = 'target') => ({ kind: 'BackendTLSPolicy', metadata: { name: 'p', namespace: OTHER }, spec: {
@@ -64,6 +66,11 @@ const FIXTURES: Record<string, () => { got: Set<string>; want: string[] }> = {
   'Gateway.spec.infrastructure.parametersRef': () => ({ got: new Set(), want: [] }),
   'GatewayClass.spec.parametersRef': () => ({ got: new Set(), want: [] }),
   'Route.spec.parentRefs': () => ({ got: new Set(touchedBy('HTTPRoute', null, route({}) as never)), want: [depKey(dep.gateway(NS, 'gw'))] }),
+  'ListenerSet.spec.parentRef': () => ({ got: new Set(touchedBy('ListenerSet', null, listenerSet([]) as never)), want: [depKey(dep.gateway(NS, 'gw')), depKey(dep.listenerSet(OTHER, 'ls'))] }),
+  'ListenerSet.spec.listeners[].tls.certificateRefs': () => ({ got: depsOfListenerSet([{ name: 'l', port: 443, protocol: 'HTTPS', tls: { certificateRefs: [{ name: 'own' }, { name: 'target', namespace: NS }] } }]),
+    want: [depKey(dep.secret(OTHER, 'own')), depKey(dep.secret(NS, 'target')), depKey(dep.referenceGrants(NS)), depKey(dep.listenerSet(OTHER, 'ls'))] }),
+  'ListenerSet.spec.listeners[].allowedRoutes.namespaces.from': () => ({ got: depsOfListenerSet([{ name: 'l', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: selector } }]), want: [depKey(dep.namespaces())] }),
+  'ListenerSet.spec.listeners[].allowedRoutes.namespaces.selector': () => FIXTURES['ListenerSet.spec.listeners[].allowedRoutes.namespaces.from'](),
   'Route.spec.rules[].backendRefs': () => ({ got: depsOfRoute({ rules: [{ backendRefs: [{ ...ref(), port: 80 }] }] }), want: backendKeys }),
   'Route.spec.rules[].filters[].requestMirror.backendRef': () => ({ got: depsOfRoute({ rules: [{ filters: [{ type: 'RequestMirror', requestMirror: { backendRef: { ...ref(), port: 80 } } }] }] }), want: backendKeys }),
   'Route.spec.rules[].filters[].externalAuth.backendRef': () => ({ got: depsOfRoute({ rules: [{ filters: [{ type: 'ExternalAuth', externalAuth: { protocol: 'HTTP', backendRef: { ...ref(), port: 80 } } }] }] }), want: backendKeys }),
@@ -120,6 +127,13 @@ describe('dependency model', () => {
     // and a route moved to another Gateway
     expect(touchedBy('HTTPRoute', route({}), { ...route({}), spec: { parentRefs: [{ name: 'other-gw', namespace: OTHER }] } }))
       .toEqual([depKey(dep.gateway(NS, 'gw')), depKey(dep.gateway(OTHER, 'other-gw'))]);
+    // a route naming a ListenerSet touches the key its Gateway recorded for it
+    const viaSet = { ...route({}), spec: { parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'ListenerSet', name: 'ls', namespace: OTHER }] } };
+    expect(touchedBy('HTTPRoute', null, viaSet)).toEqual([depKey(dep.listenerSet(OTHER, 'ls'))]);
+    expect([...depsOfListenerSet([])]).toContain(depKey(dep.listenerSet(OTHER, 'ls')));
+    // a ListenerSet moved to another Gateway touches both
+    expect(touchedBy('ListenerSet', listenerSet([]), { ...listenerSet([]), spec: { parentRef: { name: 'gw2', namespace: NS }, listeners: [] } }))
+      .toEqual([depKey(dep.gateway(NS, 'gw')), depKey(dep.gateway(NS, 'gw2')), depKey(dep.listenerSet(OTHER, 'ls'))]);
   });
 
   it('has a rule for every stored kind', () => {
@@ -129,7 +143,7 @@ describe('dependency model', () => {
 
   it('every key reads back as the dependency it was built from', () => {
     const all: Dependency[] = [dep.gateway(NS, 'gw'), dep.gatewayClass('sw'), dep.service(NS, 'a'), dep.endpointSlices(NS, 'a'),
-      dep.secret(NS, 'c'), dep.configMap(NS, 'ca'), dep.referenceGrants(NS), dep.namespaces()];
+      dep.secret(NS, 'c'), dep.configMap(NS, 'ca'), dep.referenceGrants(NS), dep.namespaces(), dep.listenerSet(NS, 'ls')];
     for (const d of all) expect(parseDepKey(depKey(d))).toEqual(d);
     expect(parseDepKey('Nonsense/x/y')).toBeUndefined();
     expect(parseDepKey('Gateway//x')).toBeUndefined();

@@ -1,6 +1,6 @@
 // The conformance corpus's in-memory driver (test/unit/conformance-status.test.ts): a reconcile that
 // runs the pure core over every GatewayClass and Gateway of a test/support/object-store Store and
-// writes the statuses back onto the objects, so that the next reconcile sees them as `previous`.
+// writes the statuses (ListenerSets' too) back onto the objects, so that the next reconcile sees them as `previous`.
 import type { K8sObject } from '../../src/core/model/objects';
 import type { TranslateOptions } from '../../src/core/model/world';
 import { translate, gatewayClassStatus, type Translation } from '../../src/core/translate';
@@ -39,6 +39,10 @@ export function reconcile(store: Store, opts: TranslateOptions & AttachOptions):
     for (const rp of t.routeParents) {
       const k = objectKey(rp.kind, rp.namespace, rp.name);
       (ours.get(k) ?? ours.set(k, []).get(k)!).push(...rp.parents);
+    }
+    for (const e of t.listenerSetStatuses) {
+      const ls = store.get('ListenerSet', e.namespace, e.name);
+      if (ls) ls.status = e.status;
     }
   }
   const ancestors = new Map<string, any[]>();

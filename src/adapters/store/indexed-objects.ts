@@ -1,10 +1,10 @@
-// Objects by stream, indexed the ways the world loader asks for them: the routes naming a Gateway,
-// the EndpointSlices of a Service, the objects of a kind in a namespace. Objects are frozen, in
+// Objects by stream, indexed the ways the world loader asks for them: the routes naming a Gateway
+// or a ListenerSet, the ListenerSets naming a Gateway, the EndpointSlices of a Service, the objects of a kind in a namespace. Objects are frozen, in
 // reading order, and stay the same value until replaced (the core's memos rely on it). The worker's
 // object cache and the in-memory source of the golden cases both keep their objects here.
 import { inReadingOrder } from '../../core/objects/order';
 import { isRouteKind } from '../../core/model/kinds';
-import { SERVICE_NAME_LABEL, gatewaysNamedBy } from '../../core/refs/lookup';
+import { SERVICE_NAME_LABEL, gatewayOfListenerSet, gatewaysNamedBy, parentsNamedBy } from '../../core/refs/lookup';
 import type { K8sObject } from '../../core/model/objects';
 
 function deepFreeze<T>(v: T): T {
@@ -31,6 +31,8 @@ function removeFrom(index: Map<string, Set<string>>, key: string, stream: string
 export class IndexedObjects {
   private readonly objects = new Map<string, K8sObject>();
   private readonly routesByGateway = new Map<string, Set<string>>();
+  private readonly routesByListenerSet = new Map<string, Set<string>>();
+  private readonly listenerSetsByGateway = new Map<string, Set<string>>();
   private readonly slicesByService = new Map<string, Set<string>>();
   private readonly byKindNamespace = new Map<string, Set<string>>();
 
@@ -54,9 +56,14 @@ export class IndexedObjects {
     return this.objects.get(stream);
   }
 
-  /** the routes (any kind) whose parentRefs name Gateway `ns/name` */
-  routesNaming(ns: string, name: string): K8sObject[] {
-    return this.pick(this.routesByGateway.get(`${ns}/${name}`));
+  /** the routes (any kind) whose parentRefs name Gateway (or ListenerSet) `ns/name` */
+  routesNaming(ns: string, name: string, parentKind: 'Gateway' | 'ListenerSet' = 'Gateway'): K8sObject[] {
+    return this.pick((parentKind === 'Gateway' ? this.routesByGateway : this.routesByListenerSet).get(`${ns}/${name}`));
+  }
+
+  /** the ListenerSets whose parentRef names Gateway `ns/name` */
+  listenerSetsNaming(ns: string, name: string): K8sObject[] {
+    return this.pick(this.listenerSetsByGateway.get(`${ns}/${name}`));
   }
 
   /** the EndpointSlices labelled for Service `ns/name` */
@@ -85,7 +92,12 @@ export class IndexedObjects {
 
   private index(stream: string, obj: K8sObject, op: typeof addTo): void {
     const ns = obj.metadata?.namespace ?? '';
-    if (isRouteKind(obj.kind)) for (const g of gatewaysNamedBy(obj)) op(this.routesByGateway, g, stream);
+    if (isRouteKind(obj.kind)) {
+      for (const g of gatewaysNamedBy(obj)) op(this.routesByGateway, g, stream);
+      for (const l of parentsNamedBy(obj, 'ListenerSet')) op(this.routesByListenerSet, l, stream);
+    }
+    const parent = obj.kind === 'ListenerSet' ? gatewayOfListenerSet(obj) : undefined;
+    if (parent) op(this.listenerSetsByGateway, parent, stream);
     const svc = obj.kind === 'EndpointSlice' ? obj.metadata?.labels?.[SERVICE_NAME_LABEL] : undefined;
     if (svc) op(this.slicesByService, `${ns}/${svc}`, stream);
     op(this.byKindNamespace, `${obj.kind}/${ns}`, stream);

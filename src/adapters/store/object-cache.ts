@@ -32,8 +32,12 @@ export class ObjectCache implements ObjectSource {
     return this.objects.get(stream);
   }
 
-  routesNaming(ns: string, name: string): K8sObject[] {
-    return this.objects.routesNaming(ns, name);
+  routesNaming(ns: string, name: string, parentKind: 'Gateway' | 'ListenerSet' = 'Gateway'): K8sObject[] {
+    return this.objects.routesNaming(ns, name, parentKind);
+  }
+
+  listenerSetsNaming(ns: string, name: string): K8sObject[] {
+    return this.objects.listenerSetsNaming(ns, name);
   }
 
   slicesOf(ns: string, service: string): K8sObject[] {

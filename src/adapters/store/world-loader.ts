@@ -15,8 +15,10 @@ export interface ObjectSource {
   /** every event at or below this position is reflected */
   readonly position: number;
   get(stream: string): K8sObject | undefined;
-  /** the routes (any kind) whose parentRefs name Gateway `ns/name` */
-  routesNaming(ns: string, name: string): K8sObject[];
+  /** the routes (any kind) whose parentRefs name Gateway (or ListenerSet) `ns/name` */
+  routesNaming(ns: string, name: string, parentKind?: 'Gateway' | 'ListenerSet'): K8sObject[];
+  /** the ListenerSets whose parentRef names Gateway `ns/name` */
+  listenerSetsNaming(ns: string, name: string): K8sObject[];
   /** the EndpointSlices labelled for Service `ns/name` */
   slicesOf(ns: string, service: string): K8sObject[];
   /** every object of a kind in a namespace ('' for cluster-scoped kinds), or in all of them */
@@ -35,7 +37,7 @@ export interface GatewayWorld {
 
 export const gatewayStream = (ns: string, name: string) => streamKey('Gateway', ns, name);
 
-const emptyWorld = (): World => ({ gatewayClasses: [], gateways: [], routes: [], referenceGrants: [], namespaces: [], services: [], endpointSlices: [], secrets: [], configMaps: [], backendTLSPolicies: [] });
+const emptyWorld = (): World => ({ gatewayClasses: [], gateways: [], routes: [], referenceGrants: [], namespaces: [], services: [], endpointSlices: [], secrets: [], configMaps: [], backendTLSPolicies: [], listenerSets: [] });
 
 /** What the loader keeps between recomputes of one source (owned by its caller). */
 export interface LoaderMemo {
@@ -76,7 +78,14 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
   const world = emptyWorld();
   const gateway = source.get(gatewayStream(ns, name)) ?? null;
   if (!gateway) return { world, gateway, sourcePosition, deps: [] };
+  const listenerSets = source.listenerSetsNaming(ns, name);
   const routes = source.routesNaming(ns, name);
+  if (listenerSets.length) {
+    // a route naming the Gateway and one of its ListenerSets (or two of them) is loaded once
+    const seen = new Set(routes);
+    for (const ls of listenerSets) for (const r of source.routesNaming(ls.metadata.namespace ?? '', ls.metadata.name, 'ListenerSet'))
+      if (!seen.has(r)) { seen.add(r); routes.push(r); }
+  }
   // the BackendTLSPolicies of every Service reached, found here once each: what they read is a dependency too
   const policies = new Map<string, K8sObject[]>();
   const policiesOf = (pns: string, service: string): K8sObject[] => {
@@ -88,7 +97,7 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
     }
     return found;
   };
-  const deps = gatewayDependencies(gateway as never, routes, memo.routeDeps, policiesOf);
+  const deps = gatewayDependencies(gateway as never, routes, memo.routeDeps, policiesOf, listenerSets);
   const seenPolicies = new Set<K8sObject>();
   for (const list of policies.values()) for (const p of list) if (!seenPolicies.has(p)) {
     seenPolicies.add(p);
@@ -101,8 +110,10 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
         if (d.namespace === ns && d.name === name) {
           world.gateways.push((previousGatewayStatus ? { ...gateway, status: previousGatewayStatus } : gateway) as never);
           world.routes.push(...(routes as never[]));
+          world.listenerSets!.push(...(listenerSets as never[]));
         }
         break;
+      case 'ListenerSet': break; // loaded with the Gateway, as its routes are
       case 'GatewayClass': push(world.gatewayClasses, source.get(streamKey('GatewayClass', '', d.name))); break;
       case 'Service': push(world.services, source.get(streamKey('Service', d.namespace, d.name))); break;
       case 'EndpointSlices': world.endpointSlices.push(...(source.slicesOf(d.namespace, d.service) as never[])); break;

@@ -50,6 +50,11 @@ function columns(info: KindInfo): { header: string[]; cells: (o: Obj) => string[
         header: ['CLASS', 'LISTENERS', 'ACCEPTED', 'PROGRAMMED'],
         cells: (o) => [o.spec?.gatewayClassName ?? '', count(o.spec?.listeners?.length), gwCond(o, 'Accepted'), gwCond(o, 'Programmed')],
       };
+    case 'ListenerSet':
+      return {
+        header: ['GATEWAY', 'LISTENERS', 'ACCEPTED', 'PROGRAMMED'],
+        cells: (o) => [`${o.spec?.parentRef?.namespace ?? o.metadata.namespace}/${o.spec?.parentRef?.name ?? ''}`, count(o.spec?.listeners?.length), gwCond(o, 'Accepted'), gwCond(o, 'Programmed')],
+      };
     case 'HTTPRoute':
     case 'GRPCRoute':
     case 'TLSRoute':

@@ -2,7 +2,9 @@
 // names it; a parentRef selects the listeners its sectionName and port name (all of them when it
 // names neither); a selected listener admits the route when it supports the route's kind, admits
 // the route's namespace, and (for HTTP, GRPC and TLS routes) shares a hostname with it. Consent is
-// two-sided: the route names the parent, the listener admits the route.
+// two-sided: the route names the parent, the listener admits the route. A parentRef naming the
+// Gateway selects among the Gateway's own listeners only; one naming a ListenerSet of the Gateway
+// selects among that ListenerSet's listeners (its status entry is for the ListenerSet).
 import type {
   AttachedRoute, GatewayAttachment, ListenerAttachment, ObjectRef, RejectedRoute, TranslateOptions,
 } from '../model/world';
@@ -17,6 +19,7 @@ import { memoSlot } from '../translate/context';
 import { analyzeListeners, type ListenerAnalysis } from './listeners';
 import { gatewayClassOf, gatewayVerdict, isOurGateway, type GatewayVerdict } from './gateway';
 import { poolEntries } from './addresses';
+import { listenerSetsOf, type ListenerSetVerdict } from './listener-sets';
 import { kindHasHostnames, protocolHasHostname } from './kinds';
 import { matchListenerHostname } from './hostnames';
 import { unsupportedRules } from './rules';
@@ -63,14 +66,17 @@ export interface ValidatedGateway {
   gateway: Gateway;
   gatewayClass: GatewayClass;
   verdict: GatewayVerdict;
+  /** the Gateway's own listeners, then those of the ListenerSets it allows, in precedence order */
   listeners: ListenerAnalysis[];
+  /** every ListenerSet naming the Gateway, in precedence order, allowed or not */
+  listenerSets: ListenerSetVerdict[];
   /** the route kinds the GatewayClass claims (feature name = kind) */
   features: ReadonlySet<string>;
 }
 
 /** The attach step's value: the routes that name the Gateway and the outcome of each parentRef. */
 export interface RouteAttachments {
-  /** routes that name this Gateway in a parentRef, sorted by kind, namespace, name */
+  /** routes that name this Gateway or one of its ListenerSets in a parentRef, sorted by kind, namespace, name */
   routes: Route[];
   outcomes: ParentOutcome[];
 }
@@ -81,10 +87,35 @@ function findGateway(view: WorldView, ref: Pick<ObjectRef, 'namespace' | 'name'>
   return view.index.gateways.get(key(ref.namespace, ref.name));
 }
 
-/** Does this parentRef of the route name the Gateway? */
-function namesGateway(route: Route, parentRef: ParentRefInput | undefined, gateway: Gateway): boolean {
-  return !!parentRef && (parentRef.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (parentRef.kind ?? 'Gateway') === 'Gateway'
-    && (parentRef.namespace ?? route.metadata.namespace) === gateway.metadata.namespace && parentRef.name === gateway.metadata.name;
+/** Does this parentRef of the route name the object (a Gateway, or a ListenerSet)? */
+function namesParent(route: Route, parentRef: ParentRefInput | undefined, kind: 'Gateway' | 'ListenerSet', namespace: string | undefined, name: string): boolean {
+  return !!parentRef && (parentRef.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (parentRef.kind ?? 'Gateway') === kind
+    && (parentRef.namespace ?? route.metadata.namespace) === namespace && parentRef.name === name;
+}
+
+/** A parent a parentRef can name: the Gateway or one of its ListenerSets, with the listeners it selects among. */
+interface Parent {
+  kind: 'Gateway' | 'ListenerSet';
+  namespace: string;
+  name: string;
+  /** `Gateway "ns/name"`, for messages */
+  label: string;
+  listeners: ListenerAnalysis[];
+  /** why no route can attach through it (a ListenerSet the Gateway does not allow) */
+  refused?: string;
+}
+
+function parentsOf(validated: ValidatedGateway): Parent[] {
+  const { gateway, listeners, listenerSets } = validated;
+  const gwNs = gateway.metadata.namespace ?? '';
+  const out: Parent[] = [{ kind: 'Gateway', namespace: gwNs, name: gateway.metadata.name,
+    label: `Gateway "${refName(gwNs, gateway.metadata.name)}"`, listeners: listeners.filter((l) => !l.listenerSet) }];
+  for (const s of listenerSets) {
+    out.push({ kind: 'ListenerSet', namespace: s.namespace, name: s.name, label: `ListenerSet "${refName(s.namespace, s.name)}"`,
+      listeners: listeners.filter((l) => l.listenerSet?.namespace === s.namespace && l.listenerSet.name === s.name),
+      ...(s.allowed ? {} : { refused: `the ListenerSet is not attached (${s.message})` }) });
+  }
+  return out;
 }
 
 function echoParentRef(parentRef: ParentRefInput): ParentReference {
@@ -107,22 +138,26 @@ export function validateGateway(view: WorldView, gatewayRef: Pick<ObjectRef, 'na
   if (!gateway || !isOurGateway(view, gateway, opts.controllerName)) return undefined;
   const features = featureSet(opts.supportedFeatures);
   const verdict = gatewayVerdict(view, gateway, poolEntries(opts.addressPool));
+  const listenerSets = features.has('ListenerSet') ? listenerSetsOf(view, gateway) : [];
   const listeners = analyzeListeners(view, gateway, {
     features,
     unavailablePorts: new Set(opts.unavailablePorts ?? []),
     gatewayProblem: verdict.accepted ? undefined : `The Gateway is not accepted: ${verdict.message}`,
-  });
-  return { gateway, gatewayClass: gatewayClassOf(view, gateway)!, verdict, listeners, features };
+  }, listenerSets.filter((s) => s.allowed).map((s) => s.listenerSet));
+  return { gateway, gatewayClass: gatewayClassOf(view, gateway)!, verdict, listeners, listenerSets, features };
 }
 
 /** Step 2, attach: parentRefs x listeners, allowedRoutes and hostnames, for every route naming the Gateway. */
 export function attachRoutes(view: WorldView, validated: ValidatedGateway): RouteAttachments {
   const { gateway, listeners, features } = validated;
-  const routes = [...(view.index.routesByGateway.get(key(gateway.metadata.namespace, gateway.metadata.name)) ?? [])]
+  const parents = parentsOf(validated);
+  const naming = new Set<Route>(view.index.routesByGateway.get(key(gateway.metadata.namespace, gateway.metadata.name)) ?? []);
+  for (const p of parents) if (p.kind === 'ListenerSet') for (const r of view.index.routesByListenerSet.get(key(p.namespace, p.name)) ?? []) naming.add(r);
+  const routes = [...naming]
     .filter((r) => isRouteKind(r.kind) && features.has(r.kind))
     .sort((a, b) => cmp(a.kind, b.kind) || cmp(a.metadata.namespace ?? '', b.metadata.namespace ?? '') || cmp(a.metadata.name, b.metadata.name));
   const outcomes: ParentOutcome[] = [];
-  const memo = outcomeMemo(view, gateway, listeners);
+  const memo = outcomeMemo(view, gateway, listeners, parents);
   for (const route of routes) {
     const dropped = unsupportedRules(view.ctx, route);
     let n = 0;
@@ -130,10 +165,11 @@ export function attachRoutes(view: WorldView, validated: ValidatedGateway): Rout
     if (!byIndex) memo.set(route, (byIndex = new Map()));
     const parentRefs: readonly ParentRefInput[] = route.spec?.parentRefs ?? [];
     parentRefs.forEach((p, i) => {
-      if (!namesGateway(route, p, gateway) || n >= MAX_PARENTS_PER_ROUTE) return;
+      const parent = parents.find((x) => namesParent(route, p, x.kind, x.namespace, x.name));
+      if (!parent || n >= MAX_PARENTS_PER_ROUTE) return;
       n++;
       let outcome = byIndex!.get(i);
-      if (!outcome) byIndex!.set(i, (outcome = matchParentRef(view, gateway, listeners, route, p, i, dropped)));
+      if (!outcome) byIndex!.set(i, (outcome = matchParentRef(view, parent, listeners, route, p, i, dropped)));
       outcomes.push(outcome);
     });
   }
@@ -146,11 +182,11 @@ export function attachRoutes(view: WorldView, validated: ValidatedGateway): Rout
 // signatures are values, not objects, so the context keeps only its capacity's worth of them.
 const OUTCOMES = memoSlot('attach.outcomes', () => new Map<string, WeakMap<object, WeakMap<Route, Map<number, ParentOutcome>>>>());
 
-function outcomeMemo(view: WorldView, gateway: Gateway, listeners: ListenerAnalysis[]): WeakMap<Route, Map<number, ParentOutcome>> {
+function outcomeMemo(view: WorldView, gateway: Gateway, listeners: ListenerAnalysis[], parents: Parent[]): WeakMap<Route, Map<number, ParentOutcome>> {
   const signature = JSON.stringify([gateway.metadata.namespace ?? '', gateway.metadata.name, listeners.map((l) => [
     l.index, l.name, l.port, l.protocol, l.hostname ?? null, l.supportedKinds, l.accepted.status, l.accepted.reason ?? null,
-    l.listener?.allowedRoutes?.namespaces ?? null,
-  ])]);
+    l.listener?.allowedRoutes?.namespaces ?? null, l.listenerSet ?? null, l.isConflicted,
+  ]), parents.map((p) => [p.kind, p.namespace, p.name, p.refused ?? null])]);
   const outcomes = view.ctx.memo(OUTCOMES);
   const byNamespaces = keepRecent(outcomes, signature, outcomes.get(signature) ?? new WeakMap(), view.ctx.capacity);
   const table = view.index.namespaces;
@@ -159,19 +195,21 @@ function outcomeMemo(view: WorldView, gateway: Gateway, listeners: ListenerAnaly
   return byRoute;
 }
 
+/** `listeners`: the whole merged list (outcomes name listeners by their index there). */
 function matchParentRef(
-  view: WorldView, gateway: Gateway, listeners: ListenerAnalysis[], route: Route, parentRef: ParentRefInput, index: number,
+  view: WorldView, parent: Parent, listeners: ListenerAnalysis[], route: Route, parentRef: ParentRefInput, index: number,
   droppedRules: Map<number, string>,
 ): ParentOutcome {
   const kind = route.kind as RouteKind;
   const routeNs = route.metadata.namespace ?? '';
-  const gw = `Gateway "${refName(gateway.metadata.namespace, gateway.metadata.name)}"`;
+  const gw = parent.label;
   const base = { route, kind, parentRefIndex: index, parentRef: echoParentRef(parentRef), attached: new Map<number, string[]>(), counted: [] as number[], droppedRules };
   const reject = (reason: string, message: string, counted: number[] = []): ParentOutcome => ({ ...base, counted, accepted: false, reason, message });
+  if (parent.refused) return reject(RouteReason.NotAllowedByListeners, `${gw} does not admit this route: ${parent.refused}`);
 
   const section: string | undefined = parentRef.sectionName || undefined;
   const port: number | undefined = typeof parentRef.port === 'number' ? parentRef.port : undefined;
-  const selected = listeners.filter((l) => (section === undefined || l.name === section) && (port === undefined || l.port === port));
+  const selected = parent.listeners.filter((l) => (section === undefined || l.name === section) && (port === undefined || l.port === port));
   if (!selected.length) {
     const want = [section !== undefined ? `named "${section}"` : '', port !== undefined ? `on port ${port}` : ''].filter(Boolean).join(' ');
     return reject(RouteReason.NoMatchingParent, `${gw} has no listener ${want}`);
@@ -241,6 +279,7 @@ export function attachmentOf(analysis: GatewayAnalysis): GatewayAttachment {
   }
   const listeners: ListenerAttachment[] = analysis.listeners.map((l, i) => ({
     listener: l.listener,
+    ...(l.listenerSet ? { listenerSet: { ...l.listenerSet } } : {}),
     valid: l.valid,
     routes: oldestFirst([...perListener[i].values()]),
   }));

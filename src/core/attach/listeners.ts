@@ -2,7 +2,14 @@
 // allowed route kinds, conflicts between listeners sharing a port, certificate and CA references,
 // and whether the listener can be programmed. The verdicts become the listener conditions; the
 // attachment step only lets routes attach to the kinds a listener supports.
-import type { Gateway, Listener, RouteGroupKind } from '../model/objects';
+//
+// The listeners of the ListenerSets a Gateway allows are merged after its own, in the spec's order
+// (the Gateway's listeners, then ListenerSets oldest first, then by namespace/name): among the
+// Gateway's own listeners every one of a conflicting group is Conflicted, as before ListenerSets; a
+// ListenerSet listener that conflicts with one kept before it in the merged list is Conflicted alone,
+// so that a ListenerSet can never take a port or hostname from the Gateway or an older ListenerSet.
+import type { Gateway, Listener, ListenerSet, RouteGroupKind } from '../model/objects';
+import type { ListenerOwner } from '../model/world';
 import { draft, type ConditionDraft } from '../status/conditions';
 import { ConditionType, ListenerReason } from '../status/reasons';
 import { resolveListenerCertificates, type SecretRefResult } from '../refs/certificates';
@@ -20,8 +27,11 @@ export interface ListenerContext {
 }
 
 export interface ListenerAnalysis {
+  /** the index in the merged list (the Gateway's listeners, then its ListenerSets') */
   index: number;
   listener: Listener;
+  /** absent for the Gateway's own listeners */
+  listenerSet?: ListenerOwner;
   name: string;
   port: number;
   protocol: string;
@@ -46,6 +56,9 @@ export interface ListenerAnalysis {
 
 interface Work {
   a: ListenerAnalysis;
+  /** the Gateway or the ListenerSet that declares the listener, and its index there */
+  owner: Gateway | ListenerSet;
+  ownerIndex: number;
   notAccepted?: { reason: string; message: string };
   conflict?: { reason: string; message: string; unsupportedMix?: boolean };
   invalidKinds: string[];
@@ -53,10 +66,16 @@ interface Work {
   kinds: RouteGroupKind[];
 }
 
-export function analyzeListeners(view: WorldView, gateway: Gateway, ctx: ListenerContext): ListenerAnalysis[] {
-  const listeners: Listener[] = gateway.spec?.listeners ?? [];
-  const work: Work[] = listeners.map((l, i) => validateOne(gateway, l, i, ctx));
-  detectConflicts(work, ctx);
+/** `listenerSets`: the ListenerSets the Gateway allows, in precedence order. */
+export function analyzeListeners(view: WorldView, gateway: Gateway, ctx: ListenerContext, listenerSets: readonly ListenerSet[] = []): ListenerAnalysis[] {
+  const entries: { owner: Gateway | ListenerSet; listener: Listener; ownerIndex: number }[] = [
+    ...(gateway.spec?.listeners ?? []).map((listener, ownerIndex) => ({ owner: gateway, listener, ownerIndex })),
+    ...listenerSets.flatMap((ls) => (ls.spec?.listeners ?? []).map((listener, ownerIndex) => ({ owner: ls, listener, ownerIndex }))),
+  ];
+  const work: Work[] = entries.map((e, i) => validateOne(e.owner, e.listener, i, e.ownerIndex, ctx));
+  const own = work.filter((w) => !w.a.listenerSet);
+  detectConflicts(own, ctx);
+  detectLaterConflicts(work, ctx);
   for (const w of work) resolveRefsAndProgram(view, gateway, w, ctx);
   detectOverlappingTLS(work);
   return work.map((w) => w.a);
@@ -66,20 +85,21 @@ function label(w: Work): string {
   return `"${w.a.name}"`;
 }
 
-function validateOne(gateway: Gateway, listener: Listener, index: number, ctx: ListenerContext): Work {
+function validateOne(owner: Gateway | ListenerSet, listener: Listener, index: number, ownerIndex: number, ctx: ListenerContext): Work {
   const protocol: string = listener?.protocol ?? '';
   const port = listener?.port;
-  const name = listener?.name ?? `#${index}`;
+  const name = listener?.name ?? `#${ownerIndex}`;
   const a: ListenerAnalysis = {
     index, listener, name, port, protocol,
-    supportedKinds: [], namespaces: namespacePolicy(gateway, listener),
+    ...(owner.kind === 'ListenerSet' ? { listenerSet: { namespace: owner.metadata.namespace ?? '', name: owner.metadata.name } } : {}),
+    supportedKinds: [], namespaces: namespacePolicy(owner, listener),
     accepted: draft(ConditionType.Accepted, true, ListenerReason.Accepted, 'The listener is valid'),
     conflicted: draft(ConditionType.Conflicted, false, ListenerReason.NoConflicts, 'The listener does not conflict with other listeners'),
     resolvedRefs: draft(ConditionType.ResolvedRefs, true, ListenerReason.ResolvedRefs, 'All references are resolved'),
     programmed: draft(ConditionType.Programmed, true, ListenerReason.Programmed, 'The listener is programmed'),
     certificates: [], valid: false, isAccepted: true, isConflicted: false,
   };
-  const w: Work = { a, invalidKinds: [], kinds: [] };
+  const w: Work = { a, owner, ownerIndex, invalidKinds: [], kinds: [] };
   if (protocol === 'HTTP' || protocol === 'HTTPS' || protocol === 'TLS') {
     if (typeof listener?.hostname === 'string' && listener.hostname !== '') a.hostname = listener.hostname.toLowerCase();
   }
@@ -179,6 +199,39 @@ function detectConflicts(work: Work[], ctx: ListenerContext): void {
   }
 }
 
+/** Why two listeners cannot both be served (Gateway API "Distinct Listeners"), or undefined. */
+function pairConflict(a: ListenerAnalysis, b: ListenerAnalysis, ctx: ListenerContext): string | undefined {
+  if (a.port !== b.port) return undefined;
+  const udp = (p: string) => p === 'UDP';
+  if (udp(a.protocol) || udp(b.protocol)) return udp(a.protocol) && udp(b.protocol) ? ListenerReason.ProtocolConflict : undefined;
+  const klass = (p: string) => (p === 'HTTP' ? 'HTTP' : p === 'HTTPS' || p === 'TLS' ? 'HTTPS/TLS' : p);
+  if (klass(a.protocol) !== klass(b.protocol) || klass(a.protocol) === 'TCP') return ListenerReason.ProtocolConflict;
+  if ((a.hostname ?? '') === (b.hostname ?? '')) return ListenerReason.HostnameConflict;
+  if (a.protocol === 'TLS' && b.protocol === 'TLS' && a.tlsMode !== b.tlsMode && !ctx.features.has('TLSRouteModeMixed'))
+    return ListenerReason.ProtocolConflict;
+  return undefined;
+}
+
+function ownerLabel(a: ListenerAnalysis): string {
+  return a.listenerSet ? `of ListenerSet "${a.listenerSet.namespace}/${a.listenerSet.name}"` : 'of the Gateway';
+}
+
+/** A ListenerSet listener against every listener before it in the merged list. */
+function detectLaterConflicts(work: Work[], ctx: ListenerContext): void {
+  work.forEach((w, i) => {
+    if (!w.a.listenerSet || w.notAccepted) return;
+    for (const earlier of work.slice(0, i)) {
+      // only a listener that is kept takes its port: one conflicted itself takes nothing
+      if (earlier.notAccepted || earlier.conflict) continue;
+      const reason = pairConflict(earlier.a, w.a, ctx);
+      if (!reason) continue;
+      const what = reason === ListenerReason.HostnameConflict ? `the same hostname (${w.a.hostname ?? 'none'})` : `a protocol that cannot share it (${earlier.a.protocol} and ${w.a.protocol})`;
+      w.conflict = { reason, message: `Port ${w.a.port} with ${what} is taken by listener ${label(earlier)} ${ownerLabel(earlier.a)}, which comes first` };
+      return;
+    }
+  });
+}
+
 function resolveRefsAndProgram(view: WorldView, gateway: Gateway, w: Work, ctx: ListenerContext): void {
   const a = w.a;
   const terminates = a.protocol === 'HTTPS' || (a.protocol === 'TLS' && a.tlsMode === 'Terminate');
@@ -190,7 +243,7 @@ function resolveRefsAndProgram(view: WorldView, gateway: Gateway, w: Work, ctx: 
     if (!tls) tlsMissing = `The ${a.protocol} listener has no tls configuration; it needs a certificate to terminate TLS`;
     else if (!(tls.certificateRefs ?? []).length) tlsMissing = 'tls.certificateRefs is empty; this implementation needs a certificate to terminate TLS';
     else {
-      a.certificates = resolveListenerCertificates(view, gateway, a.listener, a.index);
+      a.certificates = resolveListenerCertificates(view, w.owner, a.listener, w.ownerIndex);
       for (const c of a.certificates) if (!c.ok)
         refProblems.push({ reason: c.problem === 'notPermitted' ? ListenerReason.RefNotPermitted : ListenerReason.InvalidCertificateRef, message: c.message });
       noUsableCertificate = !a.certificates.some((c) => c.ok);
@@ -230,7 +283,9 @@ function resolveRefsAndProgram(view: WorldView, gateway: Gateway, w: Work, ctx: 
   const notProgrammed = (reason: string, message: string) => {
     a.programmed = draft(ConditionType.Programmed, false, reason, message);
   };
-  if (!a.isAccepted) notProgrammed(ListenerReason.Invalid, `The listener is not accepted: ${a.accepted.message}`);
+  // a ListenerSet listener names its conflict in Programmed too (as upstream's ListenerSet tests expect)
+  if (!a.isAccepted && a.listenerSet && w.conflict) notProgrammed(w.conflict.reason, `The listener is not accepted: ${a.accepted.message}`);
+  else if (!a.isAccepted) notProgrammed(ListenerReason.Invalid, `The listener is not accepted: ${a.accepted.message}`);
   else if (ctx.gatewayProblem) notProgrammed(ListenerReason.Invalid, ctx.gatewayProblem);
   else if (tlsMissing) notProgrammed(ListenerReason.InvalidTLSConfig, tlsMissing);
   else if (noUsableCertificate) notProgrammed(ListenerReason.Invalid, 'None of the listener\'s certificateRefs can be used');

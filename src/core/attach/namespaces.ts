@@ -57,10 +57,11 @@ export interface NamespacePolicy {
   describe(): string;
 }
 
-export function namespacePolicy(gateway: Gateway, listener: Listener): NamespacePolicy {
+/** `owner`: the Gateway or ListenerSet declaring the listener (Same means its namespace). */
+export function namespacePolicy(owner: Pick<Gateway, 'metadata'>, listener: Listener): NamespacePolicy {
   const ns = listener?.allowedRoutes?.namespaces;
   const from: string = ns?.from ?? 'Same';
-  const gwNs = gateway.metadata.namespace ?? '';
+  const gwNs = owner.metadata.namespace ?? '';
   switch (from) {
     case 'All':
       return { from, admits: () => true, describe: () => 'routes from all namespaces' };

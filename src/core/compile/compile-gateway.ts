@@ -206,14 +206,18 @@ export function tableJson(table: CompiledTable, ctx?: TranslationContext): strin
 
 function listenerHead(o: OrderedListener, gw: Gateway, gwNs: string): CompiledListener {
   const l = o.attachment.listener;
+  const owner = o.attachment.listenerSet;
   const head: CompiledListener = {
     name: String(l?.name),
+    // listener names are unique per Gateway or ListenerSet only: this says which one
+    ...(owner ? { listenerSet: { namespace: owner.namespace, name: owner.name } } : {}),
     port: Number(l?.port),
     protocol: o.protocol,
     ...(o.hostname ? { hostname: o.hostname } : {}),
     valid: o.attachment.valid !== false,
   };
-  const tls = listenerTLS(l, gw, gwNs, o.protocol);
+  // a ListenerSet's certificateRefs are relative to its own namespace
+  const tls = listenerTLS(l, gw, owner?.namespace ?? gwNs, o.protocol);
   if (tls) head.tls = tls;
   return head;
 }
@@ -222,10 +226,11 @@ function objectRef(r: Partial<SecretObjectReference | ObjectReference>, kind: st
   return { group: r.group ?? '', kind: r.kind ?? kind, namespace: r.namespace ?? gwNs, name: String(r.name) };
 }
 
-function listenerTLS(l: Listener | undefined, gw: Gateway, gwNs: string, protocol: string): CompiledListenerTLS | undefined {
+function listenerTLS(l: Listener | undefined, gw: Gateway, ownerNs: string, protocol: string): CompiledListenerTLS | undefined {
   if (protocol !== 'HTTPS' && protocol !== 'TLS') return undefined;
+  const gwNs = gw.metadata.namespace ?? 'default';
   const mode = l?.tls?.mode === 'Passthrough' ? 'Passthrough' : 'Terminate';
-  const certificateRefs = (l?.tls?.certificateRefs ?? []).map((r) => objectRef(r, 'Secret', gwNs));
+  const certificateRefs = (l?.tls?.certificateRefs ?? []).map((r) => objectRef(r, 'Secret', ownerNs));
   const out: CompiledListenerTLS = { mode, certificateRefs };
   if (mode === 'Terminate' && l) {
     const validation = frontendValidationFor(gw, l.port)?.validation;

@@ -3,7 +3,7 @@
 // form serves callers that hold the whole world (the golden cases).
 import type { World } from '../model/world';
 import type { Gateway } from '../model/objects';
-import { cmp, gatewaysNamedBy, key } from '../refs/lookup';
+import { cmp, gatewayOfListenerSet, gatewaysNamedBy, key, parentsNamedBy } from '../refs/lookup';
 import { depKey, parseDepKey } from './keys';
 import { gatewayDependencies, policyTargets, type PoliciesOf } from './gateway-deps';
 import { touchedBy } from './touches';
@@ -34,7 +34,10 @@ export function affectedGateways(world: World, before?: Changed | null, after?: 
   for (const g of world.gateways as Gateway[]) {
     const ns = g.metadata.namespace ?? '';
     const named = key(ns, g.metadata.name);
-    const deps = gatewayDependencies(g, world.routes.filter((r) => gatewaysNamedBy(r).includes(named)), undefined, policiesIn(world));
+    const sets = (world.listenerSets ?? []).filter((ls) => gatewayOfListenerSet(ls) === named);
+    const setKeys = new Set(sets.map((ls) => key(ls.metadata.namespace, ls.metadata.name)));
+    const routes = world.routes.filter((r) => gatewaysNamedBy(r).includes(named) || parentsNamedBy(r, 'ListenerSet').some((k) => setKeys.has(k)));
+    const deps = gatewayDependencies(g, routes, undefined, policiesIn(world), sets);
     if (deps.some((d) => touched.has(depKey(d)))) out.set(key(ns, g.metadata.name), { namespace: ns, name: g.metadata.name });
   }
   return [...out.values()].sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.name, b.name));

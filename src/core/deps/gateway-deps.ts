@@ -1,5 +1,5 @@
-// What one Gateway's statuses and table can depend on: the Gateway, its class, the routes naming
-// it, and every object their references reach. The loader loads exactly these, the store records
+// What one Gateway's statuses and table can depend on: the Gateway, its class, the ListenerSets
+// naming it, the routes naming it or them, and every object their references reach. The loader loads exactly these, the store records
 // them, and a change to any of them recomputes the Gateway. When in doubt it over-includes.
 import type { Gateway } from '../model/objects';
 import { dep, type Dependency } from './keys';
@@ -43,6 +43,18 @@ export function gatewayOwnDependencies(gateway: Gateway): Dependency[] {
   if (isRef(client)) referenceTo(client, ns, 'Secret', out);
   for (const r of refs(tls?.frontend?.default?.validation?.caCertificateRefs)) referenceTo(r, ns, 'ConfigMap', out);
   for (const p of tls?.frontend?.perPort ?? []) for (const r of refs(p?.tls?.validation?.caCertificateRefs)) referenceTo(r, ns, 'ConfigMap', out);
+  return out;
+}
+
+/** A ListenerSet's own references: itself (and so the routes naming it), its certificates, its selectors. */
+export function listenerSetDependencies(ls: { metadata: { namespace?: string; name: string }; spec?: unknown }): Dependency[] {
+  const ns = ls.metadata.namespace ?? '';
+  const out: Dependency[] = [dep.listenerSet(ns, ls.metadata.name)];
+  const listeners = at(ls.spec, 'listeners');
+  for (const l of Array.isArray(listeners) ? listeners : []) {
+    for (const r of refs(at(at(l, 'tls'), 'certificateRefs'))) referenceTo(r, ns, 'Secret', out);
+    if (at(at(at(l, 'allowedRoutes'), 'namespaces'), 'from') === 'Selector') out.push(dep.namespaces());
+  }
   return out;
 }
 
@@ -103,17 +115,20 @@ export function policyDependencies(policy: PolicyInput): Dependency[] {
 export type PoliciesOf = (namespace: string, service: string) => readonly PolicyInput[];
 
 /**
- * Everything Gateway `gateway`'s result depends on, given the routes that name it. `memo` (owned
- * by the caller, keyed by the route objects) keeps what was read off unchanged routes. With
- * `policiesOf`, the Services reached also bring what the BackendTLSPolicies targeting them read.
+ * Everything Gateway `gateway`'s result depends on, given the routes that name it or its
+ * ListenerSets, and the ListenerSets that name it. `memo` (owned by the caller, keyed by the route
+ * objects) keeps what was read off unchanged routes. With `policiesOf`, the Services reached also
+ * bring what the BackendTLSPolicies targeting them read.
  */
 export function gatewayDependencies(
   gateway: Gateway,
   routes: readonly { metadata: { namespace?: string }; spec?: unknown }[],
   memo?: WeakMap<object, Dependency[]>,
   policiesOf?: PoliciesOf,
+  listenerSets: readonly { metadata: { namespace?: string; name: string }; spec?: unknown }[] = [],
 ): Dependency[] {
   const out = gatewayOwnDependencies(gateway);
+  for (const ls of listenerSets) out.push(...listenerSetDependencies(ls));
   for (const r of routes) {
     let d = memo?.get(r);
     if (!d) {

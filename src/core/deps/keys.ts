@@ -14,7 +14,9 @@ export type Dependency =
   /** every ReferenceGrant in a namespace (a grant admits references into its own namespace) */
   | { kind: 'ReferenceGrants'; namespace: string }
   /** the labels of any Namespace (namespace selectors) */
-  | { kind: 'Namespaces' };
+  | { kind: 'Namespaces' }
+  /** a ListenerSet naming the Gateway, and every route that names the ListenerSet */
+  | { kind: 'ListenerSet'; namespace: string; name: string };
 
 import { unreachable } from '../model/unreachable';
 
@@ -31,6 +33,7 @@ export const dep = {
   configMap: (namespace: string, name: string): Dependency => ({ kind: 'ConfigMap', namespace, name }),
   referenceGrants: (namespace: string): Dependency => ({ kind: 'ReferenceGrants', namespace }),
   namespaces: (): Dependency => ({ kind: 'Namespaces' }),
+  listenerSet: (namespace: string, name: string): Dependency => ({ kind: 'ListenerSet', namespace, name }),
 };
 
 // The spellings predate this module (gateway_deps rows written by earlier versions stay valid).
@@ -44,6 +47,7 @@ export function depKey(d: Dependency): DepKey {
     case 'ConfigMap': return `ConfigMap/${d.namespace}/${d.name}` as DepKey;
     case 'ReferenceGrants': return `ReferenceGrant/${d.namespace}` as DepKey;
     case 'Namespaces': return 'Namespace/*' as DepKey;
+    case 'ListenerSet': return `ListenerSet/${d.namespace}/${d.name}` as DepKey;
     default: return unreachable(d, 'dependency');
   }
 }
@@ -68,6 +72,7 @@ export function parseDepKey(key: string): Dependency | undefined {
     case 'EndpointSlice': return dep.endpointSlices(namespace, name);
     case 'Secret': return dep.secret(namespace, name);
     case 'ConfigMap': return dep.configMap(namespace, name);
+    case 'ListenerSet': return namespace ? dep.listenerSet(namespace, name) : undefined;
     default: return undefined;
   }
 }

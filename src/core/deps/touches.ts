@@ -3,7 +3,7 @@
 // store's checks match keys without knowing the rules.
 import { isRouteKind } from '../model/kinds';
 import { unreachable } from '../model/unreachable';
-import { SERVICE_NAME_LABEL, gatewaysNamedBy } from '../refs/lookup';
+import { SERVICE_NAME_LABEL, gatewayOfListenerSet, gatewaysNamedBy, parentsNamedBy } from '../refs/lookup';
 import { dep, keySet, type DepKey, type Dependency } from './keys';
 import { policyTargets } from './gateway-deps';
 
@@ -11,16 +11,20 @@ interface Version { metadata?: { name?: string; namespace?: string; labels?: Rec
 
 /** Every stored kind but the routes, whose rule is the same for all five (test/unit/dependencies.test.ts checks it against KINDS). */
 type OtherKind = 'Gateway' | 'GatewayClass' | 'Namespace' | 'Service' | 'EndpointSlice' | 'Secret' | 'ConfigMap' | 'ReferenceGrant'
-  | 'BackendTLSPolicy';
+  | 'BackendTLSPolicy' | 'ListenerSet';
+
+const split = (k: string): [string, string] => {
+  const slash = k.indexOf('/');
+  return [k.slice(0, slash), k.slice(slash + 1)];
+};
 
 function touchedByVersion(kind: string, v: Version, out: Dependency[]): void {
   const ns = v.metadata?.namespace ?? '';
   const name = v.metadata?.name ?? '';
   if (isRouteKind(kind)) {
-    for (const g of gatewaysNamedBy(v as Parameters<typeof gatewaysNamedBy>[0])) {
-      const slash = g.indexOf('/');
-      out.push(dep.gateway(g.slice(0, slash), g.slice(slash + 1)));
-    }
+    for (const g of gatewaysNamedBy(v as Parameters<typeof gatewaysNamedBy>[0])) out.push(dep.gateway(...split(g)));
+    // a route naming a ListenerSet reaches the Gateway of that ListenerSet, which records the key
+    for (const l of parentsNamedBy(v as Parameters<typeof gatewaysNamedBy>[0], 'ListenerSet')) out.push(dep.listenerSet(...split(l)));
     return;
   }
   const other = kind as OtherKind;
@@ -39,6 +43,12 @@ function touchedByVersion(kind: string, v: Version, out: Dependency[]): void {
     case 'ReferenceGrant': out.push(dep.referenceGrants(ns)); return;
     // a policy applies to the Services it targets: the Gateways reaching them recorded those keys
     case 'BackendTLSPolicy': out.push(...policyTargets({ metadata: { namespace: ns, name }, spec: v.spec })); return;
+    case 'ListenerSet': {
+      const g = gatewayOfListenerSet(v as Parameters<typeof gatewayOfListenerSet>[0]);
+      if (g) out.push(dep.gateway(...split(g)));
+      out.push(dep.listenerSet(ns, name));
+      return;
+    }
     // a kind added to KINDS must say here what its changes touch
     default: unreachable(other, 'object kind');
   }

@@ -36,6 +36,10 @@ export const KINDS: readonly KindInfo[] = [
     versions: { [`${GW}/v1`]: 'ReferenceGrant', [`${GW}/v1beta1`]: 'ReferenceGrant' }, preferredVersion: `${GW}/v1` },
   { kind: 'BackendTLSPolicy', plural: 'backendtlspolicies', group: GW, scope: 'Namespaced',
     versions: { [`${GW}/v1`]: 'BackendTLSPolicy', [`${GW}/v1alpha3`]: 'BackendTLSPolicy' }, preferredVersion: `${GW}/v1` },
+  // served in apis/v1 (standard and experimental channels) at the corpus's upstream commit; the
+  // x-k8s.io XListenerSet of earlier releases is gone there
+  { kind: 'ListenerSet', plural: 'listenersets', group: GW, scope: 'Namespaced',
+    versions: { [`${GW}/v1`]: 'ListenerSet' }, preferredVersion: `${GW}/v1` },
   { kind: 'Namespace', plural: 'namespaces', group: '', scope: 'Cluster',
     versions: { v1: 'Namespace' }, preferredVersion: 'v1' },
   { kind: 'Service', plural: 'services', group: '', scope: 'Namespaced',

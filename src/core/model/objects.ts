@@ -115,6 +115,11 @@ export type LocalPolicyTargetReferenceWithSectionName = S['LocalPolicyTargetRefe
 export type SubjectAltName = S['SubjectAltName'];
 export type PolicyStatus = S['PolicyStatus'];
 export type PolicyAncestorStatus = S['PolicyAncestorStatus'];
+// ListenerSet
+export type ListenerSet = S['ListenerSet'];
+export type ListenerSetSpec = S['ListenerSetSpec'];
+export type ListenerSetStatus = S['ListenerSetStatus'];
+export type ParentGatewayReference = S['ParentGatewayReference'];
 
 // Core kinds
 export type Namespace = S['Namespace'];

@@ -2,7 +2,7 @@
 // attach (src/core/attach) -> refs (src/core/refs) -> status (src/core/status) ->
 // precedence/compile (src/core/precedence, src/core/compile) -> resolve (src/core/resolve).
 import type {
-  BackendRef, BackendTLSPolicy, ConfigMap, EndpointSlice, Gateway, GatewayClass, Listener, Namespace, ReferenceGrant,
+  BackendRef, BackendTLSPolicy, ConfigMap, EndpointSlice, Gateway, GatewayClass, Listener, ListenerSet, Namespace, ReferenceGrant,
   Route, Secret, Service,
 } from './objects';
 import { ROUTE_KINDS, type RouteKind } from './kinds';
@@ -21,6 +21,8 @@ export interface World {
   configMaps: ConfigMap[];
   /** the BackendTLSPolicies targeting the Services the Gateway's routes reach (absent: none) */
   backendTLSPolicies?: BackendTLSPolicy[];
+  /** the ListenerSets whose parentRef names a Gateway of the world (absent = none) */
+  listenerSets?: ListenerSet[];
 }
 
 export interface TranslateOptions {
@@ -44,8 +46,16 @@ export interface AttachedRoute {
   hostnames: string[];
 }
 
+/** The ListenerSet a listener comes from (absent: the Gateway's own). */
+export interface ListenerOwner {
+  namespace: string;
+  name: string;
+}
+
 export interface ListenerAttachment {
   listener: Listener;
+  /** for a listener merged in from a ListenerSet: which one */
+  listenerSet?: ListenerOwner;
   /** false when the listener cannot carry traffic (not accepted, conflicted, unresolved refs) */
   valid: boolean;
   routes: AttachedRoute[];
@@ -89,6 +99,7 @@ export function worldOf(objects: readonly { kind: string }[]): World {
     secrets: of('Secret'),
     configMaps: of('ConfigMap'),
     backendTLSPolicies: of('BackendTLSPolicy'),
+    listenerSets: of('ListenerSet'),
   };
 }
 

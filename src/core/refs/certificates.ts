@@ -4,7 +4,7 @@
 // at. An allowed reference is invalid when it is not a core Secret, when the Secret does not exist,
 // or when it is malformed: not of type kubernetes.io/tls, tls.crt not X.509 certificates, tls.key not a
 // private key, or a key that does not belong to the certificate.
-import type { Gateway, Listener, Secret, SecretObjectReference } from '../model/objects';
+import type { Gateway, Listener, ListenerSet, Secret, SecretObjectReference } from '../model/objects';
 import { referenceAllowed } from './grants';
 import { GATEWAY_GROUP, key, refName, type WorldView } from './lookup';
 import { decodeBase64, decodeUtf8, hasCertificate, hasPrivateKey } from './pem';
@@ -25,17 +25,19 @@ export interface SecretRefResult {
   secret?: Secret;
 }
 
-function resolveSecretRef(view: WorldView, gateway: Gateway, ref: Partial<SecretObjectReference> | undefined, path: string): SecretRefResult {
+/** `owner`: the Gateway, or the ListenerSet whose listener names the Secret (grants must admit that kind). */
+function resolveSecretRef(view: WorldView, owner: Gateway | ListenerSet, ref: Partial<SecretObjectReference> | undefined, path: string): SecretRefResult {
   const group = ref?.group ?? '';
   const kind = ref?.kind ?? 'Secret';
-  const gwNs = gateway.metadata.namespace ?? '';
+  const ownerKind = owner.kind === 'ListenerSet' ? 'ListenerSet' : 'Gateway';
+  const gwNs = owner.metadata.namespace ?? '';
   const namespace = ref?.namespace ?? gwNs;
   const name = ref?.name ?? '';
   const base = { path, group, kind, namespace, name };
   const what = `${kind} "${refName(namespace, name)}"${group ? ` (group ${group})` : ''}`;
-  if (!referenceAllowed(view, { group: GATEWAY_GROUP, kind: 'Gateway', namespace: gwNs }, { group, kind, namespace, name }))
+  if (!referenceAllowed(view, { group: GATEWAY_GROUP, kind: ownerKind, namespace: gwNs }, { group, kind, namespace, name }))
     return { ...base, ok: false, problem: 'notPermitted',
-      message: `${what} is in another namespace and no ReferenceGrant in "${namespace}" allows references from Gateways in "${gwNs}"` };
+      message: `${what} is in another namespace and no ReferenceGrant in "${namespace}" allows references from ${ownerKind}s in "${gwNs}"` };
   if (group !== '' || kind !== 'Secret')
     return { ...base, ok: false, problem: 'invalid', message: `${what} is not supported: certificates must be core Secrets` };
   const secret = view.index.secrets.get(key(namespace, name));
@@ -69,9 +71,9 @@ export function secretValue(secret: Secret, field: string): string | undefined {
 }
 
 /** The certificateRefs of a listener that terminates TLS, resolved in spec order. */
-export function resolveListenerCertificates(view: WorldView, gateway: Gateway, listener: Listener, listenerIndex: number): SecretRefResult[] {
+export function resolveListenerCertificates(view: WorldView, owner: Gateway | ListenerSet, listener: Listener, listenerIndex: number): SecretRefResult[] {
   return (listener?.tls?.certificateRefs ?? []).map((ref, i) =>
-    resolveSecretRef(view, gateway, ref, `spec.listeners[${listenerIndex}].tls.certificateRefs[${i}]`));
+    resolveSecretRef(view, owner, ref, `spec.listeners[${listenerIndex}].tls.certificateRefs[${i}]`));
 }
 
 /** spec.tls.backend.clientCertificateRef, resolved; undefined when the Gateway has none. */

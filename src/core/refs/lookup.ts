@@ -2,7 +2,7 @@
 // A World is treated as immutable: a caller that changes it builds a new one (or new arrays).
 import type { World } from '../model/world';
 import type {
-  BackendTLSPolicy, ConfigMap, EndpointSlice, Gateway, GatewayClass, Namespace, ReferenceGrant, Route, Secret, Service,
+  BackendTLSPolicy, ConfigMap, EndpointSlice, Gateway, GatewayClass, ListenerSet, Namespace, ReferenceGrant, Route, Secret, Service,
 } from '../model/objects';
 import { memoSlot, TranslationContext } from '../translate/context';
 
@@ -23,28 +23,48 @@ export interface WorldIndex {
   routesByGateway: Map<string, Route[]>;
   /** BackendTLSPolicies by the namespace/name of each Service they target, in precedence order (oldest, then namespace/name) */
   policiesByService: Map<string, BackendTLSPolicy[]>;
+  /** routes by the namespace/name of each ListenerSet one of their parentRefs names */
+  routesByListenerSet: Map<string, Route[]>;
+  /** ListenerSets by the namespace/name of the Gateway their parentRef names */
+  listenerSetsByGateway: Map<string, ListenerSet[]>;
 }
 
 export function key(namespace: string | undefined, name: string): string {
   return `${namespace ?? ''}/${name}`;
 }
 
-/** "namespace/name" of each Gateway a route's parentRefs name, once each, in parentRef order. */
-export function gatewaysNamedBy(route: { metadata?: { namespace?: string }; spec?: { parentRefs?: readonly ParentRefInput[] } }): string[] {
+type NamingRoute = { metadata?: { namespace?: string }; spec?: { parentRefs?: readonly ParentRefInput[] } };
+
+/** "namespace/name" of each parent of this kind (Gateway or ListenerSet) a route's parentRefs name, once each, in parentRef order. */
+export function parentsNamedBy(route: NamingRoute, kind: 'Gateway' | 'ListenerSet'): string[] {
   const out = new Set<string>();
   for (const p of route.spec?.parentRefs ?? []) {
     if (!p || typeof p !== 'object' || !p.name) continue;
-    if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') continue;
+    if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== kind) continue;
     out.add(key(p.namespace ?? route.metadata?.namespace, p.name));
   }
   return [...out];
 }
 
+/** "namespace/name" of each Gateway a route's parentRefs name, once each, in parentRef order. */
+export function gatewaysNamedBy(route: NamingRoute): string[] {
+  return parentsNamedBy(route, 'Gateway');
+}
+
+/** "namespace/name" of the Gateway a ListenerSet's parentRef names, if it names one. */
+export function gatewayOfListenerSet(ls: { metadata?: { namespace?: string }; spec?: { parentRef?: ParentRefInput } }): string | undefined {
+  const p = ls.spec?.parentRef;
+  if (!p || typeof p !== 'object' || !p.name) return undefined;
+  if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') return undefined;
+  return key(p.namespace ?? ls.metadata?.namespace, p.name);
+}
+
 const ARRAYS = ['gatewayClasses', 'gateways', 'routes', 'referenceGrants', 'namespaces', 'services',
-  'endpointSlices', 'secrets', 'configMaps', 'backendTLSPolicies'] as const;
+  'endpointSlices', 'secrets', 'configMaps', 'backendTLSPolicies', 'listenerSets'] as const;
 
 /** A parentRef as a route may hold it before validation: any field may be missing. */
 interface ParentRefInput { group?: string; kind?: string; namespace?: string; name?: string }
+
 
 /**
  * One World seen through a translation context: the world, its lookup tables, and the context
@@ -161,6 +181,23 @@ function policiesTable(policies: readonly BackendTLSPolicy[]): Map<string, Backe
   return out;
 }
 
+function listenerSetRoutesTable(routes: readonly Route[]): Map<string, Route[]> {
+  const byListenerSet = new Map<string, Route[]>();
+  for (const r of routes) {
+    for (const k of parentsNamedBy(r, 'ListenerSet')) (byListenerSet.get(k) ?? byListenerSet.set(k, []).get(k)!).push(r);
+  }
+  return byListenerSet;
+}
+
+function listenerSetsTable(sets: readonly ListenerSet[]): Map<string, ListenerSet[]> {
+  const byGateway = new Map<string, ListenerSet[]>();
+  for (const ls of sets) {
+    const k = ls?.metadata?.name ? gatewayOfListenerSet(ls) : undefined;
+    if (k) (byGateway.get(k) ?? byGateway.set(k, []).get(k)!).push(ls);
+  }
+  return byGateway;
+}
+
 // (module-level functions: a closure made per call costs more than the lookup it serves)
 function clusterTable<T extends { metadata: { name: string; namespace?: string } }>(items: readonly T[]): Map<string, T> {
   return byKey(items, true);
@@ -182,6 +219,8 @@ function build(ctx: TranslationContext, world: World): WorldIndex {
     slicesByService: part(ctx, 'slices', world.endpointSlices, slicesTable),
     routesByGateway: part(ctx, 'routes', world.routes, routesTable),
     policiesByService: part(ctx, 'backendTLSPolicies', world.backendTLSPolicies, policiesTable),
+    routesByListenerSet: part(ctx, 'listenerSetRoutes', world.routes, listenerSetRoutesTable),
+    listenerSetsByGateway: part(ctx, 'listenerSets', world.listenerSets, listenerSetsTable),
   };
 }
 

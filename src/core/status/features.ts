@@ -38,6 +38,7 @@ export const SUPPORTED_FEATURES: readonly string[] = Object.freeze([
   'HTTPRouteRequestTimeout',
   'HTTPRouteResponseHeaderModification',
   'HTTPRouteSchemeRedirect',
+  'ListenerSet',
   'ReferenceGrant',
   'TCPRoute',
   'TLSRoute',

@@ -8,10 +8,39 @@ import { ConditionType, GatewayReason, OWNED_CONDITION_TYPES } from './reasons';
 
 export type { GatewayStatus, ListenerStatus };
 
+/**
+ * Per listener of the merged list, the routes its attachedRoutes counts. The spec: the count is set
+ * on listeners that are not accepted too, and includes routes that are themselves not accepted, as
+ * long as allowedRoutes and the parentRef select them.
+ */
+export function attachedRouteCounts(analysis: GatewayAnalysis): number[] {
+  const attached = analysis.listeners.map(() => new Set<object>());
+  for (const o of analysis.outcomes) for (const li of o.counted) attached[li].add(o.route);
+  return attached.map((s) => s.size);
+}
+
+/** One listener's status.listeners entry (a Gateway's or a ListenerSet's: the shapes are one). */
+export function listenerStatusOf(
+  l: ListenerAnalysis, attachedRoutes: number, previous: { conditions?: Condition[] } | undefined, generation: number | undefined, now: string,
+): ListenerStatus {
+  const ds = [l.accepted, l.programmed, l.resolvedRefs, l.conflicted];
+  if (l.overlappingTLS) ds.push(l.overlappingTLS);
+  return {
+    name: l.name,
+    supportedKinds: l.supportedKinds.map((k) => ({ group: k.group, kind: k.kind })),
+    attachedRoutes,
+    conditions: mergeConditions(ds, previous?.conditions, { generation, now, owned: OWNED_CONDITION_TYPES.listener }),
+  };
+}
+
+/** `attachedListenerSets`: how many ListenerSets are attached and accepted (undefined: the field is left out). */
 export function gatewayStatusOf(
   analysis: GatewayAnalysis, refs: ResolvedReferences, now: string, previous: Partial<GatewayStatus> | undefined,
+  attachedListenerSets?: number,
 ): GatewayStatus {
-  const { gateway, listeners, verdict } = analysis;
+  const { gateway, verdict } = analysis;
+  // ListenerSet listeners have their status on their ListenerSet, and do not make the Gateway valid or not
+  const listeners = analysis.listeners.filter((l) => !l.listenerSet);
   const generation = gateway.metadata.generation;
   const list = (ls: ListenerAnalysis[]) => ls.map((l) => `"${l.name}"`).join(', ');
 
@@ -57,25 +86,13 @@ export function gatewayStatusOf(
   const insecure = insecureFrontendValidation(gateway);
   if (insecure) drafts.push(draft(ConditionType.InsecureFrontendValidationMode, true, GatewayReason.ConfigurationChanged, insecure));
 
-  const attachedCount = listeners.map(() => new Set<object>());
-  // the spec: the count is set on listeners that are not accepted too, and includes routes that are
-  // themselves not accepted, as long as allowedRoutes and the parentRef select them
-  for (const o of analysis.outcomes) for (const li of o.counted) attachedCount[li].add(o.route);
-
+  const counts = attachedRouteCounts(analysis);
   const prevListeners = new Map<string, { conditions?: Condition[] }>((previous?.listeners ?? []).map((l) => [l?.name, l]));
-  const out = {
+  const out: GatewayStatus = {
     conditions: mergeConditions(drafts, previous?.conditions, { generation, now, owned: OWNED_CONDITION_TYPES.gateway }),
-    listeners: listeners.map((l, i): ListenerStatus => {
-      const ds = [l.accepted, l.programmed, l.resolvedRefs, l.conflicted];
-      if (l.overlappingTLS) ds.push(l.overlappingTLS);
-      return {
-        name: l.name,
-        supportedKinds: l.supportedKinds.map((k) => ({ group: k.group, kind: k.kind })),
-        attachedRoutes: attachedCount[i].size,
-        conditions: mergeConditions(ds, prevListeners.get(l.name)?.conditions, { generation, now, owned: OWNED_CONDITION_TYPES.listener }),
-      };
-    }),
+    listeners: listeners.map((l) => listenerStatusOf(l, counts[l.index], prevListeners.get(l.name), generation, now)),
   };
+  if (attachedListenerSets !== undefined) out.attachedListenerSets = attachedListenerSets;
   if (verdict.addresses.length) return { addresses: verdict.addresses as GatewayStatus['addresses'], ...out };
   return out;
 }

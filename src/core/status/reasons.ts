@@ -115,6 +115,19 @@ export const PolicyReason = {
   InvalidKind: 'InvalidKind',
 } as const;
 
+/** ListenerSet status.conditions (apis/v1 listenerset_types.go); its listeners use ListenerReason. */
+export const ListenerSetReason = {
+  // Accepted
+  Accepted: 'Accepted',
+  NotAllowed: 'NotAllowed',
+  ParentNotAccepted: 'ParentNotAccepted',
+  ListenersNotValid: 'ListenersNotValid',
+  Invalid: 'Invalid',
+  // Programmed
+  Programmed: 'Programmed',
+  ParentNotProgrammed: 'ParentNotProgrammed',
+} as const;
+
 /**
  * The condition types this controller writes on each kind of status. Types outside these sets that
  * another party wrote are kept untouched when statuses are merged; types inside are ours to set or
@@ -128,4 +141,5 @@ export const OWNED_CONDITION_TYPES = {
     ConditionType.Conflicted, ConditionType.OverlappingTLSConfig],
   routeParent: [ConditionType.Accepted, ConditionType.ResolvedRefs, ConditionType.PartiallyInvalid],
   policyAncestor: [ConditionType.Accepted, ConditionType.ResolvedRefs],
+  listenerSet: [ConditionType.Accepted, ConditionType.Programmed],
 } as const;

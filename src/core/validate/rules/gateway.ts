@@ -1,4 +1,4 @@
-// CEL rules of Gateway (v1, v1beta1), experimental channel.
+// CEL rules of Gateway (v1, v1beta1) and ListenerSet (v1), experimental channel.
 import { child } from '../messages';
 import type { FieldError } from '../types';
 import { eachItem, evalError, existsOne, fail, has, isObj, objs, size, type Obj } from '../cel';
@@ -46,6 +46,16 @@ export function gatewayRules(obj: Obj, errors: FieldError[]): void {
       }
     });
   }
+}
+
+/** ListenerSet v1: its listeners carry the Gateway listeners' rules, messages and all (the CRD copies them). */
+export function listenerSetRules(obj: Obj, errors: FieldError[]): void {
+  const spec = obj.spec;
+  if (!isObj(spec)) return;
+  if (Array.isArray(spec.listeners)) listeners(objs(spec.listeners), 'spec.listeners', errors);
+  eachItem(spec, 'listeners', 'spec', (l, lp) => {
+    if (isObj(l.tls)) listenerTLS(l.tls, child(lp, 'tls'), errors);
+  });
 }
 
 function sameHost(a: Obj, b: Obj): boolean {

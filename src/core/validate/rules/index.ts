@@ -2,7 +2,7 @@
 import type { FieldError } from '../types';
 import type { Obj } from '../cel';
 import { configMapRules, endpointSliceRules, secretRules, serviceRules } from './core';
-import { gatewayRules } from './gateway';
+import { gatewayRules, listenerSetRules } from './gateway';
 import { gatewayClassRules } from './gatewayclass';
 import { grpcRouteRules } from './grpcroute';
 import { httpRouteRules } from './httproute';
@@ -24,6 +24,7 @@ export const RULES: Record<string, RuleSet> = {
   UDPRouteV1alpha2: (o, e) => l4RouteRules(o, e, { ruleNames: true, tlsHostnames: false }),
   ReferenceGrant: () => {},
   BackendTLSPolicy: backendTLSPolicyRules,
+  ListenerSet: listenerSetRules,
   Namespace: () => {},
   Service: serviceRules,
   EndpointSlice: endpointSliceRules,
