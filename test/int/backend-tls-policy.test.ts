@@ -10,6 +10,7 @@ let s: TestServer;
 let operator: string;
 const GWG = 'gateway.networking.k8s.io';
 const CA = '-----BEGIN CERTIFICATE-----|MIIBqjCCAVCgAwIBAgIUYck8CURN5ng97n3T72lgVbcwdU4wCgYIKoZIzj0EAwIw|FjEUMBIGA1UEAwwLZXhhbXBsZS5jb20wIBcNMjYxMjAxMTMxMjM1WhgPMjEyNjEx|MDcxMzEyMzVaMBYxFDASBgNVBAMMC2V4YW1wbGUuY29tMFkwEwYHKoZIzj0CAQYI|KoZIzj0DAQcDQgAENzHzBObCGmVokgj9uSLtC+e4pZUAKdpLMJDbcF4yrGyIlqJ3|bzmvBODdXX7Y7t7LAz2w+//5VAMq0kAvd64l0qN6MHgwHQYDVR0OBBYEFBBgi1u3|zo6iiL8ZLMKvqCOsIMJ4MB8GA1UdIwQYMBaAFBBgi1u3zo6iiL8ZLMKvqCOsIMJ4|MA8GA1UdEwEB/wQFMAMBAf8wJQYDVR0RBB4wHIILZXhhbXBsZS5jb22CDSouZXhh|bXBsZS5jb20wCgYIKoZIzj0EAwIDSAAwRQIgIpJWNz77bG0II+xZiUTj78VXsJV5|eoqkhjj2cyLky14CIQCS29LeB5LdFc43oYfTdlPSV9M9P9xBURcLqsVlpeHzMg==|-----END CERTIFICATE-----|'.split('|').join('\n');
+const KEY = '-----BEGIN PRIVATE KEY-----|MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgIp6RY+l/lqd7UyVZ|T8aBz5FEFTJMfVWNQufrdgx2mwChRANCAAQ3MfME5sIaZWiSCP25Iu0L57illQAp|2kswkNtwXjKsbIiWondvOa8E4N1dftju3ssDPbD7//lUAyrSQC93riXS|-----END PRIVATE KEY-----|'.split('|').join('\n');
 const POLICIES = '/api/v1/namespaces/apps/backendtlspolicies';
 
 beforeAll(async () => {
@@ -96,11 +97,33 @@ describe('BackendTLSPolicy', () => {
     expect(await ancestorConditions()).toHaveLength(1);
   });
 
+  it("the Gateway's backend client certificate and a CA Secret reach its proxies in the snapshot's secrets, never viewers", async () => {
+    const b64 = (x: string) => Buffer.from(x).toString('base64');
+    await s.api('PUT', '/api/v1/namespaces/infra/secrets/client', { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', data: { 'tls.crt': b64(CA), 'tls.key': b64(KEY) } });
+    await s.api('PUT', '/api/v1/namespaces/apps/secrets/ca-secret', { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', data: { 'ca.crt': b64(CA) } });
+    await s.api('PUT', '/api/v1/namespaces/infra/gateways/gw', { ...world[1], spec: { ...(world[1] as any).spec, tls: { backend: { clientCertificateRef: { name: 'client' } } } } });
+    await s.api('PUT', `${POLICIES}/secure`, policy({ caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'ca' }, { group: '', kind: 'Secret', name: 'ca-secret' }] }));
+    await reconciled(s);
+    const proxy = client(s.url, await mintToken(s, { name: 'btls-proxy', role: 'proxy', gateways: ['infra/gw'] }));
+    const snap = (await proxy('GET', '/api/v1/namespaces/infra/gateways/gw/snapshot')).body;
+    expect(snap.table.backendClientCertificate).toEqual({ group: '', kind: 'Secret', namespace: 'infra', name: 'client' });
+    expect(snap.table.rules[0].backends[0].tls.caCertificateSecrets).toEqual([{ group: '', kind: 'Secret', namespace: 'apps', name: 'ca-secret' }]);
+    const secrets = Object.fromEntries(snap.secrets.map((x: any) => [`${x.namespace}/${x.name}`, x.data]));
+    expect(secrets['infra/client']['tls.key']).toBe(b64(KEY));
+    expect(secrets['apps/ca-secret']['ca.crt']).toBe(b64(CA));
+    const viewer = client(s.url, await mintToken(s, { name: 'btls-viewer', role: 'viewer' }));
+    const seen = (await viewer('GET', '/api/v1/namespaces/infra/gateways/gw/snapshot')).body;
+    expect(JSON.stringify(seen)).not.toContain(b64(KEY));
+    expect(seen.secrets ?? []).toEqual([]);
+    // the policy back as it was
+    await s.api('PUT', `${POLICIES}/secure`, policy({ caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'ca' }] }));
+  });
+
   it('is in its history, in the events feed, and survives a rebuild', async () => {
     const h = await s.api('GET', `${POLICIES}/secure/history`);
-    expect(h.body.items.map((x: any) => [x.version, x.type, x.actor])).toEqual([[1, 'Created', 'btls-ops']]);
+    expect(h.body.items.map((x: any) => [x.version, x.type, x.actor])).toEqual([[1, 'Created', 'btls-ops'], [2, 'Updated', 'admin'], [3, 'Updated', 'admin']]);
     const ev = await s.api('GET', '/api/v1/events?kind=BackendTLSPolicy&namespace=apps');
-    expect(ev.body.items.map((x: any) => [x.type, x.name])).toEqual([['Created', 'secure']]);
+    expect(ev.body.items.map((x: any) => [x.type, x.name, x.version])).toEqual([['Created', 'secure', 1], ['Updated', 'secure', 2], ['Updated', 'secure', 3]]);
     // a developer of the namespace may read it but not write it
     const dev = client(s.url, await mintToken(s, { name: 'btls-dev', role: 'developer', namespaces: ['apps'] }));
     expect((await dev('GET', `${POLICIES}/secure`)).status).toBe(200);
