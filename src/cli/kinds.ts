@@ -6,6 +6,7 @@ const SHORT: Record<string, string> = {
   gc: 'GatewayClass', gwc: 'GatewayClass', gtw: 'Gateway', gw: 'Gateway', hr: 'HTTPRoute', route: 'HTTPRoute', routes: 'HTTPRoute',
   gr: 'GRPCRoute', rg: 'ReferenceGrant', refgrant: 'ReferenceGrant', ns: 'Namespace', svc: 'Service',
   eps: 'EndpointSlice', es: 'EndpointSlice', cm: 'ConfigMap', lset: 'ListenerSet',
+  btlspolicy: 'BackendTLSPolicy', btlspolicies: 'BackendTLSPolicy',
 };
 
 export function resolveKind(text: string): KindInfo {

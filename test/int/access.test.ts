@@ -12,7 +12,7 @@ const GWG = 'gateway.networking.k8s.io';
 // The contract's table, restated here independently of the implementation.
 const ROUTES = ['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute'];
 const WRITES: Record<string, string[] | 'all'> = {
-  admin: 'all', operator: ['Gateway', 'ListenerSet', 'ReferenceGrant', 'Secret', 'ConfigMap'], developer: [...ROUTES, 'ReferenceGrant'],
+  admin: 'all', operator: ['Gateway', 'ListenerSet', 'ReferenceGrant', 'Secret', 'ConfigMap', 'BackendTLSPolicy'], developer: [...ROUTES, 'ReferenceGrant'],
   discovery: ['Service', 'EndpointSlice'], proxy: [], viewer: [],
 };
 function mayWrite(role: string, kind: string, own: boolean): boolean {
@@ -40,6 +40,7 @@ const KINDS: { kind: string; plural: string; apiVersion: string; body: Record<st
   { kind: 'EndpointSlice', plural: 'endpointslices', apiVersion: 'discovery.k8s.io/v1', body: { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }], ports: [{ port: 80 }] } },
   { kind: 'Secret', plural: 'secrets', apiVersion: 'v1', body: { type: 'Opaque', data: { key: 'c2VjcmV0' } } },
   { kind: 'ConfigMap', plural: 'configmaps', apiVersion: 'v1', body: { data: { a: 'b' } } },
+  { kind: 'BackendTLSPolicy', plural: 'backendtlspolicies', apiVersion: `${GWG}/v1`, body: { spec: { targetRefs: [{ group: '', kind: 'Service', name: 's' }], validation: { hostname: 's.example', wellKnownCACertificates: 'System' } } } },
   { kind: 'GatewayClass', plural: 'gatewayclasses', apiVersion: `${GWG}/v1`, body: { spec: { controllerName: 'example.com/other' } }, cluster: true },
   { kind: 'Namespace', plural: 'namespaces', apiVersion: 'v1', body: {}, cluster: true },
 ];

@@ -38,6 +38,10 @@ export interface ObjectRef { kind: string; namespace?: string; name: string }
 export interface Corpus {
   dir: string;
   cases: any[];
+  /** index.json's totals (statusExpectations, requestExpectations, dataPlaneRequestExpectations...) */
+  totals: Record<string, any>;
+  /** the mesh (GAMMA) cases of mesh/index.json: loaded to be skipped by name (MESH_SKIP) */
+  mesh: any[];
   /** base.json, freshly parsed on every call (callers may mutate what they get) */
   base(): K8sObject[];
   load(file: string): any;
@@ -49,8 +53,15 @@ export function loadCorpus(o: CorpusOptions): Corpus {
     .replaceAll('{GATEWAY_CLASS_NAME}', o.className ?? CLASS_NAME)
     .replaceAll('{GATEWAY_CONTROLLER_NAME}', o.controllerName)));
   const index = existsSync(join(dir, 'index.json')) ? load('index.json') : { cases: [] };
-  return { dir, cases: index.cases.map((c: any) => load(c.file)), base: () => load('base.json'), load };
+  const mesh = existsSync(join(dir, 'mesh', 'index.json')) ? load(join('mesh', 'index.json')) : { cases: [] };
+  return {
+    dir, cases: index.cases.map((c: any) => load(c.file)), totals: index.totals ?? {},
+    mesh: mesh.cases.map((c: any) => ({ ...c, ...load(join('mesh', c.file)) })), base: () => load('base.json'), load,
+  };
 }
+
+/** Why every mesh case is skipped: they need a mesh (Services as parents, sidecars), which this control plane is not. */
+export const MESH_SKIP = 'mesh (GAMMA): Services as route parents are not served by this control plane';
 
 /** In every `spec.addresses`, an entry `{value: PLACEHOLDER_*}` becomes all entries of that pool. */
 export function substituteAddresses<T>(v: T): T {
@@ -320,8 +331,21 @@ export class Totals {
     this.failed += t.failed.length;
   }
 
-  line(label: string): string {
-    return `${label}: ${this.passed} expectations passed, ${this.failed} failed, in ${this.cases} cases; `
-      + `skipped: ${this.skipped.length ? this.skipped.join('; ') : 'none'}`;
+  line(label: string, of?: number): string {
+    return `${label}: ${this.passed}${of !== undefined ? ` of ${of}` : ''} expectations passed, ${this.failed} failed, in ${this.cases} cases; `
+      + `skipped: ${this.skipped.length ? bySkipReason(this.skipped) : 'none'}`;
   }
+}
+
+/** `name (reason)` entries as `reason: n cases (name, name...)`, one group per reason, largest first. */
+export function bySkipReason(entries: readonly string[]): string {
+  const groups = new Map<string, string[]>();
+  for (const e of entries) {
+    const at = e.indexOf(' (');
+    const name = at < 0 ? e : e.slice(0, at);
+    const reason = at < 0 ? 'no reason given' : e.slice(at + 2, e.endsWith(')') ? -1 : undefined);
+    (groups.get(reason) ?? groups.set(reason, []).get(reason)!).push(name);
+  }
+  return [...groups].sort((a, b) => b[1].length - a[1].length)
+    .map(([reason, names]) => `${reason}: ${names.length} case${names.length > 1 ? 's' : ''} (${names.join(', ')})`).join('; ');
 }

@@ -3,9 +3,17 @@
 import { describe, expect, it } from 'vitest';
 import { checkRequest, conformanceDir, ConformanceStore, CONTROLLER, loadBase, loadCases, needsDataPlane, NOW, requestsOf, runCase, skipReason, type Outcome } from './conformance-requests-harness';
 import { translate } from '../../src/core/translate';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { MESH_SKIP, bySkipReason } from '../support/conformance';
 
 const cases = loadCases();
 const base = cases.length ? loadBase() : [];
+const indexFile = join(conformanceDir(), 'index.json');
+const totals = existsSync(indexFile) ? JSON.parse(readFileSync(indexFile, 'utf8')).totals ?? {} : {};
+/** the request expectations a route table can answer: all but those marked dataPlane */
+const tableTotal = totals.requestExpectations - totals.dataPlaneRequestExpectations;
+const mesh = loadCases(join(conformanceDir(), 'mesh'));
 
 describe('conformance requests', () => {
   it('finds the corpus', () => {
@@ -16,13 +24,18 @@ describe('conformance requests', () => {
   const skipped: string[] = [];
   let skippedRequests = 0;
   let dataPlane = 0;
+  for (const m of mesh) {
+    const count = requestsOf(m).length;
+    skipped.push(`${m.name} (${MESH_SKIP})`);
+    skippedRequests += count;
+  }
   for (const c of cases) {
     const all = requestsOf(c);
     const count = all.length;
     if (count === 0) continue;
     const why = skipReason(c);
     if (why) {
-      skipped.push(`${c.name} (${count}: ${why})`);
+      skipped.push(`${c.name} (${why})`);
       skippedRequests += count;
       continue;
     }
@@ -67,9 +80,10 @@ describe('conformance requests', () => {
   it('prints the count', () => {
     const failed = outcomes.filter((o) => o.failures.length).length;
     const passed = outcomes.length - failed;
-    console.log(`conformance requests through resolve: ${passed} passed, ${failed} failed of ${outcomes.length}; `
+    console.log(`conformance requests through resolve: ${passed} passed, ${failed} failed of ${outcomes.length} run`
+      + `${Number.isFinite(tableTotal) ? ` (of the ${tableTotal} not marked dataPlane)` : ''}; `
       + `${dataPlane} dataPlane requests left to the proxy tests; `
-      + `skipped: ${skipped.length ? `${skippedRequests} requests in ${skipped.join('; ')}` : 'none'}`);
+      + `skipped: ${skipped.length ? `${skippedRequests} requests, by reason: ${bySkipReason(skipped)}` : 'none'}`);
     expect(failed).toBe(0);
   });
 });

@@ -141,6 +141,16 @@ describe('dependency model', () => {
     expect(() => touchedBy('Unknown', null, { metadata: { name: 'x' } })).toThrow(/unexpected object kind: Unknown/);
   });
 
+  it("a policy reached through one Service brings its other targets and their policies, which decide its conflicts", () => {
+    const p = (name: string, targets: string[], ca: string) => ({ kind: 'BackendTLSPolicy', metadata: { name, namespace: OTHER }, spec: {
+      targetRefs: targets.map((t) => ({ group: '', kind: 'Service', name: t })), validation: { hostname: 'x.example', caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: ca }] } } });
+    const both = p('both', ['a', 'b'], 'ca-both');
+    const onlyB = p('only-b', ['b'], 'ca-b');
+    const got = keysOf(gatewayDependencies(gateway({}), [route({ rules: [{ backendRefs: [{ name: 'a', namespace: OTHER, port: 80 }] }] })], undefined,
+      (ns, svc) => (ns !== OTHER ? [] : svc === 'a' ? [both] : svc === 'b' ? [both, onlyB] : [])));
+    for (const k of [dep.service(OTHER, 'b'), dep.configMap(OTHER, 'ca-both'), dep.configMap(OTHER, 'ca-b')]) expect([...got]).toContain(depKey(k));
+  });
+
   it('every key reads back as the dependency it was built from', () => {
     const all: Dependency[] = [dep.gateway(NS, 'gw'), dep.gatewayClass('sw'), dep.service(NS, 'a'), dep.endpointSlices(NS, 'a'),
       dep.secret(NS, 'c'), dep.configMap(NS, 'ca'), dep.referenceGrants(NS), dep.namespaces(), dep.listenerSet(NS, 'ls')];

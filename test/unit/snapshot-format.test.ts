@@ -51,4 +51,18 @@ describe('snapshot format', () => {
     expect(secretRefsOf(parseSnapshot(body).table, 'infra')).toEqual([{ namespace: 'infra', name: 'cert' }, { namespace: 'certs', name: 'shared' }]);
     expect(mayReferenceSecrets(snapshotBody('infra', 'edge', 1, snapshotTail('h', '{"listeners":[],"rules":[]}')))).toBe(false);
   });
+
+  it('names the backend client certificate and the CA Secrets of backend TLS, wherever a backend is', () => {
+    const tls = (name: string) => ({ policy: { group: 'gateway.networking.k8s.io', kind: 'BackendTLSPolicy', namespace: 'apps', name: 'p' }, sni: 's',
+      subjectAltNames: [], caCertificateSecrets: [{ group: '', kind: 'Secret', namespace: 'apps', name }] });
+    const b = (name: string) => ({ group: '', kind: 'Service', namespace: 'apps', name: 'svc', weight: 1, valid: true, endpoints: [], tls: tls(name) });
+    const table = { listeners: [], backendClientCertificate: { group: '', kind: 'Secret', namespace: 'infra', name: 'client' }, rules: [
+      { route: 0, index: 0, backends: [{ ...b('ca-rule'), filters: [{ type: 'RequestMirror', requestMirror: { backend: b('ca-backend-mirror'), percent: 100 } }] }],
+        filters: [{ type: 'RequestMirror', requestMirror: { backend: b('ca-mirror'), percent: 10 } }] },
+    ] };
+    for (const only of ['{"backendClientCertificate":{"name":"c"}}', '{"rules":[{"backends":[{"tls":{"caCertificateSecrets":[]}}]}]}'])
+      expect(mayReferenceSecrets(snapshotBody('infra', 'edge', 1, snapshotTail('h', only))), only).toBe(true);
+    expect(secretRefsOf(table as never, 'infra').map((r) => `${r.namespace}/${r.name}`))
+      .toEqual(['infra/client', 'apps/ca-rule', 'apps/ca-mirror', 'apps/ca-backend-mirror']);
+  });
 });

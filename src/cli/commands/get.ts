@@ -64,6 +64,15 @@ function columns(info: KindInfo): { header: string[]; cells: (o: Obj) => string[
       return { header: ['PARENTS ACCEPTED'], cells: (o) => [routeParents(o)] };
     case 'ReferenceGrant':
       return { header: ['FROM', 'TO'], cells: (o) => [(o.spec?.from ?? []).map((f: any) => `${f.kind}/${f.namespace}`).join(','), (o.spec?.to ?? []).map((t: any) => `${t.kind}${t.name ? `/${t.name}` : ''}`).join(',')] };
+    case 'BackendTLSPolicy':
+      return {
+        header: ['TARGETS', 'HOSTNAME', 'ANCESTORS ACCEPTED'],
+        cells: (o) => [
+          (o.spec?.targetRefs ?? []).map((t: any) => `${t.kind}/${t.name}${t.sectionName ? `:${t.sectionName}` : ''}`).join(','),
+          o.spec?.validation?.hostname ?? '',
+          `${(o.status?.ancestors ?? []).filter((a: any) => (a.conditions ?? []).some((c: any) => c.type === 'Accepted' && c.status === 'True')).length}/${(o.status?.ancestors ?? []).length}`,
+        ],
+      };
     case 'Service':
       return { header: ['PORTS'], cells: (o) => [(o.spec?.ports ?? []).map((p: any) => `${p.port}${p.targetPort !== undefined && p.targetPort !== p.port ? `:${p.targetPort}` : ''}/${p.protocol ?? 'TCP'}`).join(',')] };
     case 'EndpointSlice':

@@ -138,11 +138,13 @@ export function gatewayDependencies(
     out.push(...d);
   }
   if (policiesOf) {
+    // a policy's other targets too: whether it loses a conflict there decides its status here
     const services = new Set<string>();
-    for (const d of out) {
+    for (let i = 0; i < out.length; i++) {
+      const d = out[i];
       if (d.kind !== 'Service' || services.has(`${d.namespace}/${d.name}`)) continue;
       services.add(`${d.namespace}/${d.name}`);
-      for (const p of policiesOf(d.namespace, d.name)) out.push(...policyDependencies(p));
+      for (const p of policiesOf(d.namespace, d.name)) out.push(...policyDependencies(p), ...policyTargets(p));
     }
   }
   return out;

@@ -169,6 +169,16 @@ function cloneState(s: FlowState): FlowState {
 }
 
 /** Picks a backend as a proxy would: r in [0,1) over the cumulative weights, in table order. */
+/** How the proxy speaks to a usable backend, when not plain HTTP/1.1 (appProtocol, BackendTLSPolicy). */
+function howReached(b: CompiledBackend, v: Visibility): string {
+  const parts: string[] = [];
+  if (b.appProtocol === 'kubernetes.io/h2c') parts.push('HTTP/2 cleartext');
+  else if (b.appProtocol === 'kubernetes.io/ws') parts.push('WebSocket upgrades passed on');
+  else if (b.appProtocol === 'kubernetes.io/wss') parts.push('WebSocket upgrades passed on over TLS');
+  if (b.tls) parts.push(`over TLS with SNI ${b.tls.sni}${v.canRead(b.tls.policy.namespace) ? ` (BackendTLSPolicy ${b.tls.policy.namespace}/${b.tls.policy.name})` : ''}`);
+  return parts.length ? `, ${parts.join(', ')}` : '';
+}
+
 export function pickBackend(backends: readonly CompiledBackend[], r: number): number | undefined {
   const total = backends.reduce((n, b) => n + Math.max(0, b.weight), 0);
   if (total <= 0) return undefined;
@@ -245,8 +255,12 @@ export function runActions(input: ActionInput): ActionResult {
   if (rule.backends.length === 0) return fail(`The rule has no backendRefs: ${refused}.`);
   if (total === 0) return fail(`Every backend of the rule has weight 0: no backend, ${refused}.`);
   const validWeight = rule.backends.reduce((n, b) => n + (b.valid ? Math.max(0, b.weight) : 0), 0);
-  const describe = rule.backends.map((b) => `${backendWords(b, v)} weight ${b.weight}${b.valid ? ` (${b.endpoints.length} endpoint${b.endpoints.length === 1 ? '' : 's'})` : ` unusable: ${b.reason}${b.message && v.canRead(b.namespace) ? ` - ${b.message}` : ''}`}`);
+  const describe = rule.backends.map((b) => `${backendWords(b, v)} weight ${b.weight}${b.valid ? ` (${b.endpoints.length} endpoint${b.endpoints.length === 1 ? '' : 's'}${howReached(b, v)})` : ` unusable: ${b.reason}${b.message && v.canRead(b.namespace) ? ` - ${b.message}` : ''}`}`);
   notes.push(`Backends: ${describe.join('; ')}.`);
+  if (rule.retry) {
+    const r = rule.retry;
+    notes.push(`A failed attempt (${r.codes.length ? `status ${r.codes.join(', ')} or ` : ''}a connection error) is retried up to ${r.attempts} time${r.attempts === 1 ? '' : 's'}${r.backoffMs !== undefined ? `, ${r.backoffMs} ms apart` : ''}.`);
+  }
   if (validWeight === 0) return fail(`No backend of the rule is usable: ${refused}.`);
   const rejectedShare = 1 - validWeight / total;
 

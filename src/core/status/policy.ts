@@ -7,7 +7,7 @@ import type { RouteRefs } from '../refs/route-refs';
 import { policyVerdict } from '../refs/backend-tls';
 import { GATEWAY_GROUP, key, type WorldView } from '../refs/lookup';
 import { draft, mergeConditions } from './conditions';
-import { ConditionType, OWNED_CONDITION_TYPES } from './reasons';
+import { ConditionType, OWNED_CONDITION_TYPES, RouteReason } from './reasons';
 
 export type { PolicyAncestorStatus };
 
@@ -29,7 +29,9 @@ export function policyAncestorsOf(
   const policies = new Set<NonNullable<ReturnType<typeof view.index.policiesByService.get>>[number]>();
   for (const route of accepted) {
     for (const res of refsOf(route).byRef.values()) {
-      if ((res.group ?? '') !== '' || (res.kind ?? 'Service') !== 'Service' || !view.index.services.has(key(res.namespace, res.name))) continue;
+      // a Service the route may not reach (no ReferenceGrant) is not reached through this Gateway
+      if ((res.group ?? '') !== '' || (res.kind ?? 'Service') !== 'Service' || res.reason === RouteReason.RefNotPermitted
+        || !view.index.services.has(key(res.namespace, res.name))) continue;
       for (const p of view.index.policiesByService.get(key(res.namespace, res.name)) ?? []) policies.add(p);
     }
   }
