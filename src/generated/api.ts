@@ -2445,10 +2445,10 @@ export interface components {
             message: string;
         };
         /**
-         * @description NoParentRefs: a route with no parentRefs is never attached anywhere. GatewayNotFound: a parentRef names a Gateway that does not exist. GatewayClassNotFound: the Gateway (or the parentRef's Gateway) names a GatewayClass that does not exist. GatewayClassOfAnotherController: that GatewayClass names another controller, so this one never writes its status. UnsupportedParentKind: the parentRef is not a Gateway (this controller has no other parent kinds). Pending: the object is this controller's and the reconciler has not reported on it yet. Reported: the status carries this controller's conditions.
+         * @description NoParentRefs: a route with no parentRefs is never attached anywhere. GatewayNotFound: a parentRef names a Gateway that does not exist. GatewayClassNotFound: the Gateway (or the parentRef's Gateway) names a GatewayClass that does not exist. GatewayClassOfAnotherController: that GatewayClass names another controller, so this one never writes its status. UnsupportedParentKind: the parentRef is not a Gateway or a ListenerSet (this controller has no other parent kinds). ListenerSetNotFound: a parentRef names a ListenerSet that does not exist (a ListenerSet's status, and its routes' entries, come from the controller of the Gateway it names, so for a ListenerSet the Gateway reasons apply to that Gateway). Pending: the object is this controller's and the reconciler has not reported on it yet. Reported: the status carries this controller's conditions.
          * @enum {string}
          */
-        StatusExplanationReason: "NoParentRefs" | "GatewayNotFound" | "GatewayClassNotFound" | "GatewayClassOfAnotherController" | "UnsupportedParentKind" | "Pending" | "Reported";
+        StatusExplanationReason: "NoParentRefs" | "GatewayNotFound" | "GatewayClassNotFound" | "GatewayClassOfAnotherController" | "UnsupportedParentKind" | "Pending" | "Reported" | "ListenerSetNotFound";
         StatusExplanationEntry: {
             reason: components["schemas"]["StatusExplanationReason"];
             message: string;
@@ -2463,7 +2463,7 @@ export interface components {
             name: string;
             /** @description This server's controller. */
             controllerName: string;
-            /** @description For a Gateway or GatewayClass one entry; for a route one per parentRef (or one NoParentRefs); empty for kinds that carry no status. */
+            /** @description For a Gateway, GatewayClass or ListenerSet one entry; for a route one per parentRef (or one NoParentRefs); empty for kinds that carry no status. */
             entries: components["schemas"]["StatusExplanationEntry"][];
         };
         /** @description The JSON form of an apply body: {"items": [...]} or a List (kind ending in "List"). The YAML form (application/yaml) is one or more documents, each an object or a List. Each object replaces the stored object's labels, annotations and content (spec, data, ...) as a whole. */
