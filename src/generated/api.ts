@@ -2555,7 +2555,7 @@ export interface components {
             lastPosition: number;
         };
         /**
-         * @description What kind of problem a warning names. DanglingParentRef: a parentRef names a Gateway that does not exist, or one that exists but does not take the route (no listener with that section or port, listeners that do not admit the route's kind or namespace). BackendNotFound: a backendRef names a Service that does not exist, or a port the Service does not have. UnsupportedReference: a backendRef or filter reference of a kind this controller cannot resolve. RefNotPermitted: a reference into another namespace that no ReferenceGrant there allows. HostnameNotAdmitted: a route hostname that no listener of its parent admits. ShadowedRule: every match of an HTTPRoute or GRPCRoute rule is won, for every hostname it serves, by an earlier-precedence rule of another route that accepts every request the match does. GatewayClassNotFound and GatewayClassOfAnotherController: the Gateway's class is missing or is not this controller's, so it gets no status. InvalidObject: the manifest does not validate (what apply would refuse). ListenerProblem: a listener of a Gateway cannot carry traffic as written.
+         * @description What kind of problem a warning names. DanglingParentRef: a parentRef names a Gateway or ListenerSet that does not exist, or one that exists but does not take the route (no listener with that section or port, listeners that do not admit the route's kind or namespace), or a ListenerSet's parentRef names a Gateway that does not allow it. BackendNotFound: a backendRef names a Service that does not exist, or a port the Service does not have. UnsupportedReference: a backendRef or filter reference of a kind this controller cannot resolve. RefNotPermitted: a reference into another namespace that no ReferenceGrant there allows. HostnameNotAdmitted: a route hostname that no listener of its parent admits. ShadowedRule: every match of an HTTPRoute or GRPCRoute rule is won, for every hostname it serves, by an earlier-precedence rule of another route that accepts every request the match does. GatewayClassNotFound and GatewayClassOfAnotherController: the Gateway's class is missing or is not this controller's, so it gets no status. InvalidObject: the manifest does not validate (what apply would refuse). ListenerProblem: a listener of a Gateway or ListenerSet cannot carry traffic as written.
          * @enum {string}
          */
         AnalysisWarningCode: "DanglingParentRef" | "BackendNotFound" | "UnsupportedReference" | "RefNotPermitted" | "HostnameNotAdmitted" | "ShadowedRule" | "GatewayClassNotFound" | "GatewayClassOfAnotherController" | "InvalidObject" | "ListenerProblem";
@@ -2572,10 +2572,10 @@ export interface components {
             message: string;
         };
         /**
-         * @description NoParentRefs: a route with no parentRefs is never attached anywhere. GatewayNotFound: a parentRef names a Gateway that does not exist. GatewayClassNotFound: the Gateway (or the parentRef's Gateway) names a GatewayClass that does not exist. GatewayClassOfAnotherController: that GatewayClass names another controller, so this one never writes its status. UnsupportedParentKind: the parentRef is not a Gateway (this controller has no other parent kinds). Pending: the object is this controller's and the reconciler has not reported on it yet. Reported: the status carries this controller's conditions.
+         * @description NoParentRefs: a route with no parentRefs is never attached anywhere. GatewayNotFound: a parentRef names a Gateway that does not exist. GatewayClassNotFound: the Gateway (or the parentRef's Gateway) names a GatewayClass that does not exist. GatewayClassOfAnotherController: that GatewayClass names another controller, so this one never writes its status. UnsupportedParentKind: the parentRef is not a Gateway or a ListenerSet (this controller has no other parent kinds). ListenerSetNotFound: a parentRef names a ListenerSet that does not exist (a ListenerSet's status, and its routes' entries, come from the controller of the Gateway it names, so for a ListenerSet the Gateway reasons apply to that Gateway). Pending: the object is this controller's and the reconciler has not reported on it yet. Reported: the status carries this controller's conditions.
          * @enum {string}
          */
-        StatusExplanationReason: "NoParentRefs" | "GatewayNotFound" | "GatewayClassNotFound" | "GatewayClassOfAnotherController" | "UnsupportedParentKind" | "Pending" | "Reported";
+        StatusExplanationReason: "NoParentRefs" | "GatewayNotFound" | "GatewayClassNotFound" | "GatewayClassOfAnotherController" | "UnsupportedParentKind" | "Pending" | "Reported" | "ListenerSetNotFound";
         StatusExplanationEntry: {
             reason: components["schemas"]["StatusExplanationReason"];
             message: string;
@@ -2590,7 +2590,7 @@ export interface components {
             name: string;
             /** @description This server's controller. */
             controllerName: string;
-            /** @description For a Gateway or GatewayClass one entry; for a route one per parentRef (or one NoParentRefs); empty for kinds that carry no status. */
+            /** @description For a Gateway, GatewayClass or ListenerSet one entry; for a route one per parentRef (or one NoParentRefs); empty for kinds that carry no status. */
             entries: components["schemas"]["StatusExplanationEntry"][];
         };
         /** @description The JSON form of an apply body: {"items": [...]} or a List (kind ending in "List"). The YAML form (application/yaml) is one or more documents, each an object or a List. Each object replaces the stored object's labels, annotations and content (spec, data, ...) as a whole. */

@@ -4,9 +4,9 @@
 import type { Database } from '../adapters/store/database';
 import { getObjects } from '../adapters/store/objects';
 import type { KindInfo } from '../core/model/kinds';
-import type { Gateway, GatewayClass, K8sObject } from '../core/model/objects';
+import type { Gateway, GatewayClass, K8sObject, ListenerSet } from '../core/model/objects';
 import { streamKey } from '../core/objects/keys';
-import { explainNeeds, explainStatus, type StatusExplanation } from '../core/analyze';
+import { explainNeeds, explainStatus, listenerSetGateway, type StatusExplanation } from '../core/analyze';
 import type { Actor, ResourceService } from './resources';
 
 export class ExplainService {
@@ -15,10 +15,12 @@ export class ExplainService {
   async explain(info: KindInfo, namespace: string, name: string, actor: Actor): Promise<StatusExplanation> {
     const object = await this.resources.get(info, namespace, name, actor);
     const needs = explainNeeds(object);
-    const gateways = (await this.live(needs.gateways.map((g) => streamKey('Gateway', g.namespace, g.name)))) as Gateway[];
+    const listenerSets = (await this.live(needs.listenerSets.map((l) => streamKey('ListenerSet', l.namespace, l.name)))) as ListenerSet[];
+    const wanted = [...needs.gateways, ...listenerSets.flatMap((l) => listenerSetGateway(l) ?? [])];
+    const gateways = (await this.live(wanted.map((g) => streamKey('Gateway', g.namespace, g.name)))) as Gateway[];
     const classNames = new Set([...needs.gatewayClasses, ...gateways.map((g) => String(g.spec?.gatewayClassName ?? ''))]);
     const gatewayClasses = (await this.live([...classNames].map((c) => streamKey('GatewayClass', '', c)))) as GatewayClass[];
-    return explainStatus({ object, gateways, gatewayClasses, controllerName: this.controllerName });
+    return explainStatus({ object, gateways, gatewayClasses, listenerSets, controllerName: this.controllerName });
   }
 
   private async live(streams: string[]): Promise<K8sObject[]> {

@@ -35,12 +35,12 @@ const KINDS: { kind: string; plural: string; apiVersion: string; body: Record<st
   { kind: 'TCPRoute', plural: 'tcproutes', apiVersion: `${GWG}/v1alpha2`, body: { spec: { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 's', port: 80 }] }] } } },
   { kind: 'UDPRoute', plural: 'udproutes', apiVersion: `${GWG}/v1alpha2`, body: { spec: { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 's', port: 53 }] }] } } },
   { kind: 'ReferenceGrant', plural: 'referencegrants', apiVersion: `${GWG}/v1`, body: { spec: { from: [{ group: GWG, kind: 'HTTPRoute', namespace: 'x' }], to: [{ group: '', kind: 'Service' }] } } },
-  { kind: 'ListenerSet', plural: 'listenersets', apiVersion: `${GWG}/v1`, body: { spec: { parentRef: { name: 'gw' }, listeners: [{ name: 'extra', port: 8080, protocol: 'HTTP' }] } } },
   { kind: 'Service', plural: 'services', apiVersion: 'v1', body: { spec: { ports: [{ port: 80 }] } } },
   { kind: 'EndpointSlice', plural: 'endpointslices', apiVersion: 'discovery.k8s.io/v1', body: { addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }], ports: [{ port: 80 }] } },
   { kind: 'Secret', plural: 'secrets', apiVersion: 'v1', body: { type: 'Opaque', data: { key: 'c2VjcmV0' } } },
   { kind: 'ConfigMap', plural: 'configmaps', apiVersion: 'v1', body: { data: { a: 'b' } } },
   { kind: 'BackendTLSPolicy', plural: 'backendtlspolicies', apiVersion: `${GWG}/v1`, body: { spec: { targetRefs: [{ group: '', kind: 'Service', name: 's' }], validation: { hostname: 's.example', wellKnownCACertificates: 'System' } } } },
+  { kind: 'ListenerSet', plural: 'listenersets', apiVersion: `${GWG}/v1`, body: { spec: { parentRef: { name: 'gw' }, listeners: [{ name: 'extra', port: 8080, protocol: 'HTTP' }] } } },
   { kind: 'GatewayClass', plural: 'gatewayclasses', apiVersion: `${GWG}/v1`, body: { spec: { controllerName: 'example.com/other' } }, cluster: true },
   { kind: 'Namespace', plural: 'namespaces', apiVersion: 'v1', body: {}, cluster: true },
 ];

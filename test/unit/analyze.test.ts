@@ -63,6 +63,47 @@ describe('analyze', () => {
     expect(warnings[1].message).toMatch(/has no listener named "https"/);
   });
 
+  it('takes ListenerSets as parents, and puts a ListenerSet listener\'s warning on the ListenerSet', () => {
+    const sets = `
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: open, namespace: shop }
+spec:
+  gatewayClassName: switchyard
+  allowedListeners: { namespaces: { from: Same } }
+  listeners: [{ name: web, port: 80, protocol: HTTP, hostname: www.example.com }]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: { name: extra, namespace: shop }
+spec:
+  parentRef: { name: open }
+  listeners:
+    - { name: blog, port: 80, protocol: HTTP, hostname: blog.example.com }
+    - { name: taken, port: 80, protocol: HTTP, hostname: www.example.com }
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: { name: refused, namespace: shop }
+spec:
+  parentRef: { name: edge }
+  listeners: [{ name: x, port: 80, protocol: HTTP, hostname: x.example.com }]
+`;
+    const text = EDGE + sets + route('blog', `
+  parentRefs: [{ group: gateway.networking.k8s.io, kind: ListenerSet, name: extra, sectionName: blog }, { group: gateway.networking.k8s.io, kind: ListenerSet, name: gone }]
+  rules: [{ backendRefs: [{ name: web, port: 8080 }] }]`);
+    const warnings = analyze(text);
+    expect(warnings.map((w) => `${w.code} ${w.kind}/${w.name} ${w.path}`)).toEqual([
+      'ListenerProblem ListenerSet/extra spec.listeners[1]',
+      'DanglingParentRef ListenerSet/refused spec.parentRef',
+      'DanglingParentRef HTTPRoute/blog spec.parentRefs[1]',
+    ]);
+    expect(warnings[0].message).toMatch(/HostnameConflict/);
+    expect(warnings[1].message).toMatch(/allows no ListenerSets/);
+    expect(warnings[2].message).toMatch(/ListenerSet "shop\/gone" does not exist in the manifests/);
+  });
+
   it('does not call a parentRef dangling when the Gateway is stored', () => {
     const text = route('r', `
   parentRefs: [{ name: edge }]

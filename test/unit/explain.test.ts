@@ -12,6 +12,9 @@ const gw = (name: string, className: string, status?: object) =>
 const route = (parentRefs: object[], status?: object) =>
   ({ apiVersion: G, kind: 'HTTPRoute', metadata: { name: 'web', namespace: 'shop' }, spec: { parentRefs }, ...(status ? { status } : {}) }) as K8sObject;
 
+const listenerSet = (gateway: string) =>
+  ({ apiVersion: G, kind: 'ListenerSet', metadata: { name: 'extra', namespace: 'team' }, spec: { parentRef: { name: gateway, namespace: 'infra' }, listeners: [] } }) as K8sObject;
+
 const explain = (object: K8sObject, gateways: Gateway[] = [], gatewayClasses: GatewayClass[] = []) =>
   explainStatus({ object, gateways, gatewayClasses, controllerName: CONTROLLER }).entries.map((e) => [e.parentRefIndex ?? '-', e.reason]);
 
@@ -56,8 +59,28 @@ describe('explainStatus', () => {
 
   it('says what it needs read: the Gateways a route names, the class of a Gateway', () => {
     expect(explainNeeds(route([{ name: 'a' }, { name: 'b', namespace: 'infra' }, { kind: 'Service', group: '', name: 'svc' }]))).toEqual({
-      gateways: [{ namespace: 'shop', name: 'a' }, { namespace: 'infra', name: 'b' }], gatewayClasses: [],
+      gateways: [{ namespace: 'shop', name: 'a' }, { namespace: 'infra', name: 'b' }], gatewayClasses: [], listenerSets: [],
     });
-    expect(explainNeeds(gw('a', 'mine') as K8sObject)).toEqual({ gateways: [], gatewayClasses: ['mine'] });
+    expect(explainNeeds(gw('a', 'mine') as K8sObject)).toEqual({ gateways: [], gatewayClasses: ['mine'], listenerSets: [] });
+    expect(explainNeeds(route([{ group: 'gateway.networking.k8s.io', kind: 'ListenerSet', name: 'ls' }])))
+      .toEqual({ gateways: [], gatewayClasses: [], listenerSets: [{ namespace: 'shop', name: 'ls' }] });
+    expect(explainNeeds(listenerSet('edge'))).toEqual({ gateways: [{ namespace: 'infra', name: 'edge' }], gatewayClasses: [], listenerSets: [] });
+  });
+
+  it('a ListenerSet, and a route through one: reported by the controller of the Gateway the ListenerSet names', () => {
+    const edge = { ...gw('edge', 'ours'), metadata: { name: 'edge', namespace: 'infra' } } as Gateway;
+    expect(explain(listenerSet('gone'), [edge], [cls('ours')])).toEqual([['-', 'GatewayNotFound']]);
+    expect(explain(listenerSet('edge'), [edge], [cls('ours')])).toEqual([['-', 'Pending']]);
+    expect(explain({ ...listenerSet('edge'), status: { conditions: [{ type: 'Accepted', status: 'False' }] } }, [edge], [cls('ours')])).toEqual([['-', 'Reported']]);
+    const LS = { group: 'gateway.networking.k8s.io', kind: 'ListenerSet' };
+    const object = route([{ ...LS, name: 'missing' }, { ...LS, name: 'ls' }, { ...LS, name: 'ls', sectionName: 'a' }],
+      // an entry for a Gateway of the same name is not the ListenerSet's
+      { parents: [{ controllerName: CONTROLLER, parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'ls' }, conditions: [] },
+        { controllerName: CONTROLLER, parentRef: { ...LS, name: 'ls', sectionName: 'a' }, conditions: [] }] });
+    const sets = [{ ...listenerSet('edge'), metadata: { name: 'ls', namespace: 'shop' } }] as never;
+    const entries = explainStatus({ object, gateways: [edge], gatewayClasses: [cls('ours')], listenerSets: sets, controllerName: CONTROLLER }).entries;
+    expect(entries.map((e) => [e.parentRefIndex, e.reason])).toEqual([[0, 'ListenerSetNotFound'], [1, 'Pending'], [2, 'Reported']]);
+    expect(explainStatus({ object, gateways: [], gatewayClasses: [cls('ours')], listenerSets: sets, controllerName: CONTROLLER }).entries[1])
+      .toMatchObject({ reason: 'GatewayNotFound', message: expect.stringContaining('Gateway "infra/edge"') });
   });
 });

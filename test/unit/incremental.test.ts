@@ -48,6 +48,13 @@ function edited(o: any, n: number): any {
     case 'Namespace':
       c.metadata = { ...c.metadata, labels: { 'kubernetes.io/metadata.name': c.metadata.name } };
       return c;
+    case 'ListenerSet': {
+      // a hostname moved onto another listener's: conflicts, attachments and the table all change
+      const ls = c.spec?.listeners ?? [];
+      if (ls.length > 1) ls[0].hostname = ls[ls.length - 1].hostname;
+      else c.spec.parentRef = { ...c.spec.parentRef, name: `${c.spec.parentRef?.name}-elsewhere` };
+      return c;
+    }
     case 'Gateway': {
       const l = c.spec?.listeners?.[0];
       if (l) l.allowedRoutes = { namespaces: { from: l.allowedRoutes?.namespaces?.from === 'All' ? 'Same' : 'All' } };

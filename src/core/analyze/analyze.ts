@@ -59,7 +59,19 @@ export function analyzeManifests(input: AnalyzeInput): AnalysisWarning[] {
     }
     const validated = validateGateway(view, { namespace: gateway.metadata.namespace, name: gateway.metadata.name }, { controllerName, now: NO_TIME });
     if (!validated) continue;
-    if (inManifest) validated.listeners.forEach((l) => listenerWarning(out, gateway, l));
+    // a listener's warning is on the object that declares it: the Gateway, or its ListenerSet
+    const owners = new Map((world.listenerSets ?? []).map((ls) => [key(ls.metadata.namespace, ls.metadata.name), ls]));
+    const ownIndex = new Map<string, number>();
+    validated.listeners.forEach((l) => {
+      const ownerKey = l.listenerSet ? key(l.listenerSet.namespace, l.listenerSet.name) : '';
+      const i = ownIndex.get(ownerKey) ?? 0;
+      ownIndex.set(ownerKey, i + 1);
+      const owner = l.listenerSet ? owners.get(ownerKey) : gateway;
+      if (owner && order.has(streamOf(owner as K8sObject))) listenerWarning(out, owner as K8sObject, l, i);
+    });
+    for (const s of validated.listenerSets)
+      if (!s.allowed && order.has(streamOf(s.listenerSet as K8sObject)))
+        out.add(s.listenerSet as K8sObject, 'DanglingParentRef', 'spec.parentRef', `not attached: ${s.message}`);
     const analysis = { ...validated, ...attachRoutes(view, validated) };
     for (const o of analysis.outcomes) if (order.has(streamOf(o.route as K8sObject))) parentWarnings(out, gateway, validated.listeners, o);
     for (const listener of orderGateway(view.ctx, attachmentOf(analysis))) tallyShadowing(listener, shadows);
@@ -100,17 +112,18 @@ function classWarning(out: Warnings, gateway: Gateway, gc: GatewayClass | undefi
     `GatewayClass "${name}" belongs to controller "${gc.spec?.controllerName}", not this one ("${controllerName}"): this server will not report on the Gateway or route its traffic`);
 }
 
-function listenerWarning(out: Warnings, gateway: Gateway, l: ListenerAnalysis): void {
+/** `index`: the listener's index in the object that declares it (`owner`, a Gateway or a ListenerSet). */
+function listenerWarning(out: Warnings, owner: K8sObject, l: ListenerAnalysis, index: number): void {
   if (l.valid) return;
-  const path = `spec.listeners[${l.index}]`;
+  const path = `spec.listeners[${index}]`;
   const refs = l.resolvedRefs;
   if (refs.status === 'False') {
     const code: AnalysisWarningCode = refs.reason === ListenerReason.RefNotPermitted ? 'RefNotPermitted' : 'ListenerProblem';
-    out.add(gateway as K8sObject, code, path, `listener "${l.name}": ${refs.message}`);
+    out.add(owner, code, path, `listener "${l.name}": ${refs.message}`);
     return;
   }
   const c = !l.isAccepted ? l.accepted : l.isConflicted ? l.conflicted : l.programmed;
-  out.add(gateway as K8sObject, 'ListenerProblem', path, `listener "${l.name}": ${c.reason}: ${c.message}`);
+  out.add(owner, 'ListenerProblem', path, `listener "${l.name}": ${c.reason}: ${c.message}`);
 }
 
 /** An unattached parentRef, or hostnames of an attached one that no selected listener admits. */
@@ -133,13 +146,19 @@ function parentWarnings(out: Warnings, gateway: Gateway, listeners: ListenerAnal
   });
 }
 
-/** parentRefs that name no Gateway there is, or a kind of parent this controller does not have. */
+/** parentRefs that name no Gateway or ListenerSet there is, or a kind of parent this controller does not have. */
 function missingParents(out: Warnings, view: WorldView, route: Route, offline: boolean): void {
   const refs: readonly Partial<ParentReference>[] = route.spec?.parentRefs ?? [];
   refs.forEach((p, i) => {
     const path = `spec.parentRefs[${i}]`;
+    if ((p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && p.kind === 'ListenerSet') {
+      const ns = p.namespace ?? route.metadata.namespace ?? '';
+      if (!(view.world.listenerSets ?? []).some((ls) => ls.metadata.namespace === ns && ls.metadata.name === p.name))
+        out.add(route as K8sObject, 'DanglingParentRef', path, `ListenerSet "${refName(ns, p.name ?? '')}" does not exist${offline ? ' in the manifests' : ''}`);
+      return;
+    }
     if ((p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP || (p.kind ?? 'Gateway') !== 'Gateway') {
-      out.add(route as K8sObject, 'DanglingParentRef', path, `parent kind ${p.kind ?? 'Gateway'}${p.group !== undefined && p.group !== GATEWAY_GROUP ? ` (group ${p.group || 'core'})` : ''} is not supported: only Gateways are parents here`);
+      out.add(route as K8sObject, 'DanglingParentRef', path, `parent kind ${p.kind ?? 'Gateway'}${p.group !== undefined && p.group !== GATEWAY_GROUP ? ` (group ${p.group || 'core'})` : ''} is not supported: only Gateways and ListenerSets are parents here`);
       return;
     }
     const ns = p.namespace ?? route.metadata.namespace ?? '';

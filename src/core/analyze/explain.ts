@@ -3,7 +3,7 @@
 // another controller's class, or a route that names no Gateway of ours, stays without one forever.
 // This says which, from plain data: the object, the Gateways its parentRefs name and the classes
 // involved, as the caller read them.
-import type { Gateway, GatewayClass, K8sObject, ParentReference } from '../model/objects';
+import type { Gateway, GatewayClass, K8sObject, ListenerSet, ParentReference } from '../model/objects';
 import { isRouteKind } from '../model/kinds';
 import { GATEWAY_GROUP, key, refName } from '../refs/lookup';
 import { isOurClass } from '../status/gatewayclass';
@@ -15,18 +15,37 @@ export interface ExplainInput {
   gateways: readonly Gateway[];
   /** the GatewayClasses of the object or of those Gateways (those that exist) */
   gatewayClasses: readonly GatewayClass[];
+  /** the ListenerSets the object's parentRefs name (those that exist); their Gateways are among `gateways` */
+  listenerSets?: readonly ListenerSet[];
   controllerName: string;
 }
 
 type ParentRefInput = Partial<ParentReference>;
 
-/** The Gateways ("namespace/name") and GatewayClasses an explanation of this object needs read. */
-export function explainNeeds(object: K8sObject): { gateways: { namespace: string; name: string }[]; gatewayClasses: string[] } {
-  if (object.kind === 'Gateway') return { gateways: [], gatewayClasses: [String(object.spec?.gatewayClassName ?? '')] };
-  if (object.kind === 'GatewayClass') return { gateways: [], gatewayClasses: [object.metadata.name] };
-  if (!isRouteKind(object.kind)) return { gateways: [], gatewayClasses: [] };
-  const gateways = parentRefsOf(object).filter(isGatewayRef).map((p) => ({ namespace: p.namespace ?? object.metadata.namespace ?? '', name: String(p.name ?? '') }));
-  return { gateways, gatewayClasses: [] };
+type Ref = { namespace: string; name: string };
+
+/**
+ * The Gateways ("namespace/name"), GatewayClasses and ListenerSets an explanation of this object
+ * needs read (then the Gateways of those ListenerSets: `gatewayOfListenerSet`).
+ */
+export function explainNeeds(object: K8sObject): { gateways: Ref[]; gatewayClasses: string[]; listenerSets: Ref[] } {
+  if (object.kind === 'Gateway') return { gateways: [], gatewayClasses: [String(object.spec?.gatewayClassName ?? '')], listenerSets: [] };
+  if (object.kind === 'GatewayClass') return { gateways: [], gatewayClasses: [object.metadata.name], listenerSets: [] };
+  if (object.kind === 'ListenerSet') {
+    const g = listenerSetGateway(object);
+    return { gateways: g ? [g] : [], gatewayClasses: [], listenerSets: [] };
+  }
+  if (!isRouteKind(object.kind)) return { gateways: [], gatewayClasses: [], listenerSets: [] };
+  const ns = object.metadata.namespace ?? '';
+  const named = (kind: string) => parentRefsOf(object).filter((p) => isParentRef(p, kind)).map((p) => ({ namespace: p.namespace ?? ns, name: String(p.name ?? '') }));
+  return { gateways: named('Gateway'), gatewayClasses: [], listenerSets: named('ListenerSet') };
+}
+
+/** The Gateway a ListenerSet's parentRef names, if it names one. */
+export function listenerSetGateway(ls: { metadata: { namespace?: string }; spec?: { parentRef?: ParentRefInput } }): Ref | undefined {
+  const p = ls.spec?.parentRef;
+  if (!p || !isParentRef(p, 'Gateway') || !p.name) return undefined;
+  return { namespace: p.namespace ?? ls.metadata.namespace ?? '', name: String(p.name) };
 }
 
 export function explainStatus(input: ExplainInput): StatusExplanation {
@@ -54,7 +73,21 @@ export function explainStatus(input: ExplainInput): StatusExplanation {
     out.entries.push(problem ?? (hasConditions(object.status?.conditions) ? reported('The Gateway') : pending('The Gateway')));
     return out;
   }
+  // a ListenerSet's status is written by the controller of the Gateway it names
+  const viaGateway = (ref: Ref | undefined, who: string): StatusExplanationEntry | undefined => {
+    if (!ref) return { reason: 'UnsupportedParentKind', message: `${who} names no Gateway (group ${GATEWAY_GROUP}): no controller reports on it` };
+    const gw = gateways.get(key(ref.namespace, ref.name));
+    const named = `Gateway "${refName(ref.namespace, ref.name)}"`;
+    if (!gw) return { reason: 'GatewayNotFound', message: `${who} names ${named}, which does not exist` };
+    return classProblem(classes, String(gw.spec?.gatewayClassName ?? ''), controllerName, `${who}: ${named}`);
+  };
+  if (object.kind === 'ListenerSet') {
+    const problem = viaGateway(listenerSetGateway(object), 'spec.parentRef');
+    out.entries.push(problem ?? (hasConditions(object.status?.conditions) ? reported('The ListenerSet') : pending('The ListenerSet')));
+    return out;
+  }
   if (!isRouteKind(object.kind)) return out;
+  const listenerSets = new Map((input.listenerSets ?? []).map((l) => [key(l.metadata.namespace, l.metadata.name), l]));
 
   const parentRefs = parentRefsOf(object);
   if (parentRefs.length === 0) {
@@ -65,8 +98,19 @@ export function explainStatus(input: ExplainInput): StatusExplanation {
   parentRefs.forEach((p, i) => {
     const at = { parentRefIndex: i, parentRef: echo(p) };
     const push = (e: StatusExplanationEntry) => out.entries.push({ ...e, ...at });
+    if (isParentRef(p, 'ListenerSet')) {
+      const ns = p.namespace ?? routeNs;
+      const named = `ListenerSet "${refName(ns, String(p.name ?? ''))}"`;
+      const ls = listenerSets.get(key(ns, String(p.name ?? '')));
+      if (!ls) return push({ reason: 'ListenerSetNotFound', message: `spec.parentRefs[${i}] names ${named}, which does not exist` });
+      const problem = viaGateway(listenerSetGateway(ls), `spec.parentRefs[${i}] (${named}) spec.parentRef`);
+      if (problem) return push(problem);
+      const entry = (object.status?.parents ?? []).find((s: { controllerName?: string; parentRef?: ParentRefInput }) =>
+        s?.controllerName === controllerName && sameParent(s.parentRef, p, routeNs));
+      return push(entry ? reported(`spec.parentRefs[${i}] (${named})`) : pending(`spec.parentRefs[${i}] (${named})`));
+    }
     if (!isGatewayRef(p)) {
-      push({ reason: 'UnsupportedParentKind', message: `spec.parentRefs[${i}] is a ${p.kind ?? 'Gateway'}${p.group !== undefined && p.group !== GATEWAY_GROUP ? ` (group ${p.group || 'core'})` : ''}; this controller takes only Gateways (group ${GATEWAY_GROUP}) as parents` });
+      push({ reason: 'UnsupportedParentKind', message: `spec.parentRefs[${i}] is a ${p.kind ?? 'Gateway'}${p.group !== undefined && p.group !== GATEWAY_GROUP ? ` (group ${p.group || 'core'})` : ''}; this controller takes only Gateways and ListenerSets (group ${GATEWAY_GROUP}) as parents` });
       return;
     }
     const ns = p.namespace ?? routeNs;
@@ -102,12 +146,16 @@ function parentRefsOf(object: K8sObject): ParentRefInput[] {
   return Array.isArray(refs) ? refs.filter((p): p is ParentRefInput => !!p && typeof p === 'object') : [];
 }
 
+function isParentRef(p: ParentRefInput, kind: string): boolean {
+  return (p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? 'Gateway') === kind;
+}
+
 function isGatewayRef(p: ParentRefInput): boolean {
-  return (p.group ?? GATEWAY_GROUP) === GATEWAY_GROUP && (p.kind ?? 'Gateway') === 'Gateway';
+  return isParentRef(p, 'Gateway');
 }
 
 function sameParent(a: ParentRefInput | undefined, b: ParentRefInput, routeNs: string): boolean {
-  return !!a && (a.namespace ?? routeNs) === (b.namespace ?? routeNs) && a.name === b.name
+  return !!a && (a.kind ?? 'Gateway') === (b.kind ?? 'Gateway') && (a.namespace ?? routeNs) === (b.namespace ?? routeNs) && a.name === b.name
     && (a.sectionName ?? '') === (b.sectionName ?? '') && (a.port ?? 0) === (b.port ?? 0);
 }
 

@@ -1,5 +1,5 @@
 export { analyzeManifests, type AnalyzeInput } from './analyze';
-export { explainNeeds, explainStatus, type ExplainInput } from './explain';
+export { explainNeeds, explainStatus, listenerSetGateway, type ExplainInput } from './explain';
 export { grpcMatchCovers, matchCovers } from './shadowing';
 export type * from './types';
 export { analysisScope, type AnalysisScope } from './scope';

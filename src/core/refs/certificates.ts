@@ -1,6 +1,7 @@
 // Secret references of a Gateway: listener certificateRefs and the backend client certificate
-// (spec.tls.backend.clientCertificateRef). A reference into another namespace needs a ReferenceGrant
-// from Gateways of the Gateway's namespace, and is RefNotPermitted without one whatever it points
+// (spec.tls.backend.clientCertificateRef), and the certificateRefs of ListenerSet listeners, which are
+// the ListenerSet's own: a reference into another namespace needs a ReferenceGrant from the
+// referrer's kind (Gateway or ListenerSet) and namespace, and is RefNotPermitted without one whatever it points
 // at. An allowed reference is invalid when it is not a core Secret, when the Secret does not exist,
 // or when it is malformed: not of type kubernetes.io/tls, tls.crt not X.509 certificates, tls.key not a
 // private key, or a key that does not belong to the certificate.

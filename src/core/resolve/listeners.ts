@@ -39,5 +39,7 @@ export function selectListener(candidates: readonly CompiledListener[], name: st
 
 export function describeListener(l: CompiledListener): string {
   const host = l.protocol === 'TCP' || l.protocol === 'UDP' ? '' : l.hostname ? `, hostname ${l.hostname}` : ', any hostname';
-  return `listener "${l.name}" (port ${l.port}, ${l.protocol}${host})`;
+  // names are unique per Gateway or ListenerSet only
+  const owner = l.listenerSet ? ` of ListenerSet ${l.listenerSet.namespace}/${l.listenerSet.name}` : '';
+  return `listener "${l.name}"${owner} (port ${l.port}, ${l.protocol}${host})`;
 }
