@@ -145,7 +145,9 @@ export class KubeObjects {
     const decision = decideWrite({ current: base, incoming: toDecide, mode, precondition, now: this.resources.now(), newUid: randomUUID() });
     if (decision.outcome === 'reject') throw fromDecision(decision);
     if (decision.outcome === 'unchanged') return { status: 200 as const, object: atPosition(current!.object, current!.position), changed: false };
-    const o = isSecret(incoming) ? presentSecret(decision.object, undefined) : decision.object;
+    const written = isSecret(incoming) ? presentSecret(decision.object, undefined) : decision.object;
+    // as a real write answers: with the status the object has
+    const o = current && !current.deleted && current.object.status ? { ...written, status: current.object.status } : written;
     return { status: (decision.type === 'Created' ? 201 : 200) as 200 | 201, object: atPosition(o, current?.position ?? 0), changed: true };
   }
 
