@@ -17,6 +17,7 @@ import { strategicMergePatch } from './strategic-merge';
 export type { PatchCause, PatchResult } from './result';
 export { recordUpdate, defaultFieldManager, type UpdateRecordOptions } from './record-update';
 export { LAST_APPLIED, BEFORE_FIRST_APPLY } from './server-side-apply';
+export { markersOf, type FieldMarkers } from './schema';
 
 export const JSON_PATCH = 'application/json-patch+json';
 export const MERGE_PATCH = 'application/merge-patch+json';
