@@ -89,6 +89,16 @@ describe('applying again', () => {
   });
 });
 
+describe('the order of a merged list', () => {
+  it('is kube-apiserver\'s: shared items in the applied order, the live list\'s own where they were, new ones where applied', () => {
+    const live = ok(apply(undefined, gateway(['a', 'b', 'c'].map((n) => listener(n))), 'one'));
+    const out = ok(apply(live, gateway(['c', 'x', 'a'].map((n) => listener(n))), 'two'));
+    expect(out.spec.listeners.map((l: Obj) => l.name)).toEqual(['b', 'c', 'x', 'a']);
+    const sets = ok(apply(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns', finalizers: ['p', 'q'] } }, 'one'));
+    expect(ok(apply(sets, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns', finalizers: ['r', 'p'] } }, 'two')).metadata.finalizers).toEqual(['r', 'p', 'q']);
+  });
+});
+
 describe('two managers', () => {
   const base = ok(apply(undefined, gateway([listener('http')]), 'platform'));
   it('listeners merge by name: each manager owns its own', () => {
