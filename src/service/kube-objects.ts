@@ -90,7 +90,7 @@ export class KubeObjects {
    * Create (`name` undefined) or update. `metadata.resourceVersion`, when the body has one, must be
    * the object's current one: else 409, as kube-apiserver answers.
    */
-  async write(info: KindInfo, namespace: string, name: string | undefined, body: unknown, mode: 'create' | 'update', actor: Actor, opts: KubeWriteOptions): Promise<KubeWriteResult> {
+  async write(info: KindInfo, namespace: string, name: string | undefined, body: unknown, mode: 'create' | 'update', actor: Actor, opts: KubeWriteOptions & { record?: (before: K8sObject | undefined, after: K8sObject) => K8sObject }): Promise<KubeWriteResult> {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a JSON object');
     const meta = ((body as K8sObject).metadata ?? {}) as K8sObject['metadata'];
     const objName = name ?? (typeof meta.name === 'string' ? meta.name : undefined);
@@ -107,7 +107,8 @@ export class KubeObjects {
       // always against the version read, so a race with another writer is a 409, never a lost update
       precondition = String(current.version);
     }
-    return this.commit(info, namespace, objName, body as K8sObject, mode === 'create' ? 'create' : 'replace', precondition, actor, opts);
+    const object = opts.record ? opts.record(current?.object, body as K8sObject) : (body as K8sObject);
+    return this.commit(info, namespace, objName, object, mode === 'create' ? 'create' : 'replace', precondition, actor, opts);
   }
 
   /** Writes `object` (a whole new state) over the version `precondition` names; unknown fields per fieldValidation. */
@@ -144,7 +145,9 @@ export class KubeObjects {
     const decision = decideWrite({ current: base, incoming: toDecide, mode, precondition, now: this.resources.now(), newUid: randomUUID() });
     if (decision.outcome === 'reject') throw fromDecision(decision);
     if (decision.outcome === 'unchanged') return { status: 200 as const, object: atPosition(current!.object, current!.position), changed: false };
-    const o = isSecret(incoming) ? presentSecret(decision.object, undefined) : decision.object;
+    const written = isSecret(incoming) ? presentSecret(decision.object, undefined) : decision.object;
+    // as a real write answers: with the status the object has
+    const o = current && !current.deleted && current.object.status ? { ...written, status: current.object.status } : written;
     return { status: (decision.type === 'Created' ? 201 : 200) as 200 | 201, object: atPosition(o, current?.position ?? 0), changed: true };
   }
 
@@ -171,8 +174,9 @@ export class KubeObjects {
       try {
         return await this.commit(info, namespace, name, object, row ? 'replace' : 'create', row ? String(row.version) : undefined, actor, opts);
       } catch (e) {
-        // another writer moved the object between the read and the write: patch the newer one
-        if (e instanceof ServiceError && (e.kind === 'conflict' || e.kind === 'already-exists') && attempt < 8 && (rv === undefined || rv === null || rv === '')) continue;
+        // another writer moved the object between the read and the write: patch the newer one (a
+        // resourceVersion the patch itself set then fails the check above)
+        if (e instanceof ServiceError && (e.kind === 'conflict' || e.kind === 'already-exists') && attempt < 8) continue;
         throw e;
       }
     }

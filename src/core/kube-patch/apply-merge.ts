@@ -15,8 +15,9 @@ export function mergeApplied(live: unknown, applied: unknown, s: FieldSchema): u
   return clone(applied);
 }
 
-// Items of both lists keep the applied order; items the live list alone has stay where they were
-// relative to the others.
+// The order kube-apiserver gives a merged list: the items both lists hold come in the applied
+// order, an item only the live list holds stays where it was, and an item only the applied list
+// holds comes where the applied list puts it.
 function mergeList(live: unknown[], applied: unknown[], s: FieldSchema): unknown[] {
   const type = listTypeOf(s);
   const id = (v: unknown): string => {
@@ -25,22 +26,43 @@ function mergeList(live: unknown[], applied: unknown[], s: FieldSchema): unknown
     for (const k of s.list!.keys!) keys[k] = has(v, k) ? v[k] : s.list!.keyDefaults?.[k];
     return canonical(keys);
   };
+  const liveIds = live.map(id);
   const appliedIds = applied.map(id);
-  const liveById = new Map(live.map((v) => [id(v), v]));
+  const liveById = new Map(live.map((v, i) => [liveIds[i], v]));
+  const appliedSet = new Set(appliedIds);
+  const shared = appliedIds.filter((x) => liveById.has(x));
+  let nextShared = 0;
   const out: unknown[] = [];
-  let next = 0;
-  const emitUpTo = (n: number) => {
-    for (; next <= n; next++) {
-      const prior = liveById.get(appliedIds[next]);
-      out.push(type === 'map' ? mergeApplied(prior, applied[next], itemsOf(s)) : clone(applied[next]));
-    }
+  const emit = (r: number): void => {
+    out.push(type === 'map' ? mergeApplied(liveById.get(appliedIds[r]), applied[r], itemsOf(s)) : clone(applied[r]));
+    if (shared[nextShared] === appliedIds[r]) nextShared++;
   };
-  for (const v of live) {
-    const at = appliedIds.indexOf(id(v));
-    if (at < 0) out.push(clone(v));
-    else if (at >= next) emitUpTo(at);
+  let l = 0;
+  let r = 0;
+  while (l < live.length || r < applied.length) {
+    if (l < live.length && r < applied.length) {
+      if (liveIds[l] === appliedIds[r]) {
+        emit(r);
+        l++;
+        r++;
+        continue;
+      }
+      // a shared item that comes later in the applied order is taken when the applied list reaches it
+      if (appliedSet.has(liveIds[l]) && nextShared < shared.length && shared[nextShared] !== liveIds[l]) {
+        l++;
+        continue;
+      }
+    }
+    if (l < live.length && !appliedSet.has(liveIds[l])) {
+      out.push(clone(live[l]));
+      l++;
+      continue;
+    }
+    if (r < applied.length) {
+      emit(r);
+      r++;
+    } else l++;
   }
-  emitUpTo(applied.length - 1);
   return out;
 }
 

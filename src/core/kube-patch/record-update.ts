@@ -36,8 +36,11 @@ export function recordUpdate(before: object | undefined, after: object, opts: Up
     if (sent.length === 1 && isObject(sent[0]) && Object.keys(sent[0]).length === 0) return withManagers(after as JsonObject, []);
     managers = safeManagers(after) ?? prior;
   }
-  if (before && managers.length === 0)
+  if (before && managers.length === 0) {
+    // a write that changes nothing leaves such an object exactly as it was
+    if (updateManagers(before, after, [], { ...opts, schema }).length === 0) return after;
     managers = updateManagers({}, before, [], { fieldManager: BEFORE_FIRST_APPLY, apiVersion: String((before as JsonObject).apiVersion ?? opts.apiVersion), schema, now: opts.now });
+  }
   return withManagers(after as JsonObject, updateManagers(before ?? {}, after, managers, { ...opts, schema }));
 }
 

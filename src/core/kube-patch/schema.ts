@@ -99,3 +99,37 @@ export function itemsOf(s: FieldSchema | undefined): FieldSchema {
 export function listTypeOf(s: FieldSchema | undefined): ListSchema['type'] {
   return s?.list?.type ?? 'atomic';
 }
+
+/** One field's list or map markers, as an OpenAPI schema spells them. */
+export interface FieldMarkers {
+  /** dotted, "[]" for the items of a list: "spec.listeners[].allowedRoutes.namespaces.selector" */
+  path: string;
+  extensions: Record<string, unknown>;
+}
+
+/**
+ * The markers of a kind's non-default fields, for a served OpenAPI document: kubectl computes a
+ * client-side apply's strategic merge patch from the x-kubernetes-patch-* extensions of the schema
+ * it finds for a built-in kind, so a schema without them makes kubectl replace Service ports whole
+ * (and dropped ports then stay, since this server merges them by port).
+ */
+export function markersOf(kind: string): FieldMarkers[] {
+  const out: FieldMarkers[] = [];
+  const walk = (s: FieldSchema, path: string): void => {
+    const ext: Record<string, unknown> = {};
+    if (s.atomic) ext['x-kubernetes-map-type'] = 'atomic';
+    if (s.list) {
+      ext['x-kubernetes-list-type'] = s.list.type;
+      if (s.list.keys) ext['x-kubernetes-list-map-keys'] = s.list.keys;
+      if (s.list.patchMerge && BUILT_IN_KINDS.has(kind)) {
+        ext['x-kubernetes-patch-strategy'] = 'merge';
+        if (s.list.patchMerge.key) ext['x-kubernetes-patch-merge-key'] = s.list.patchMerge.key;
+      }
+    }
+    if (Object.keys(ext).length > 0) out.push({ path, extensions: ext });
+    for (const [k, c] of Object.entries(s.fields ?? {})) walk(c, path ? `${path}.${k}` : k);
+    if (s.list?.items) walk(s.list.items, `${path}[]`);
+  };
+  walk(schemaOf(kind), '');
+  return out;
+}

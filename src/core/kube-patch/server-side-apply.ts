@@ -60,6 +60,7 @@ export function serverSideApply(current: JsonObject | undefined, applied: unknow
 
   const merged = mergeApplied(live, config, schema) as JsonObject;
   if (previous) prune(merged, previous.fields, withSelf, schema);
+  omitEmptyMetadata(merged);
 
   let moved = transfer(live, merged, schema, withSelf, selfId, opts.force === true);
   if (moved.conflicts.length > 0) {
@@ -75,10 +76,10 @@ export function serverSideApply(current: JsonObject | undefined, applied: unknow
 
   if (manager === KUBECTL) keepLastAppliedInStep(merged, applied);
   const out = withManagers(merged, result);
-  if (current && deepEqual(out, { ...current, apiVersion: opts.apiVersion })) return { ok: true, object: clone(current) };
   // A resourceVersion in the applied configuration is a precondition, as in an update body.
   if (appliedMeta.resourceVersion !== undefined && appliedMeta.resourceVersion !== null && isObject(out.metadata))
     define(out.metadata, 'resourceVersion', appliedMeta.resourceVersion);
+  if (current && deepEqual(out, { ...current, apiVersion: opts.apiVersion })) return { ok: true, object: clone(current) };
   return { ok: true, object: out };
 }
 
@@ -98,6 +99,18 @@ function dropNulls(v: unknown): unknown {
     return out;
   }
   return v;
+}
+
+// ObjectMeta's maps and lists are omitted when empty (Go's omitempty), so that applying
+// `labels: {}` leaves no trace, and applying it twice is the same as once.
+const OMIT_EMPTY = ['labels', 'annotations', 'finalizers', 'ownerReferences'];
+
+function omitEmptyMetadata(obj: JsonObject): void {
+  if (!isObject(obj.metadata)) return;
+  for (const k of OMIT_EMPTY) {
+    const v = obj.metadata[k];
+    if ((Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0)) delete obj.metadata[k];
+  }
 }
 
 function withoutManaged(obj: JsonObject): JsonObject {

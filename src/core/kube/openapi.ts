@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import spec from '../../generated/openapi.json';
 import { apiVersionOf, groups, resourcesAt, type KubeResource } from './resources';
+import { patchTypesOf } from '../kube-patch';
 
 // any: the generated document is JSON whose schemas this module copies without knowing them
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -30,7 +31,8 @@ function paths(r: KubeResource, version: string): Record<string, Json> {
   const body = { content: { 'application/json': { schema: ref } } };
   const ok = { 200: { description: 'OK', content: { 'application/json': { schema: ref } } } };
   const op = (action: string, extra: Json = {}) => ({ 'x-kubernetes-action': action, 'x-kubernetes-group-version-kind': gvk, responses: ok, ...extra });
-  const patchBody = { content: Object.fromEntries(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'].map((t) => [t, { schema: { type: 'object' } }])) };
+  // kubectl sends a strategic merge patch where the document lists it: for the built-in kinds only
+  const patchBody = { content: Object.fromEntries(patchTypesOf(r.info.kind).map((t) => [t, { schema: { type: 'object' } }])) };
   return {
     [collection]: {
       get: op('list'),

@@ -50,6 +50,8 @@ function stored(
   m.creationTimestamp = meta.creationTimestamp;
   if (metadata.labels && Object.keys(metadata.labels).length) m.labels = metadata.labels;
   if (metadata.annotations && Object.keys(metadata.annotations).length) m.annotations = metadata.annotations;
+  // server-side apply's field ownership (the Kubernetes paths keep it; "unchanged" does not compare it)
+  if (Array.isArray(metadata.managedFields) && metadata.managedFields.length) m.managedFields = metadata.managedFields;
   return { apiVersion: incoming.apiVersion, kind: incoming.kind, metadata: m, ...contentOf(incoming) };
 }
 

@@ -11,7 +11,10 @@ import { ApplyRejection } from '../../../core/apply/types';
 
 /** What the failing request was about (set by the handler): Status details name it. */
 export interface KubeTarget {
+  /** the resource (plural), as NotFound and Conflict name it */
   kind?: string;
+  /** the Kind, as Invalid names it ("The HTTPRoute "x" is invalid") */
+  kindName?: string;
   group?: string;
   name?: string;
 }
@@ -36,9 +39,13 @@ export function statusOf(err: unknown, target: KubeTarget | undefined, logger: L
   const details: StatusDetails = { name: target?.name, group: target?.group, kind: target?.kind };
   if (err instanceof ServiceError) {
     const code = CODE_OF[err.kind];
-    return { status: failure(code, err.detail, REASON_OF[err.kind], { ...details, causes: causesOf(err.errors) }) };
+    const kind = err.kind === 'invalid' ? target?.kindName ?? details.kind : details.kind;
+    return { status: failure(code, err.detail, REASON_OF[err.kind], { ...details, kind, causes: causesOf(err.errors) }) };
   }
-  if (err instanceof HttpError) return { status: failure(err.status, err.detail, undefined, { ...details, causes: causesOf(err.errors) }), headers: err.headers };
+  if (err instanceof HttpError) {
+    const kind = err.status === 422 ? target?.kindName ?? details.kind : details.kind;
+    return { status: failure(err.status, err.detail, undefined, { ...details, kind, causes: causesOf(err.errors) }), headers: err.headers };
+  }
   if (err instanceof ApplyRejection) {
     const code = err.status;
     return { status: failure(code, err.message, undefined, { ...details, causes: (err.issues ?? []).map((i) => ({ field: i.path, message: i.message })) }) };

@@ -15,7 +15,7 @@ import type { Principal } from '../../../service/principal';
 import { actorOf, canRead, canWrite, listScope } from '../../../service/access';
 import { resourceName, type FieldValidation, type KubeObjects, type KubeWriteOptions } from '../../../service/kube-objects';
 import { objectBody, patchBody } from './body';
-import { applyPatchTo, createsMissing } from './patches';
+import { applyPatchTo, createsMissing, fieldManagerOf, recordWrite } from './patches';
 import { watch } from './watch';
 
 function forbidden(p: Principal, verb: string, path: KubePath): HttpError {
@@ -100,7 +100,7 @@ export function objectHandler(ctx: AppContext, objects: KubeObjects) {
   return async (req: Request, res: Response, path: KubePath): Promise<void> => {
     const { info } = path.resource;
     res.locals.route = path.template;
-    res.locals.kubeTarget = { kind: info.plural, group: path.resource.group, name: path.name };
+    res.locals.kubeTarget = { kind: info.plural, kindName: info.kind, group: path.resource.group, name: path.name };
     const principal: Principal = res.locals.principal;
     const actor = actorOf(principal);
     const verb = verbOf(req, path);
@@ -128,26 +128,27 @@ export function objectHandler(ctx: AppContext, objects: KubeObjects) {
       case 'create': {
         const body = await objectBody(req, ctx.config.bodyLimitBytes);
         checkApiVersion(path, body);
-        const out = await objects.write(info, ns, undefined, withPathVersion(path, body), 'create', actor, writeOptions(req));
+        res.locals.kubeTarget = { ...res.locals.kubeTarget, name: (body as K8sObject | null)?.metadata?.name };
+        const out = await objects.write(info, ns, undefined, withPathVersion(path, body), 'create', actor, { ...writeOptions(req), record: recorder(req, path) });
         warnings(res, out.warnings);
         return send(201, out.object);
       }
       case 'update': {
         const body = await objectBody(req, ctx.config.bodyLimitBytes);
         checkApiVersion(path, body);
-        const out = await objects.write(info, ns, path.name!, withPathVersion(path, body), 'update', actor, writeOptions(req));
+        const out = await objects.write(info, ns, path.name!, withPathVersion(path, body), 'update', actor, { ...writeOptions(req), record: recorder(req, path) });
         warnings(res, out.warnings);
         return send(200, out.object);
       }
       case 'patch': {
         const opts = writeOptions(req);
         const { type, body } = await patchBody(req, ctx.config.bodyLimitBytes);
-        const fieldManager = typeof req.query.fieldManager === 'string' ? req.query.fieldManager : undefined;
-        if (type === 'application/apply-patch+yaml' && !fieldManager) throw new HttpError(422, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', [{ path: 'fieldManager', message: 'Required value: is required for apply patch', reason: 'FieldValueRequired' }]);
+        const named = typeof req.query.fieldManager === 'string' && req.query.fieldManager ? req.query.fieldManager : undefined;
+        if (type === 'application/apply-patch+yaml' && !named) throw new HttpError(422, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', [{ path: 'fieldManager', message: 'Required value: is required for apply patch', reason: 'FieldValueRequired' }]);
         const force = req.query.force === 'true';
         const apiVersion = apiVersionOf(path.group, path.version);
         const out = await objects.patch(info, ns, path.name!, (current) => {
-          const next = applyPatchTo(current ? inVersion(path, current) : undefined, { type, body, kind: info.kind, apiVersion, fieldManager, force });
+          const next = applyPatchTo(current ? inVersion(path, current) : undefined, { type, body, kind: info.kind, apiVersion, fieldManager: named ?? fieldManagerOf(undefined, req.header('user-agent')), force });
           return { ...next, apiVersion: next.apiVersion ?? apiVersion, kind: info.kind, metadata: { ...(next.metadata ?? {}), name: path.name!, ...(info.scope === 'Namespaced' ? { namespace: ns } : {}) } as K8sObject['metadata'] };
         }, actor, { ...opts, createIfMissing: createsMissing(type) });
         warnings(res, out.warnings);
@@ -163,6 +164,12 @@ export function objectHandler(ctx: AppContext, objects: KubeObjects) {
         throw new HttpError(405, `${req.method} is not allowed on ${path.name === undefined ? 'a collection' : 'an object'} of ${resourceName(info)}`);
     }
   };
+}
+
+/** Every create and update records its manager in managedFields, as kube-apiserver does. */
+function recorder(req: Request, path: KubePath) {
+  const manager = fieldManagerOf(req.query.fieldManager, req.header('user-agent'));
+  return (before: K8sObject | undefined, after: K8sObject) => recordWrite(before, after, manager, path.resource.info.kind, apiVersionOf(path.group, path.version));
 }
 
 function checkApiVersion(path: KubePath, body: unknown): void {

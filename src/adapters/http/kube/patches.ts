@@ -1,7 +1,7 @@
-// Turns the current object and a patch into the new object, by patch type.
+// Turns the current object and a patch into the new object, by patch type, with the engines of
+// src/core/kube-patch; and the managedFields entry of every other write.
 import type { K8sObject } from '../../../core/model/objects';
-import { mergePatch } from '../../../core/objects/merge-patch';
-import { stripServerFields } from '../../../core/objects/write';
+import { applyPatch, APPLY_PATCH, defaultFieldManager, recordUpdate } from '../../../core/kube-patch';
 import { HttpError } from '../problem';
 import type { PatchType } from './body';
 
@@ -14,28 +14,37 @@ export interface PatchRequest {
   force?: boolean;
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** RFC 3339 to the second, as managedFields times are written */
+export function managedTime(now = new Date()): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
 
 /** Whether a patch of this type may create the object (server-side apply does). */
 export function createsMissing(type: PatchType): boolean {
-  return type === 'application/apply-patch+yaml';
+  return type === APPLY_PATCH;
 }
 
 export function applyPatchTo(current: K8sObject | undefined, p: PatchRequest): K8sObject {
-  switch (p.type) {
-    case 'application/merge-patch+json': {
-      if (!isMap(p.body)) throw new HttpError(400, 'a merge patch must be a JSON object');
-      // the precondition a patch may carry stays visible to the caller; server fields do not merge
-      const rv = (p.body.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
-      const merged = mergePatch(current ? withoutStatus(current) : {}, stripServerFields(p.body as K8sObject)) as K8sObject;
-      return rv === undefined ? merged : { ...merged, metadata: { ...merged.metadata, resourceVersion: String(rv) } };
-    }
-    default:
-      throw new HttpError(415, `the patch type ${p.type} is not supported yet; use application/merge-patch+json`);
+  const out = applyPatch(current, p.body, p.type, { fieldManager: p.fieldManager, force: p.force, kind: p.kind, apiVersion: p.apiVersion, now: managedTime() });
+  if (out.ok) {
+    const o = out.object as K8sObject;
+    // non-apply patches record who changed what, as every other write does
+    if (p.type === APPLY_PATCH) return o;
+    return recordUpdate(current, o, { fieldManager: p.fieldManager ?? 'unknown', kind: p.kind, apiVersion: p.apiVersion, now: managedTime() }) as K8sObject;
+  }
+  throw new HttpError(out.status, out.message, (out.causes ?? []).map((c) => ({ path: c.field, message: c.message, ...(c.reason ? { reason: c.reason as never } : {}) })));
+}
+
+/** The managedFields of a create or update (`before` undefined on create). */
+export function recordWrite(before: K8sObject | undefined, after: K8sObject, fieldManager: string, kind: string, apiVersion: string): K8sObject {
+  try {
+    return recordUpdate(before, after, { fieldManager, kind, apiVersion, now: managedTime() }) as K8sObject;
+  } catch {
+    // malformed managedFields sent by the client: kept as sent, validation has the last word
+    return after;
   }
 }
 
-function withoutStatus(o: K8sObject): K8sObject {
-  const { status: _s, ...rest } = o;
-  return { ...rest, metadata: { ...rest.metadata, resourceVersion: undefined } as K8sObject['metadata'] };
+export function fieldManagerOf(query: unknown, userAgent: string | undefined): string {
+  return typeof query === 'string' && query ? query : defaultFieldManager(userAgent);
 }
