@@ -36,8 +36,6 @@ const PROXY_GAPS: { why: string; applies: (r: any, e: any) => boolean }[] = [
   { why: 'the proxy serves no TCP listeners yet', applies: (r) => r.protocol === 'tcp' },
   { why: 'the proxy serves no UDP listeners yet', applies: (r) => r.protocol === 'udp' },
   { why: 'the proxy does not validate frontend client certificates yet', applies: (r, e) => r.clientCertificate !== undefined || e.clientCertificateRequested !== undefined },
-  { why: 'the proxy originates no backend TLS yet', applies: (r, e) => e.backendTLS !== undefined || r.backendBehaviour?.tlsServerCertificate !== undefined },
-  { why: 'the proxy does not retry yet', applies: (_r, e) => e.attemptsAtBackend !== undefined },
 ];
 
 type Entry = { gateway: { namespace: string; name: string }; dataPlane?: boolean; request: any; expect: any };
