@@ -38,6 +38,7 @@ export function forward(deps: HandlerDeps, served: ServedTable, req: Req, res: R
   headers['x-forwarded-for'] = `${typeof xff === 'string' ? `${xff}, ` : ''}${req.socket.remoteAddress ?? ''}`;
   headers['x-forwarded-proto'] ??= kind;
   const originate = originateTLS(served, target);
+  const labels = { gateway: served.gateway, route: d.route ? `${d.route.kind}/${d.route.namespace ?? ''}/${d.route.name ?? ''}` : '' };
 
   const mirrors = (d.mirrors ?? []).map((m, i) => ({ percent: m.percent, backend: d.mirrorTargets?.[i] })).filter((m) => m.backend && m.backend.valid && Math.random() * 100 < m.percent);
   const retry = d.retry;
@@ -75,6 +76,7 @@ export function forward(deps: HandlerDeps, served: ServedTable, req: Req, res: R
     const started = performance.now();
     const perTry = timeouts.backendRequestMs ? setTimeout(() => failed('the backend did not answer in time', 504), timeouts.backendRequestMs) : undefined;
     const again = () => {
+      deps.metrics.retries.inc(labels);
       const t = setTimeout(() => attempt(n + 1, body), retry?.backoffMs ?? DEFAULT_BACKOFF_MS);
       timers.push(t);
     };
@@ -84,6 +86,7 @@ export function forward(deps: HandlerDeps, served: ServedTable, req: Req, res: R
       over = true;
       clearTimeout(perTry);
       up.destroy();
+      deps.metrics.upstreamErrors.inc({ ...labels, reason: code === 504 ? 'timeout' : 'unreachable' });
       if (retry && n < attempts && body !== null) return again();
       fail(code, why);
     }
@@ -95,7 +98,7 @@ export function forward(deps: HandlerDeps, served: ServedTable, req: Req, res: R
       }
       over = true;
       clearTimeout(perTry);
-      deps.metrics.upstreamLatency.observe((performance.now() - started) / 1000);
+      deps.metrics.upstreamLatency.observe(labels, (performance.now() - started) / 1000);
       if (retry && n < attempts && body !== null && retry.codes.includes(status)) {
         drain();
         again();
