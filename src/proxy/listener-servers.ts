@@ -10,7 +10,8 @@ import { selectListener } from '../core/resolve';
 import type { CompiledListener } from '../core/compile/types';
 import type { ServedTable, Tables } from './tables';
 
-export type PortKind = 'http' | 'https';
+/** http: HTTP/1.1 and h2c; https: TLS terminated for HTTP (behind the TLS front); tls: the TLS front, by SNI; tcp, udp: streams. */
+export type PortKind = 'http' | 'https' | 'tls' | 'tcp' | 'udp';
 export type RequestHandler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
 
 /** What a listener port needs: its servers, closed together. */
@@ -25,7 +26,7 @@ export interface PortServer {
 
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
 
-function listenOn(server: net.Server, port: number, host: string): Promise<void> {
+export function listenOn(server: net.Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
@@ -77,10 +78,17 @@ export function plainServer(handler: RequestHandler): PortServer {
 }
 
 /** The certificate of the listener `name` selects on `port` of the table, as a TLS context. */
-export function contextFor(served: ServedTable, port: number, name: string, cache: WeakMap<ServedTable, Map<string, tls.SecureContext>>): tls.SecureContext | Error {
+export function contextFor(served: ServedTable, port: number, name: string, cache: ContextCache): tls.SecureContext | Error {
   const listeners = served.table.listeners.filter((l) => l.port === port && l.valid && l.protocol === 'HTTPS');
   const listener: CompiledListener | undefined = selectListener(listeners, name.toLowerCase());
   if (!listener) return new Error(`no listener on port ${port} accepts the server name ${name || '(none)'}`);
+  return listenerContext(served, listener, cache);
+}
+
+export type ContextCache = WeakMap<ServedTable, Map<string, tls.SecureContext>>;
+
+/** The TLS context of a listener's certificate (its first certificateRef), made once per table. */
+export function listenerContext(served: ServedTable, listener: CompiledListener, cache: ContextCache): tls.SecureContext | Error {
   let byListener = cache.get(served);
   if (!byListener) cache.set(served, (byListener = new Map()));
   const hit = byListener.get(listener.name);
@@ -100,8 +108,8 @@ export function contextFor(served: ServedTable, port: number, name: string, cach
 }
 
 /** TLS terminated with the SNI's listener's certificate; h2 or http/1.1 by ALPN. */
-export function tlsServer(handler: RequestHandler, tables: Tables, gateway: string, port: number): PortServer {
-  const cache = new WeakMap<ServedTable, Map<string, tls.SecureContext>>();
+export function tlsServer(handler: RequestHandler, tables: Tables, gateway: string, port: number): PortServer & { accept(socket: net.Socket): void } {
+  const cache: ContextCache = new WeakMap();
   const server = http2.createSecureServer({
     allowHTTP1: true,
     SNICallback: (name, cb) => {
@@ -120,6 +128,8 @@ export function tlsServer(handler: RequestHandler, tables: Tables, gateway: stri
   return {
     kind: 'https',
     listen: (p, host) => listenOn(server, p, host),
+    /** a connection another server accepted (the TLS front), its ClientHello still unread */
+    accept: (socket) => void server.emit('connection', socket),
     close: () => void server.close(),
     closeIdleConnections: () => undefined,
     closeAllConnections() {

@@ -13,6 +13,11 @@ import { accessLog, type AccessLog } from './access-log';
 import { httpHandler } from './http-handler';
 import { adminServer } from './admin';
 import { Reporter } from './reporter';
+import { EndpointPicker } from './endpoints';
+import { tlsFrontServer } from './tls-front';
+import { tcpServer } from './tcp-server';
+import { udpServer } from './udp-server';
+import type { StreamDeps } from './streams';
 
 export interface ProxyOptions {
   url: string;
@@ -30,6 +35,8 @@ export interface ProxyOptions {
   /** how long a stop waits for requests in flight, ms */
   drainMs?: number;
   backoffMs?: [number, number];
+  /** how long a UDP session lives without a datagram either way, ms (default 60 s) */
+  udpIdleMs?: number;
 }
 
 export interface RunningProxy {
@@ -46,9 +53,16 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const tables = new Tables(o.gateways);
   const inflight = new Set<object>();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const streams: StreamDeps = { tables, metrics, log, endpoints: new EndpointPicker(), inflight, udpIdleMs: o.udpIdleMs ?? 60_000 };
   const ports = new Ports(o.host, o.portOffset, (gateway, port, kind) => {
-    const handler = httpHandler({ tables, metrics, log, agent, inflight }, gateway, port, kind);
-    return kind === 'https' ? tlsServer(handler, tables, gateway, port) : plainServer(handler);
+    const handler = (k: 'http' | 'https') => httpHandler({ tables, metrics, log, agent, inflight }, gateway, port, k);
+    switch (kind) {
+      case 'http': return plainServer(handler('http'));
+      case 'https': return tlsServer(handler('https'), tables, gateway, port);
+      case 'tls': return tlsFrontServer(streams, gateway, port, tlsServer(handler('https'), tables, gateway, port));
+      case 'tcp': return tcpServer(streams, gateway, port);
+      case 'udp': return udpServer(streams, gateway, port);
+    }
   });
   const feedStates = new Map<string, FeedState>();
   const reporter = new Reporter({ url: o.url, token: o.token, id: o.id, tables, onError: (gateway, e) => log.error({ gateway, error: e.message }, 'report not sent') });
@@ -69,7 +83,7 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
       release();
       metrics.swaps.inc({ gateway });
       metrics.tableVersion.set({ gateway }, snap.version);
-      log.info({ gateway, version: snap.version, hash: snap.hash, ports: Object.fromEntries(wanted), ...(unserved.length ? { unserved } : {}) }, 'route table swapped in');
+      log.info({ gateway, version: snap.version, hash: snap.hash, ports: Object.fromEntries([...wanted].map(([key, w]) => [key, w.kind])), ...(unserved.length ? { unserved } : {}) }, 'route table swapped in');
       reporter.report(gateway);
     } catch (e) {
       tables.reject(gateway, snap, (e as Error).message);
