@@ -31,7 +31,8 @@ const CHANGED = 100;
 const RATE = 200;
 const CONNECTIONS = 64;
 const WRK_SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 10);
-const OFFSET = 30000 + Math.floor(Math.random() * 10000);
+// listener ports + OFFSET stay below Linux's ephemeral range (32768 up), where outgoing connections take theirs
+const OFFSET = 2000 + Math.floor(Math.random() * 20000);
 const LISTENER_PORT = (g: number) => 8000 + g;
 
 const now = () => performance.now();
@@ -219,6 +220,8 @@ async function main(): Promise<void> {
       while (await get(through(g, '/')).then((r) => r.status !== 404, () => true)) await sleep(50);
     }
 
+    report('proxy_rss_at_start', rssMB(proxy.pid), 'MB', 'informational');
+
     // 1. route created -> first 200 through the proxy, one route at a time
     const took: number[] = [];
     const cpu0 = { api: cpuMs(api.child.pid!), worker: cpuMs(worker.child.pid!), proxy: cpuMs(proxy.pid) };
@@ -272,6 +275,7 @@ async function main(): Promise<void> {
     report(`errors_live_route_${RATE}rps_while_${others.length}_routes_change`, errors, 'errors', `0, of ${sent} requests`);
 
     // 3. throughput and added p99 at 64 connections, beside nginx, to the same backend
+    report(`proxy_rss_${ROUTES}_routes`, rssMB(proxy.pid), 'MB', 'informational');
     const direct = wrk(`http://127.0.0.1:${nginx.backend}/live`);
     const viaNginx = wrk(`http://127.0.0.1:${nginx.proxy}/live`);
     const cpuBefore = cpuMs(proxy.pid);

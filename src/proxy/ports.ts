@@ -14,6 +14,9 @@ import type { PortKind, PortServer } from './listener-servers';
  */
 const KIND_OF: Record<string, PortKind> = { HTTP: 'http', HTTPS: 'tls', TLS: 'tls', TCP: 'tcp', UDP: 'udp' };
 
+/** A port that could not be bound: worth trying again later, unlike a snapshot that cannot be read. */
+export class PortBindError extends Error {}
+
 export interface WantedPort {
   port: number;
   kind: PortKind;
@@ -63,14 +66,18 @@ export class Ports {
     try {
       for (const [key, { port, kind }] of [...ports].sort((a, b) => a[1].port - b[1].port)) {
         const b = this.bound.get(key);
-        if (b && b.gateway !== gateway) throw new Error(`port ${key} is already served for Gateway ${b.gateway}`);
+        if (b && b.gateway !== gateway) throw new PortBindError(`port ${key} is already served for Gateway ${b.gateway}`);
         if (b && b.server.kind === kind) continue;
         if (b) {
           release(b.server);
           this.bound.delete(key);
         }
         const server = this.serverFor(gateway, port, kind);
-        await server.listen(port + this.offset, this.host);
+        try {
+          await server.listen(port + this.offset, this.host);
+        } catch (e) {
+          throw new PortBindError((e as Error).message);
+        }
         this.bound.set(key, { gateway, port, server });
         added.push(key);
       }

@@ -7,7 +7,7 @@ import { plainServer, tlsServer } from './listener-servers';
 import { TABLE_FORMAT, type Snapshot } from '../core/compile/types';
 import { SnapshotFeed, type FeedState } from './feed';
 import { Tables } from './tables';
-import { Ports } from './ports';
+import { PortBindError, Ports } from './ports';
 import { ProxyMetrics } from './metrics';
 import { accessLog, type AccessLog } from './access-log';
 import { httpHandler } from './http-handler';
@@ -35,6 +35,8 @@ export interface ProxyOptions {
   /** how long a stop waits for requests in flight, ms */
   drainMs?: number;
   backoffMs?: [number, number];
+  /** the first wait before a snapshot refused for a port is tried again, ms (default 1 s) */
+  retryMs?: number;
   /** how long a UDP session lives without a datagram either way, ms (default 60 s) */
   udpIdleMs?: number;
 }
@@ -59,7 +61,7 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     switch (kind) {
       case 'http': return plainServer(handler('http'));
       case 'https': return tlsServer(handler('https'), tables, gateway, port);
-      case 'tls': return tlsFrontServer(streams, gateway, port, tlsServer(handler('https'), tables, gateway, port));
+      case 'tls': return tlsFrontServer(streams, gateway, port, (validation) => tlsServer(handler('https'), tables, gateway, port, validation));
       case 'tcp': return tcpServer(streams, gateway, port);
       case 'udp': return udpServer(streams, gateway, port);
     }
@@ -69,7 +71,28 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
 
   // one apply at a time per Gateway, in the order the snapshots came
   const applying = new Map<string, Promise<void>>();
+  // A snapshot refused for a port it could not bind is tried again (1 s, doubling to 30 s) until it
+  // applies or a newer one arrives: a port held for a moment by another process is not lost for good.
+  const latest = new Map<string, Snapshot>();
+  const retries = new Map<string, { attempt: number; timer?: NodeJS.Timeout }>();
+  let stopped = false;
+  const retryLater = (gateway: string, snap: Snapshot) => {
+    const r = retries.get(gateway) ?? { attempt: 0 };
+    const delay = Math.min(30_000, (o.retryMs ?? 1000) * 2 ** r.attempt);
+    r.attempt++;
+    r.timer = setTimeout(() => {
+      if (!stopped && latest.get(gateway) === snap) enqueue(gateway, snap);
+    }, delay);
+    r.timer.unref();
+    retries.set(gateway, r);
+  };
   const apply = (gateway: string, snap: Snapshot) => {
+    clearTimeout(retries.get(gateway)?.timer);
+    retries.delete(gateway);
+    latest.set(gateway, snap);
+    enqueue(gateway, snap);
+  };
+  const enqueue = (gateway: string, snap: Snapshot) => {
     const prev = applying.get(gateway) ?? Promise.resolve();
     const next = prev.then(() => applyOne(gateway, snap));
     applying.set(gateway, next);
@@ -83,6 +106,7 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
       release();
       metrics.swaps.inc({ gateway });
       metrics.tableVersion.set({ gateway }, snap.version);
+      retries.delete(gateway);
       log.info({ gateway, version: snap.version, hash: snap.hash, ports: Object.fromEntries([...wanted].map(([key, w]) => [key, w.kind])), ...(unserved.length ? { unserved } : {}) }, 'route table swapped in');
       reporter.report(gateway);
     } catch (e) {
@@ -90,6 +114,7 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
       metrics.applyErrors.inc({ gateway });
       log.error({ gateway, version: snap.version, error: (e as Error).message }, 'snapshot not applied; the last good table stays');
       reporter.report(gateway);
+      if (e instanceof PortBindError && latest.get(gateway) === snap) retryLater(gateway, snap);
     }
   };
 
@@ -118,6 +143,8 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     adminPort, tables, ports, feedStates,
     stop() {
       stopping ??= (async () => {
+        stopped = true;
+        for (const r of retries.values()) clearTimeout(r.timer);
         reporter.stop();
         await Promise.all(feeds.map((f) => f.stop()));
         const servers = ports.servers();
