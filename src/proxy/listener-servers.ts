@@ -99,7 +99,9 @@ export function listenerContext(served: ServedTable, listener: CompiledListener,
   const key = secret?.data?.['tls.key'];
   if (!crt || !key) return new Error(`listener ${listener.name} has no certificate in the snapshot`);
   try {
-    const ctx = tls.createSecureContext({ cert: Buffer.from(crt, 'base64'), key: Buffer.from(key, 'base64') });
+    // the CA bundle of frontend validation: what client certificates are verified against, when the server asks for one
+    const ca = listener.tls?.caBundle;
+    const ctx = tls.createSecureContext({ cert: Buffer.from(crt, 'base64'), key: Buffer.from(key, 'base64'), ...(ca ? { ca } : {}) });
     byListener.set(listener.name, ctx);
     return ctx;
   } catch (e) {
@@ -107,11 +109,19 @@ export function listenerContext(served: ServedTable, listener: CompiledListener,
   }
 }
 
+/**
+ * How an HTTPS server treats client certificates (Gateway spec.tls.frontend validation): not asked
+ * for (none), asked for and required to chain to the listener's CA bundle (AllowValidOnly: without
+ * one the handshake fails), or asked for and not required (AllowInsecureFallback).
+ */
+export type ClientValidation = 'none' | 'AllowValidOnly' | 'AllowInsecureFallback';
+
 /** TLS terminated with the SNI's listener's certificate; h2 or http/1.1 by ALPN. */
-export function tlsServer(handler: RequestHandler, tables: Tables, gateway: string, port: number): PortServer & { accept(socket: net.Socket): void } {
+export function tlsServer(handler: RequestHandler, tables: Tables, gateway: string, port: number, validation: ClientValidation = 'none'): PortServer & { accept(socket: net.Socket): void } {
   const cache: ContextCache = new WeakMap();
   const server = http2.createSecureServer({
     allowHTTP1: true,
+    ...(validation !== 'none' ? { requestCert: true, rejectUnauthorized: validation === 'AllowValidOnly' } : {}),
     SNICallback: (name, cb) => {
       const served = tables.get(gateway)?.served;
       if (!served) return cb(new Error('no route table yet'), undefined);

@@ -6,15 +6,29 @@
 // (Terminate). No listener for the name, no route, or an unusable backend's share: refused.
 import net from 'node:net';
 import tls from 'node:tls';
+import type { CompiledListenerTLS } from '../core/compile/types';
 import { parseClientHello } from './client-hello';
-import { listenOn, listenerContext, type ContextCache, type PortServer } from './listener-servers';
+import { listenOn, listenerContext, type ClientValidation, type ContextCache, type PortServer } from './listener-servers';
 import { chooseStream, countConnection, reset, splice, type StreamDeps } from './streams';
 
 /** How long a connection may take to send its ClientHello. */
 const HELLO_TIMEOUT_MS = 10_000;
 
-export function tlsFrontServer(deps: StreamDeps, gateway: string, port: number, https: PortServer & { accept(socket: net.Socket): void }): PortServer {
+type HttpsServer = PortServer & { accept(socket: net.Socket): void };
+
+/**
+ * `makeHttps` makes the HTTPS server for a kind of client validation; one of each kind in use on
+ * the port is made when first needed, so that the listener's table, not the port, says whether a
+ * client certificate is asked for.
+ */
+export function tlsFrontServer(deps: StreamDeps, gateway: string, port: number, makeHttps: (validation: ClientValidation) => HttpsServer): PortServer {
   const sockets = new Set<net.Socket>();
+  const httpsServers = new Map<ClientValidation, HttpsServer>();
+  const https = (validation: ClientValidation) => {
+    let server = httpsServers.get(validation);
+    if (!server) httpsServers.set(validation, (server = makeHttps(validation)));
+    return server;
+  };
   const contexts: ContextCache = new WeakMap();
   const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
     sockets.add(socket);
@@ -46,7 +60,7 @@ export function tlsFrontServer(deps: StreamDeps, gateway: string, port: number, 
       // the HTTPS server terminates it: it reads the ClientHello again, from the start
       // (and takes the socket's handle over: the socket itself is not resumed)
       socket.unshift(head);
-      https.accept(socket);
+      https(clientValidationOf(listener.tls)).accept(socket);
       return;
     }
     if (!c || !listener || !c.endpoint) {
@@ -76,12 +90,20 @@ export function tlsFrontServer(deps: StreamDeps, gateway: string, port: number, 
     listen: (p, host) => listenOn(server, p, host),
     close() {
       server.close();
-      https.close();
+      for (const h of httpsServers.values()) h.close();
     },
-    closeIdleConnections: () => https.closeIdleConnections(),
+    closeIdleConnections() {
+      for (const h of httpsServers.values()) h.closeIdleConnections();
+    },
     closeAllConnections() {
       for (const s of sockets) s.destroy();
-      https.closeAllConnections();
+      for (const h of httpsServers.values()) h.closeAllConnections();
     },
   };
+}
+
+/** The client validation a listener's table entry asks for: none without a usable CA bundle. */
+function clientValidationOf(t: CompiledListenerTLS | undefined): ClientValidation {
+  if (!t?.caBundle) return 'none';
+  return t.clientValidationMode === 'AllowInsecureFallback' ? 'AllowInsecureFallback' : 'AllowValidOnly';
 }

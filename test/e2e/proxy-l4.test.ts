@@ -11,7 +11,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duplex } from 'node:stream';
@@ -31,11 +31,23 @@ let s: TestServer;
 let proxy: ProxyProcess;
 const closers: (() => Promise<void>)[] = [];
 let passCert: { crt: string; key: string };
+let clientCA: { crt: string; key: string };
 
 /** A self-signed certificate for `host` (the passthrough backend's own, which the client must see). */
 function selfSigned(host: string): { crt: string; key: string } {
   const dir = mkdtempSync(join(tmpdir(), 'sy-cert-'));
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'crt.pem'), '-days', '1', '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`], { stdio: 'ignore' });
+  return { crt: readFileSync(join(dir, 'crt.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
+}
+
+/** A client certificate signed by `ca`. */
+function clientCert(ca: { crt: string; key: string }, cn: string): { crt: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'sy-client-'));
+  writeFileSync(join(dir, 'ca.crt'), ca.crt);
+  writeFileSync(join(dir, 'ca.key'), ca.key);
+  const ssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore', cwd: dir });
+  ssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'key.pem', '-out', 'csr.pem', '-subj', `/CN=${cn}`]);
+  ssl(['x509', '-req', '-in', 'csr.pem', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'crt.pem', '-days', '1']);
   return { crt: readFileSync(join(dir, 'crt.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
 }
 
@@ -76,10 +88,21 @@ const LISTENERS = [
   { name: 'tcp', protocol: 'TCP', port: 9000, allowedRoutes: all },
   { name: 'udp', protocol: 'UDP', port: 9000, allowedRoutes: all },
   { name: 'split', protocol: 'TCP', port: 9001, allowedRoutes: all },
+  // frontend client-certificate validation, per port: 8443 valid only, 8444 insecure fallback
+  { name: 'valid', protocol: 'HTTPS', port: 8443, hostname: 'fv.example.com', tls: { mode: 'Terminate', certificateRefs: [{ name: 'gw-cert' }] }, allowedRoutes: all },
+  { name: 'fallback', protocol: 'HTTPS', port: 8444, hostname: 'fv.example.com', tls: { mode: 'Terminate', certificateRefs: [{ name: 'gw-cert' }] }, allowedRoutes: all },
 ];
+const caRef = { group: '', kind: 'ConfigMap', name: 'client-ca' };
+const FRONTEND = {
+  default: {},
+  perPort: [
+    { port: 8443, tls: { validation: { caCertificateRefs: [caRef], mode: 'AllowValidOnly' } } },
+    { port: 8444, tls: { validation: { caCertificateRefs: [caRef], mode: 'AllowInsecureFallback' } } },
+  ],
+};
 
 async function gateway(listeners: unknown[]): Promise<void> {
-  await put('/api/v1/namespaces/infra/gateways/l4', { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners } });
+  await put('/api/v1/namespaces/infra/gateways/l4', { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners, tls: { frontend: FRONTEND } } });
 }
 
 function parent(section: string) {
@@ -167,6 +190,8 @@ beforeAll(async () => {
   passCert = selfSigned('pass.example.com');
   await put('/api/v1/gatewayclasses/sy', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'switchyard.dev/gateway-controller' } });
   await put('/api/v1/namespaces/infra/secrets/gw-cert', { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', data: { 'tls.crt': Buffer.from(TEST_CERT).toString('base64'), 'tls.key': Buffer.from(TEST_KEY).toString('base64') } });
+  clientCA = selfSigned('client-ca');
+  await put('/api/v1/namespaces/infra/configmaps/client-ca', { apiVersion: 'v1', kind: 'ConfigMap', data: { 'ca.crt': clientCA.crt } });
   await gateway(LISTENERS);
 
   const web: EchoBackend = await startEchoBackend('app', 'web');
@@ -177,6 +202,7 @@ beforeAll(async () => {
     addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'http', port: web.port }],
   });
   await put('/api/v1/namespaces/app/httproutes/web', { apiVersion: GW, kind: 'HTTPRoute', spec: { ...parent('web'), rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] } });
+  await put('/api/v1/namespaces/app/httproutes/fv', { apiVersion: GW, kind: 'HTTPRoute', spec: { parentRefs: [{ name: 'l4', namespace: 'infra', sectionName: 'valid' }, { name: 'l4', namespace: 'infra', sectionName: 'fallback' }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] } });
 
   await service('passthrough', [(await tcpEcho('passthrough', { cert: passCert.crt, key: passCert.key })).port]);
   await service('plain', [(await tcpEcho('plain')).port]);
@@ -212,7 +238,7 @@ describe('the reference proxy\'s TLS, TCP and UDP listeners', () => {
   it('is given listeners of every kind on one TLS port, all accepted', async () => {
     const gw = (await s.api('GET', '/api/v1/namespaces/infra/gateways/l4')).body;
     for (const l of gw.status.listeners) expect(l.conditions.find((c: { type: string }) => c.type === 'Programmed')?.status, l.name).toBe('True');
-    expect((await readyz()).ports.map((p: { port: number; kind: string }) => `${p.port}/${p.kind}`).sort()).toEqual(['443/tls', '9000/tcp', '9000/udp', '9001/tcp']);
+    expect((await readyz()).ports.map((p: { port: number; kind: string }) => `${p.port}/${p.kind}`).sort()).toEqual(['443/tls', '8443/tls', '8444/tls', '9000/tcp', '9000/udp', '9001/tcp']);
   });
 
   it('passes a TLS connection through by its SNI, read from a ClientHello that arrives in pieces: the client talks to the backend\'s own certificate', async () => {
@@ -348,7 +374,7 @@ describe('the reference proxy\'s TLS, TCP and UDP listeners', () => {
     }
   });
 
-  it('reports a UDP port it cannot bind and keeps the last good table', async () => {
+  it('reports a UDP port it cannot bind, keeps the last good table, and applies the snapshot once the port is free', async () => {
     const blocker = dgram.createSocket('udp4');
     await new Promise<void>((r) => blocker.bind(9002 + OFFSET, '127.0.0.1', () => r()));
     try {
@@ -361,11 +387,43 @@ describe('the reference proxy\'s TLS, TCP and UDP listeners', () => {
       const c = await tcpConnect(9000 + OFFSET);
       expect(await c.ask('z')).toBe('other:z');
       c.close();
-    } finally {
+      // once the port is free the same snapshot is tried again, with no new one from the API
       await new Promise<void>((r) => blocker.close(() => r()));
+      const applied = await until(readyz, (r) => r.gateways[0].version === want, 'the version the proxy serves once the port is free');
+      expect(applied.ports.map((p: { port: number; kind: string }) => `${p.port}/${p.kind}`)).toContain('9002/udp');
+      expect(applied.gateways[0].error).toBeUndefined();
+    } finally {
+      await new Promise<void>((r) => blocker.close(() => r())).catch(() => undefined);
       await gateway(LISTENERS);
       await proxySynced();
     }
+  });
+
+  it('validates client certificates against the CA of the port\'s frontend validation: required (AllowValidOnly) or asked for only (AllowInsecureFallback)', async () => {
+    const good = clientCert(clientCA, 'good-client');
+    const stranger = clientCert(selfSigned('another-ca'), 'stranger');
+    /** GET / over HTTPS, with a client certificate or without */
+    const get = (port: number, cert?: { crt: string; key: string }) => new Promise<{ status: number }>((resolve, reject) => {
+      const socket = tls.connect({
+        host: '127.0.0.1', port: port + OFFSET, servername: 'fv.example.com', rejectUnauthorized: false, ALPNProtocols: ['http/1.1'],
+        ...(cert ? { cert: cert.crt, key: cert.key } : {}),
+      });
+      socket.once('secureConnect', () => {
+        // with TLS 1.3 the server's verdict on the certificate comes after the client's handshake is done
+        const req = http.request({ createConnection: () => socket, path: '/', headers: { host: 'fv.example.com' } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      socket.once('error', reject);
+      socket.once('close', () => reject(new Error('closed without an answer')));
+    });
+    expect((await get(8443, good)).status).toBe(200);
+    await expect(get(8443)).rejects.toThrow();
+    await expect(get(8443, stranger)).rejects.toThrow();
+    for (const cert of [good, undefined, stranger]) expect((await get(8444, cert)).status, cert === good ? 'signed by the CA' : cert ? 'another CA' : 'no certificate').toBe(200);
   });
 
   it('counts the connections it forwards and refuses', async () => {
