@@ -2,6 +2,7 @@
 // (the core's matcher, read from the table the Gateway serves when the connection opens, so the
 // connection keeps the backend it chose across swaps) and the splice of its bytes to one endpoint.
 import net from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { decide, type Decision } from '../core/resolve';
 import type { CompiledEndpoint } from '../core/compile/types';
 import type { ServedTable, Tables } from './tables';
@@ -43,18 +44,29 @@ export function countConnection(deps: StreamDeps, gateway: string, c: StreamChoi
   deps.metrics.connections.inc({ gateway, listener: c?.decision.listener ?? '', route: c?.route ?? '', protocol, outcome });
 }
 
+/** One access log line for a connection or UDP session once it is over, with an id of its own. */
+export function logStream(deps: StreamDeps, gateway: string, c: StreamChoice, protocol: string, fields: Record<string, unknown>): void {
+  deps.log.request({
+    id: randomUUID(), gateway, listener: c.decision.listener ?? '', route: c.route, protocol, version: c.served.version,
+    ...(c.endpoint ? { endpoint: `${c.endpoint.address}:${c.endpoint.port}` } : {}), ...fields,
+  });
+}
+
 /**
  * Carries the bytes both ways between a client connection and an endpoint, half-closes included
  * (a FIN from one side ends the other's writing, not its reading). `head` is what was already read
  * from the client. The connection is counted in flight until both sides are closed.
  */
-export function splice(deps: StreamDeps, client: net.Socket, ep: CompiledEndpoint, head?: Buffer): void {
+export function splice(deps: StreamDeps, client: net.Socket, ep: CompiledEndpoint, head?: Buffer, done?: (fields: Record<string, unknown>) => void): void {
+  const started = performance.now();
   const up = net.connect({ host: ep.address, port: ep.port, allowHalfOpen: true, noDelay: true });
   const token = {};
   deps.inflight.add(token);
   let closed = 0;
   const onClose = () => {
-    if (++closed === 2) deps.inflight.delete(token);
+    if (++closed !== 2) return;
+    deps.inflight.delete(token);
+    done?.({ bytesIn: client.bytesRead, bytesOut: client.bytesWritten, ms: Math.round((performance.now() - started) * 10) / 10 });
   };
   up.on('close', onClose);
   client.on('close', onClose);

@@ -3,7 +3,7 @@
 // unusable backend's share: the connection is reset.
 import net from 'node:net';
 import { listenOn, type PortServer } from './listener-servers';
-import { chooseStream, countConnection, reset, splice, type StreamDeps } from './streams';
+import { chooseStream, countConnection, logStream, reset, splice, type StreamDeps } from './streams';
 
 export function tcpServer(deps: StreamDeps, gateway: string, port: number): PortServer {
   const sockets = new Set<net.Socket>();
@@ -17,7 +17,7 @@ export function tcpServer(deps: StreamDeps, gateway: string, port: number): Port
       return reset(socket);
     }
     countConnection(deps, gateway, c, 'TCP', 'forwarded');
-    splice(deps, socket, c.endpoint);
+    splice(deps, socket, c.endpoint, undefined, (fields) => logStream(deps, gateway, c, 'TCP', fields));
   });
   return {
     kind: 'tcp',

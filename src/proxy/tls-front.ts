@@ -9,7 +9,7 @@ import tls from 'node:tls';
 import type { CompiledListenerTLS } from '../core/compile/types';
 import { parseClientHello } from './client-hello';
 import { listenOn, listenerContext, type ClientValidation, type ContextCache, type PortServer } from './listener-servers';
-import { chooseStream, countConnection, reset, splice, type StreamDeps } from './streams';
+import { chooseStream, countConnection, logStream, reset, splice, type StreamDeps } from './streams';
 
 /** How long a connection may take to send its ClientHello. */
 const HELLO_TIMEOUT_MS = 10_000;
@@ -69,7 +69,7 @@ export function tlsFrontServer(deps: StreamDeps, gateway: string, port: number, 
     }
     countConnection(deps, gateway, c, 'TLS', 'forwarded');
     if (listener.tls?.mode === 'Passthrough') {
-      splice(deps, socket, c.endpoint, head);
+      splice(deps, socket, c.endpoint, head, (fields) => logStream(deps, gateway, c, 'TLS passthrough', { sni: serverName, ...fields }));
       socket.resume();
       return;
     }
@@ -81,7 +81,7 @@ export function tlsFrontServer(deps: StreamDeps, gateway: string, port: number, 
     socket.unshift(head);
     const secure = new tls.TLSSocket(socket, { isServer: true, secureContext: ctx });
     const endpoint = c.endpoint;
-    secure.once('secure', () => splice(deps, secure, endpoint));
+    secure.once('secure', () => splice(deps, secure, endpoint, undefined, (fields) => logStream(deps, gateway, c, 'TLS terminate', { sni: serverName, ...fields })));
     secure.on('error', () => socket.destroy());
   }
 

@@ -6,11 +6,15 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import type { PortServer } from './listener-servers';
-import { chooseStream, countConnection, type StreamDeps } from './streams';
+import { chooseStream, countConnection, logStream, type StreamChoice, type StreamDeps } from './streams';
 
 interface Session {
   up?: dgram.Socket;
   timer: NodeJS.Timeout;
+  choice?: StreamChoice;
+  started: number;
+  datagramsIn: number;
+  datagramsOut: number;
 }
 
 export function udpServer(deps: StreamDeps, gateway: string, port: number): PortServer {
@@ -22,6 +26,7 @@ export function udpServer(deps: StreamDeps, gateway: string, port: number): Port
     sessions.delete(key);
     clearTimeout(s.timer);
     s.up?.close();
+    if (s.choice?.endpoint) logStream(deps, gateway, s.choice, 'UDP', { client: key.replace('|', ':'), datagramsIn: s.datagramsIn, datagramsOut: s.datagramsOut, ms: Math.round(performance.now() - s.started) });
   };
   const onMessage = (msg: Buffer, from: dgram.RemoteInfo) => {
     const key = `${from.address}|${from.port}`;
@@ -30,14 +35,18 @@ export function udpServer(deps: StreamDeps, gateway: string, port: number): Port
       const c = chooseStream(deps, gateway, port, 'UDP');
       countConnection(deps, gateway, c, 'UDP', c?.endpoint ? 'forwarded' : 'refused');
       // a refused session is remembered too, so that its datagrams keep being dropped until it idles out
-      s = { timer: setTimeout(() => end(key), deps.udpIdleMs) };
+      s = { timer: setTimeout(() => end(key), deps.udpIdleMs), started: performance.now(), datagramsIn: 0, datagramsOut: 0, ...(c ? { choice: c } : {}) };
       s.timer.unref();
       sessions.set(key, s);
       if (c?.endpoint) {
         const ep = c.endpoint;
         const up = dgram.createSocket(net.isIPv6(ep.address) ? 'udp6' : 'udp4');
         up.on('message', (answer) => {
-          sessions.get(key)?.timer.refresh();
+          const live = sessions.get(key);
+          if (live) {
+            live.timer.refresh();
+            live.datagramsOut++;
+          }
           socket?.send(answer, from.port, from.address);
         });
         up.on('error', () => end(key));
@@ -46,6 +55,7 @@ export function udpServer(deps: StreamDeps, gateway: string, port: number): Port
       }
     }
     s.timer.refresh();
+    s.datagramsIn++;
     if (s.up) sendUp(s.up, msg);
   };
   return {

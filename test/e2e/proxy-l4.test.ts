@@ -426,7 +426,12 @@ describe('the reference proxy\'s TLS, TCP and UDP listeners', () => {
     for (const cert of [good, undefined, stranger]) expect((await get(8444, cert)).status, cert === good ? 'signed by the CA' : cert ? 'another CA' : 'no certificate').toBe(200);
   });
 
-  it('counts the connections it forwards and refuses', async () => {
+  it('counts the connections it forwards and refuses, and logs each one once it is over', async () => {
+    const lines = proxy.output().split('\n').filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l));
+    expect(lines.find((l) => l.protocol === 'TCP' && l.route === 'TCPRoute/app/tcp')).toMatchObject({ id: expect.any(String), gateway: 'infra/l4', listener: 'tcp', endpoint: expect.stringMatching(/^127\.0\.0\.1:\d+$/), bytesIn: expect.any(Number), bytesOut: expect.any(Number) });
+    expect(lines.find((l) => l.protocol === 'TLS passthrough')).toMatchObject({ listener: 'pass', sni: 'pass.example.com', route: 'TLSRoute/app/pass' });
+    expect(lines.find((l) => l.protocol === 'UDP')).toMatchObject({ listener: 'udp', route: 'UDPRoute/app/udp', datagramsIn: expect.any(Number) });
+
     const text = await (await fetch(`${proxy.admin}/metrics`)).text();
     expect(text).toMatch(/switchyard_proxy_connections_total\{gateway="infra\/l4",listener="pass",route="TLSRoute\/app\/pass",protocol="TLS",outcome="forwarded"\} [1-9]/);
     expect(text).toMatch(/switchyard_proxy_connections_total\{gateway="infra\/l4",listener="split",route="TCPRoute\/app\/split",protocol="TCP",outcome="refused"\} [1-9]/);
