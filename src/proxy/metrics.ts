@@ -8,6 +8,10 @@ export class ProxyMetrics {
     name: 'switchyard_proxy_requests_total', help: 'Requests by Gateway, listener, route and status code',
     labelNames: ['gateway', 'listener', 'route', 'code'], registers: [this.registry],
   });
+  readonly connections = new Counter({
+    name: 'switchyard_proxy_connections_total', help: 'TLS passthrough/terminate and TCP connections, and UDP sessions, by Gateway, listener, route and outcome (forwarded or refused)',
+    labelNames: ['gateway', 'listener', 'route', 'protocol', 'outcome'], registers: [this.registry],
+  });
   readonly upstreamLatency = new Histogram({
     name: 'switchyard_proxy_upstream_duration_seconds', help: 'Time from sending a request to a backend to its response headers',
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], labelNames: ['gateway', 'route'], registers: [this.registry],
