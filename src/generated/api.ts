@@ -4234,6 +4234,8 @@ export interface components {
             caCertificateRefs?: components["schemas"]["CompiledObjectRef"][];
             /** @description AllowValidOnly or AllowInsecureFallback, when client validation is configured. */
             clientValidationMode?: string;
+            /** @description The PEM certificates of the caCertificateRefs that resolve (their ca.crt, in ref order): what the listener's proxy validates client certificates against. CA certificates are public, so they travel in the table, and a changed bundle changes the table's hash. */
+            caBundle?: string;
         };
         CompiledRoute: {
             /** @enum {string} */

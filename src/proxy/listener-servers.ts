@@ -10,7 +10,8 @@ import { selectListener } from '../core/resolve';
 import type { CompiledListener } from '../core/compile/types';
 import type { ServedTable, Tables } from './tables';
 
-export type PortKind = 'http' | 'https';
+/** http: HTTP/1.1 and h2c; https: TLS terminated for HTTP (behind the TLS front); tls: the TLS front, by SNI; tcp, udp: streams. */
+export type PortKind = 'http' | 'https' | 'tls' | 'tcp' | 'udp';
 export type RequestHandler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
 /** An HTTP/1.1 request asking to upgrade (WebSocket): the socket is the handler's from then on. */
 export type UpgradeHandler = (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => void;
@@ -27,7 +28,7 @@ export interface PortServer {
 
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
 
-function listenOn(server: net.Server, port: number, host: string): Promise<void> {
+export function listenOn(server: net.Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
@@ -80,10 +81,17 @@ export function plainServer(handler: RequestHandler, upgrade?: UpgradeHandler): 
 }
 
 /** The certificate of the listener `name` selects on `port` of the table, as a TLS context. */
-export function contextFor(served: ServedTable, port: number, name: string, cache: WeakMap<ServedTable, Map<string, tls.SecureContext>>): tls.SecureContext | Error {
+export function contextFor(served: ServedTable, port: number, name: string, cache: ContextCache): tls.SecureContext | Error {
   const listeners = served.table.listeners.filter((l) => l.port === port && l.valid && l.protocol === 'HTTPS');
   const listener: CompiledListener | undefined = selectListener(listeners, name.toLowerCase());
   if (!listener) return new Error(`no listener on port ${port} accepts the server name ${name || '(none)'}`);
+  return listenerContext(served, listener, cache);
+}
+
+export type ContextCache = WeakMap<ServedTable, Map<string, tls.SecureContext>>;
+
+/** The TLS context of a listener's certificate (its first certificateRef), made once per table. */
+export function listenerContext(served: ServedTable, listener: CompiledListener, cache: ContextCache): tls.SecureContext | Error {
   let byListener = cache.get(served);
   if (!byListener) cache.set(served, (byListener = new Map()));
   const hit = byListener.get(listener.name);
@@ -94,7 +102,9 @@ export function contextFor(served: ServedTable, port: number, name: string, cach
   const key = secret?.data?.['tls.key'];
   if (!crt || !key) return new Error(`listener ${listener.name} has no certificate in the snapshot`);
   try {
-    const ctx = tls.createSecureContext({ cert: Buffer.from(crt, 'base64'), key: Buffer.from(key, 'base64') });
+    // the CA bundle of frontend validation: what client certificates are verified against, when the server asks for one
+    const ca = listener.tls?.caBundle;
+    const ctx = tls.createSecureContext({ cert: Buffer.from(crt, 'base64'), key: Buffer.from(key, 'base64'), ...(ca ? { ca } : {}) });
     byListener.set(listener.name, ctx);
     return ctx;
   } catch (e) {
@@ -102,11 +112,19 @@ export function contextFor(served: ServedTable, port: number, name: string, cach
   }
 }
 
+/**
+ * How an HTTPS server treats client certificates (Gateway spec.tls.frontend validation): not asked
+ * for (none), asked for and required to chain to the listener's CA bundle (AllowValidOnly: without
+ * one the handshake fails), or asked for and not required (AllowInsecureFallback).
+ */
+export type ClientValidation = 'none' | 'AllowValidOnly' | 'AllowInsecureFallback';
+
 /** TLS terminated with the SNI's listener's certificate; h2 or http/1.1 by ALPN. */
-export function tlsServer(handler: RequestHandler, tables: Tables, gateway: string, port: number, upgrade?: UpgradeHandler): PortServer {
-  const cache = new WeakMap<ServedTable, Map<string, tls.SecureContext>>();
+export function tlsServer(handler: RequestHandler, tables: Tables, gateway: string, port: number, validation: ClientValidation = 'none', upgrade?: UpgradeHandler): PortServer & { accept(socket: net.Socket): void } {
+  const cache: ContextCache = new WeakMap();
   const server = http2.createSecureServer({
     allowHTTP1: true,
+    ...(validation !== 'none' ? { requestCert: true, rejectUnauthorized: validation === 'AllowValidOnly' } : {}),
     SNICallback: (name, cb) => {
       const served = tables.get(gateway)?.served;
       if (!served) return cb(new Error('no route table yet'), undefined);
@@ -124,6 +142,8 @@ export function tlsServer(handler: RequestHandler, tables: Tables, gateway: stri
   return {
     kind: 'https',
     listen: (p, host) => listenOn(server, p, host),
+    /** a connection another server accepted (the TLS front), its ClientHello still unread */
+    accept: (socket) => void server.emit('connection', socket),
     close: () => void server.close(),
     closeIdleConnections: () => undefined,
     closeAllConnections() {

@@ -8,7 +8,7 @@ import { plainServer, tlsServer } from './listener-servers';
 import { TABLE_FORMAT, type Snapshot } from '../core/compile/types';
 import { SnapshotFeed, type FeedState } from './feed';
 import { Tables } from './tables';
-import { Ports } from './ports';
+import { PortBindError, Ports } from './ports';
 import { ProxyMetrics } from './metrics';
 import { accessLog, type AccessLog } from './access-log';
 import { httpHandler } from './http-handler';
@@ -16,6 +16,11 @@ import { adminServer } from './admin';
 import { Reporter } from './reporter';
 import { H2Pool } from './upstream-h2';
 import { upgradeHandler } from './upgrade-handler';
+import { EndpointPicker } from './endpoints';
+import { tlsFrontServer } from './tls-front';
+import { tcpServer } from './tcp-server';
+import { udpServer } from './udp-server';
+import type { StreamDeps } from './streams';
 
 export interface ProxyOptions {
   url: string;
@@ -33,6 +38,10 @@ export interface ProxyOptions {
   /** how long a stop waits for requests in flight, ms */
   drainMs?: number;
   backoffMs?: [number, number];
+  /** the first wait before a snapshot refused for a port is tried again, ms (default 1 s) */
+  retryMs?: number;
+  /** how long a UDP session lives without a datagram either way, ms (default 60 s) */
+  udpIdleMs?: number;
 }
 
 export interface RunningProxy {
@@ -51,18 +60,46 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const h2 = new H2Pool();
   const tunnels = new Set<Socket>();
+  const streams: StreamDeps = { tables, metrics, log, endpoints: new EndpointPicker(), inflight, udpIdleMs: o.udpIdleMs ?? 60_000 };
   const ports = new Ports(o.host, o.portOffset, (gateway, port, kind) => {
     const deps = { tables, metrics, log, agent, inflight, h2, tunnels };
-    const handler = httpHandler(deps, gateway, port, kind);
-    const upgrade = upgradeHandler(deps, gateway, port, kind);
-    return kind === 'https' ? tlsServer(handler, tables, gateway, port, upgrade) : plainServer(handler, upgrade);
+    const handler = (k: 'http' | 'https') => httpHandler(deps, gateway, port, k);
+    const upgrade = (k: 'http' | 'https') => upgradeHandler(deps, gateway, port, k);
+    switch (kind) {
+      case 'http': return plainServer(handler('http'), upgrade('http'));
+      case 'https': return tlsServer(handler('https'), tables, gateway, port, 'none', upgrade('https'));
+      case 'tls': return tlsFrontServer(streams, gateway, port, (validation) => tlsServer(handler('https'), tables, gateway, port, validation, upgrade('https')));
+      case 'tcp': return tcpServer(streams, gateway, port);
+      case 'udp': return udpServer(streams, gateway, port);
+    }
   });
   const feedStates = new Map<string, FeedState>();
   const reporter = new Reporter({ url: o.url, token: o.token, id: o.id, tables, onError: (gateway, e) => log.error({ gateway, error: e.message }, 'report not sent') });
 
   // one apply at a time per Gateway, in the order the snapshots came
   const applying = new Map<string, Promise<void>>();
+  // A snapshot refused for a port it could not bind is tried again (1 s, doubling to 30 s) until it
+  // applies or a newer one arrives: a port held for a moment by another process is not lost for good.
+  const latest = new Map<string, Snapshot>();
+  const retries = new Map<string, { attempt: number; timer?: NodeJS.Timeout }>();
+  let stopped = false;
+  const retryLater = (gateway: string, snap: Snapshot) => {
+    const r = retries.get(gateway) ?? { attempt: 0 };
+    const delay = Math.min(30_000, (o.retryMs ?? 1000) * 2 ** r.attempt);
+    r.attempt++;
+    r.timer = setTimeout(() => {
+      if (!stopped && latest.get(gateway) === snap) enqueue(gateway, snap);
+    }, delay);
+    r.timer.unref();
+    retries.set(gateway, r);
+  };
   const apply = (gateway: string, snap: Snapshot) => {
+    clearTimeout(retries.get(gateway)?.timer);
+    retries.delete(gateway);
+    latest.set(gateway, snap);
+    enqueue(gateway, snap);
+  };
+  const enqueue = (gateway: string, snap: Snapshot) => {
     const prev = applying.get(gateway) ?? Promise.resolve();
     const next = prev.then(() => applyOne(gateway, snap));
     applying.set(gateway, next);
@@ -76,13 +113,15 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
       release();
       metrics.swaps.inc({ gateway });
       metrics.tableVersion.set({ gateway }, snap.version);
-      log.info({ gateway, version: snap.version, hash: snap.hash, ports: Object.fromEntries(wanted), ...(unserved.length ? { unserved } : {}) }, 'route table swapped in');
+      retries.delete(gateway);
+      log.info({ gateway, version: snap.version, hash: snap.hash, ports: Object.fromEntries([...wanted].map(([key, w]) => [key, w.kind])), ...(unserved.length ? { unserved } : {}) }, 'route table swapped in');
       reporter.report(gateway);
     } catch (e) {
       tables.reject(gateway, snap, (e as Error).message);
       metrics.applyErrors.inc({ gateway });
       log.error({ gateway, version: snap.version, error: (e as Error).message }, 'snapshot not applied; the last good table stays');
       reporter.report(gateway);
+      if (e instanceof PortBindError && latest.get(gateway) === snap) retryLater(gateway, snap);
     }
   };
 
@@ -111,6 +150,8 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     adminPort, tables, ports, feedStates,
     stop() {
       stopping ??= (async () => {
+        stopped = true;
+        for (const r of retries.values()) clearTimeout(r.timer);
         reporter.stop();
         await Promise.all(feeds.map((f) => f.stop()));
         const servers = ports.servers();

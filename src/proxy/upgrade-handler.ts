@@ -7,7 +7,7 @@ import net from 'node:net';
 import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { decide } from '../core/resolve';
-import { authorityOf, endpointOf, flatHeaders, splitUrl, type HandlerDeps } from './http-handler';
+import { authorityOf, endpointOf, flatHeaders, splitUrl, type HandlerDeps } from './http-common';
 import type { PortKind } from './listener-servers';
 
 const REASONS: Record<number, string> = { 404: 'Not Found', 421: 'Misdirected Request', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable' };

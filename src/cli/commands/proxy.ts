@@ -22,6 +22,7 @@ export const proxyCommand: Command = {
     { name: 'port-offset', type: 'string', value: 'N', help: 'bind each listener port + N (default 0), for unprivileged runs' },
     { name: 'admin-port', type: 'string', value: 'P', help: '/healthz, /readyz and /metrics (default 15000; 0: any free port)' },
     { name: 'host', type: 'string', value: 'ADDR', help: 'the address to listen on (default 0.0.0.0)' },
+    { name: 'udp-idle-ms', type: 'string', value: 'MS', help: 'how long a UDP session lives without a datagram either way (default 60000)' },
     { name: 'id', type: 'string', value: 'ID', help: 'how this proxy is named in its reports (default HOSTNAME-PID)' },
     HELP,
   ],
@@ -34,10 +35,11 @@ export const proxyCommand: Command = {
     if (!ctx.env.token) throw new UsageError('SWITCHYARD_TOKEN must hold a proxy token');
     const portOffset = intOption(options['port-offset'], 'port-offset', 0, 65535, 0);
     const adminPort = intOption(options['admin-port'], 'admin-port', 0, 65535, 15000);
+    const udpIdleMs = intOption(options['udp-idle-ms'], 'udp-idle-ms', 1, 3_600_000, 60_000);
     const { startProxy } = await import('../../proxy/proxy');
     const proxy = await startProxy({
       url: ctx.env.url, token: ctx.env.token, gateways: [...new Set(gateways)], portOffset, adminPort,
-      host: (options.host as string | undefined) ?? '0.0.0.0', id: (options.id as string | undefined) ?? `${hostname()}-${process.pid}`, accessLog: process.env.ACCESS_LOG !== 'off', logLevel: process.env.LOG_LEVEL,
+      host: (options.host as string | undefined) ?? '0.0.0.0', id: (options.id as string | undefined) ?? `${hostname()}-${process.pid}`, accessLog: process.env.ACCESS_LOG !== 'off', logLevel: process.env.LOG_LEVEL, udpIdleMs,
     });
     await new Promise<void>((resolve) => {
       const stop = () => void proxy.stop().then(resolve);

@@ -5,7 +5,7 @@
 import type { Gateway, HTTPRouteRetry, Listener, ObjectReference, ParentReference, Route, SecretObjectReference } from '../model/objects';
 import type { GatewayAttachment, RejectedRoute, World } from '../model/world';
 import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, routeHostnames, type RouteRule } from '../model/route-parts';
-import { frontendValidationFor } from '../refs/ca';
+import { frontendValidationFor, resolveFrontendValidation, type FrontendValidation } from '../refs/ca';
 import { resolveClientCertificate } from '../refs/certificates';
 import { resolveBackendRef } from '../refs/backends';
 import { backendTLSMemoKey, withBackendTLS } from '../refs/backend-tls';
@@ -104,7 +104,7 @@ export function compileTable(
   };
 
   const pending = ordered.map((o) => ({
-    head: listenerHead(o, gw, gwNs),
+    head: listenerHead(view, o, gw, gwNs),
     http: o.http?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: e.match })),
     grpc: o.grpc?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: e.match })),
     tls: o.tls?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri) })),
@@ -204,7 +204,7 @@ export function tableJson(table: CompiledTable, ctx?: TranslationContext): strin
 // ---------------------------------------------------------------------------------------------
 // listeners
 
-function listenerHead(o: OrderedListener, gw: Gateway, gwNs: string): CompiledListener {
+function listenerHead(view: WorldView, o: OrderedListener, gw: Gateway, gwNs: string): CompiledListener {
   const l = o.attachment.listener;
   const owner = o.attachment.listenerSet;
   const head: CompiledListener = {
@@ -217,7 +217,7 @@ function listenerHead(o: OrderedListener, gw: Gateway, gwNs: string): CompiledLi
     valid: o.attachment.valid !== false,
   };
   // a ListenerSet's certificateRefs are relative to its own namespace
-  const tls = listenerTLS(l, gw, owner?.namespace ?? gwNs, o.protocol);
+  const tls = listenerTLS(l, gw, owner?.namespace ?? gwNs, o.protocol, l && resolveFrontendValidation(view, gw, l));
   if (tls) head.tls = tls;
   return head;
 }
@@ -226,7 +226,7 @@ function objectRef(r: Partial<SecretObjectReference | ObjectReference>, kind: st
   return { group: r.group ?? '', kind: r.kind ?? kind, namespace: r.namespace ?? gwNs, name: String(r.name) };
 }
 
-function listenerTLS(l: Listener | undefined, gw: Gateway, ownerNs: string, protocol: string): CompiledListenerTLS | undefined {
+function listenerTLS(l: Listener | undefined, gw: Gateway, ownerNs: string, protocol: string, resolved?: FrontendValidation): CompiledListenerTLS | undefined {
   if (protocol !== 'HTTPS' && protocol !== 'TLS') return undefined;
   const gwNs = gw.metadata.namespace ?? 'default';
   const mode = l?.tls?.mode === 'Passthrough' ? 'Passthrough' : 'Terminate';
@@ -238,6 +238,8 @@ function listenerTLS(l: Listener | undefined, gw: Gateway, ownerNs: string, prot
     if (validation && Array.isArray(cas) && cas.length > 0) {
       out.caCertificateRefs = cas.map((r) => objectRef(r, 'ConfigMap', gwNs));
       out.clientValidationMode = validation.mode ?? 'AllowValidOnly';
+      const bundle = (resolved?.refs ?? []).filter((r) => r.ok && r.bundle).map((r) => r.bundle!.trim()).join('\n');
+      if (bundle) out.caBundle = `${bundle}\n`;
     }
   }
   return out;

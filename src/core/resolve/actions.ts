@@ -1,7 +1,7 @@
 // What happens to a request once a rule has taken it: the rule's filters in order, the choice of a
 // backend by weight, that backend's own filters, and the answer the client gets (forwarded, a
 // redirect, a CORS preflight answered by the gateway, or 500 when the share falls on no usable backend).
-import type { CompiledBackend, CompiledCORS, CompiledFilter, CompiledListener, CompiledRule } from '../compile/types';
+import type { CompiledBackend, CompiledCORS, CompiledFilter, CompiledListener, CompiledRetry, CompiledRule } from '../compile/types';
 import { applyHeaderModifier, sortedHeaders, type HeaderMap, type HeaderModifier } from '../match/headers';
 import { originAllowed } from '../match/cors';
 import { replacePrefix } from '../match/path';
@@ -51,6 +51,8 @@ export type ActionResult = Pick<ResolveResponse,
   target?: CompiledBackend;
   /** The mirrors' backends with their endpoints, in the order of `mirrors`. */
   mirrorTargets?: CompiledBackend[];
+  /** For a forwarded request: the rule's retry policy (a proxy's, not resolve's). */
+  retry?: CompiledRetry;
 };
 
 function applyFilters(filters: readonly CompiledFilter[], s: FlowState, input: ActionInput, notes: string[]): void {
@@ -301,6 +303,7 @@ export function runActions(input: ActionInput): ActionResult {
     respond: (backend) => finishResponseHeaders(backend, final, corsExtra),
     ...(chosen !== undefined ? { target: rule.backends[chosen] } : {}),
     ...(final.mirrorTargets.length ? { mirrorTargets: final.mirrorTargets } : {}),
+    ...(rule.retry ? { retry: rule.retry } : {}),
     backends,
     ...(chosen !== undefined ? { chosenBackend: chosen } : {}),
     ...(rejectedShare > 0 ? { rejectedShare } : {}),

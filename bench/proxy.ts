@@ -1,0 +1,326 @@
+// `npm run bench:proxy`: the reference proxy with the API, the worker and the proxy as separate
+// processes on the real PostgreSQL and Redis (DATABASE_URL, REDIS_URL; a fresh database and a Redis
+// prefix of the run's own). It prints:
+//   - route created -> first 200 through the proxy, p50/p99, over 1,000 routes on 10 Gateways
+//     (each route timed alone, from just before its PUT to the first 200 through the proxy);
+//   - errors while 200 requests/s flow to one live route and 100 other routes of its Gateway change;
+//   - throughput and added p99 latency at 64 connections for one simple route, beside nginx
+//     (Debian's package, installed with apt-get when missing) proxying the same route to the same
+//     backend, and the ratio of the two; the load comes from wrk (Debian's too), a C program that
+//     costs the proxy little of the machine;
+//   - the proxy's resident memory once it serves 10,000 routes.
+// The backend both proxies reach is an nginx server answering a fixed body, so that neither proxy
+// waits on a slow backend. nginx runs one worker process, as the proxy is one Node process.
+// BENCH_ROUTES (default 1000) and BENCH_ROUTES_TOTAL (default 10000) shrink a run;
+// PROXY_NODE_FLAGS (for example --cpu-prof --cpu-prof-dir=/tmp/prof) reach the proxy's node.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { BENCH_TOKEN, freshDatabase, lightClient, percentile, report, startService } from './support';
+import { ROOT, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../test/support/process';
+
+const GW = 'gateway.networking.k8s.io/v1';
+const GATEWAYS = 10;
+const ROUTES = Number(process.env.BENCH_ROUTES ?? 1000);
+const ROUTES_TOTAL = Number(process.env.BENCH_ROUTES_TOTAL ?? 10_000);
+const CHANGED = 100;
+const RATE = 200;
+const CONNECTIONS = 64;
+const WRK_SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 10);
+// listener ports + OFFSET stay below Linux's ephemeral range (32768 up), where outgoing connections take theirs
+const OFFSET = 2000 + Math.floor(Math.random() * 20000);
+const LISTENER_PORT = (g: number) => 8000 + g;
+
+const now = () => performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Installs Debian's packages that provide `commands` when one of them is missing. */
+function ensureDebian(commands: Record<string, string>): void {
+  const missing = Object.entries(commands).filter(([cmd]) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status !== 0).map(([, pkg]) => pkg);
+  if (missing.length === 0) return;
+  console.error(`installing ${missing.join(', ')} with apt-get`);
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+  execFileSync('apt-get', ['install', '-y', '-qq', ...missing], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** One nginx: the backend (a fixed answer) and a reverse proxy to it, with keep-alive upstream connections. */
+async function startNginx(): Promise<{ backend: number; proxy: number; pid: number; stop(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'sy-nginx-'));
+  const backend = await freePort();
+  const proxy = await freePort();
+  writeFileSync(join(dir, 'nginx.conf'), `
+daemon off;
+master_process off;
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  keepalive_requests 1000000;
+  upstream echo { server 127.0.0.1:${backend}; keepalive 128; }
+  server { listen 127.0.0.1:${backend}; location / { default_type text/plain; return 200 "ok\\n"; } }
+  server {
+    listen 127.0.0.1:${proxy};
+    location / { proxy_pass http://echo; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $host; }
+  }
+}
+`);
+  // master_process off: one process that is the worker, so that nginx serves from one core as the proxy does
+  const child = spawn('nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    if (await get(`http://127.0.0.1:${proxy}/`).then((r) => r.status === 200, () => false)) break;
+    await sleep(50);
+  }
+  return { backend, proxy, pid: child.pid!, stop: () => void child.kill('SIGTERM') };
+}
+
+const probe = new http.Agent({ keepAlive: true, maxSockets: 64 });
+function get(url: string, agent: http.Agent | false = probe): Promise<{ status: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
+  });
+}
+
+interface Proxy {
+  child: ChildProcess;
+  pid: number;
+  admin: string;
+  stop(): Promise<void>;
+}
+
+async function startProxy(api: string, token: string): Promise<Proxy> {
+  const flags = (process.env.PROXY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const gateways = Array.from({ length: GATEWAYS }, (_, g) => ['--gateway', `infra/gw-${g}`]).flat();
+  const child = spawn(process.execPath, [...flags, join(ROOT, 'bin/switchyard.js'), 'proxy', '--host', '127.0.0.1', '--admin-port', '0', '--port-offset', String(OFFSET), '--id', 'bench', ...gateways], {
+    cwd: ROOT, env: { ...process.env, SWITCHYARD_URL: api, SWITCHYARD_TOKEN: token, LOG_LEVEL: 'info', ACCESS_LOG: 'off' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out = (out + d).slice(-20_000)));
+  child.stderr!.on('data', (d) => (out = (out + d).slice(-20_000)));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const m = out.match(/"adminPort":(\d+).*switchyard proxy started/);
+    if (m) return {
+      child, pid: child.pid!, admin: `http://127.0.0.1:${m[1]}`,
+      stop: () => new Promise((r) => {
+        if (child.exitCode !== null) return r();
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      }),
+    };
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the proxy did not start:\n${out}`);
+    }
+    await sleep(50);
+  }
+}
+
+function rssMB(pid: number): number {
+  const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** CPU time (user + system) a process has used, in ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** wrk's requests/s and p99 latency (ms) at CONNECTIONS connections. */
+function wrk(url: string): { rps: number; p99: number; errors: number } {
+  const out = execFileSync('wrk', ['-t', '2', '-c', String(CONNECTIONS), '-d', `${WRK_SECONDS}s`, '--latency', url], { encoding: 'utf8' });
+  const rps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1]);
+  const m = out.match(/\s99%\s+([\d.]+)(us|ms|s)\b/);
+  const p99 = m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : NaN;
+  const errs = out.match(/Non-2xx or 3xx responses:\s+(\d+)/);
+  const sock = out.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/);
+  const errors = Number(errs?.[1] ?? 0) + (sock ? sock.slice(1).reduce((n, x) => n + Number(x), 0) : 0);
+  return { rps, p99, errors };
+}
+
+function route(i: number, gateway: number, path = `/r-${i}`) {
+  return {
+    apiVersion: GW, kind: 'HTTPRoute',
+    spec: {
+      parentRefs: [{ name: `gw-${gateway}`, namespace: 'infra' }],
+      rules: [{
+        matches: [{ path: { type: 'PathPrefix', value: path } }],
+        filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-route', value: `r-${i}` }] } }],
+        backendRefs: [{ name: 'echo', port: 80 }],
+      }],
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  ensureDebian({ nginx: 'nginx', wrk: 'wrk' });
+  const db = await freshDatabase();
+  const prefix = `sy-bench-proxy-${randomBytes(4).toString('hex')}`;
+  const common = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_PREFIX: prefix };
+  let api: ServiceProcess | undefined;
+  let worker: WorkerProcess | undefined;
+  let proxy: Proxy | undefined;
+  let nginx: Awaited<ReturnType<typeof startNginx>> | undefined;
+  try {
+    nginx = await startNginx();
+    api = await startService({ ...common }, 'src/main.ts', ['--role=api']);
+    worker = await startWorkerProcess({ ...common, ADMIN_TOKEN: BENCH_TOKEN });
+    const call = lightClient(api.url, BENCH_TOKEN, 16);
+    const put = async (path: string, body: unknown) => {
+      for (let attempt = 0; ; attempt++) {
+        const r = await call('PUT', path, JSON.stringify(body));
+        if (r.status === 200 || r.status === 201) return;
+        if (attempt >= 5 || (r.status !== 409 && r.status !== 429 && r.status < 500)) throw new Error(`PUT ${path}: ${r.status} ${r.body}`);
+        await sleep(50 * (attempt + 1));
+      }
+    };
+    await put('/api/v1/gatewayclasses/sy', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'switchyard.dev/gateway-controller' } });
+    await put('/api/v1/namespaces/app/services/echo', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ name: 'http', port: 80 }] } });
+    await put('/api/v1/namespaces/app/endpointslices/echo-1', {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': 'echo' } },
+      addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'http', port: nginx.backend }],
+    });
+    for (let g = 0; g < GATEWAYS; g++) {
+      await put(`/api/v1/namespaces/infra/gateways/gw-${g}`, { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', protocol: 'HTTP', port: LISTENER_PORT(g), allowedRoutes: { namespaces: { from: 'All' } } }] } });
+    }
+    const minted = await call('POST', '/api/v1/tokens', JSON.stringify({ name: 'bench-proxy', role: 'proxy', gateways: Array.from({ length: GATEWAYS }, (_, g) => `infra/gw-${g}`) }));
+    if (minted.status !== 201) throw new Error(`minting a proxy token: ${minted.status} ${minted.body}`);
+    proxy = await startProxy(api.url, JSON.parse(minted.body).token);
+    const through = (g: number, path: string) => `http://127.0.0.1:${LISTENER_PORT(g) + OFFSET}${path}`;
+    // every Gateway served (an empty table answers 404)
+    for (let g = 0; g < GATEWAYS; g++) {
+      while (await get(through(g, '/')).then((r) => r.status !== 404, () => true)) await sleep(50);
+    }
+
+    report('proxy_rss_at_start', rssMB(proxy.pid), 'MB', 'informational');
+
+    // 1. route created -> first 200 through the proxy, one route at a time
+    const took: number[] = [];
+    const cpu0 = { api: cpuMs(api.child.pid!), worker: cpuMs(worker.child.pid!), proxy: cpuMs(proxy.pid) };
+    for (let i = 0; i < ROUTES; i++) {
+      const g = i % GATEWAYS;
+      const started = now();
+      await put(`/api/v1/namespaces/app/httproutes/r-${i}`, route(i, g));
+      const url = through(g, `/r-${i}`);
+      const deadline = Date.now() + 30_000;
+      while ((await get(url).catch(() => ({ status: 0 }))).status !== 200) {
+        if (Date.now() > deadline) throw new Error(`route r-${i} not served within 30 s`);
+        await sleep(1);
+      }
+      took.push(now() - started);
+    }
+    took.sort((a, b) => a - b);
+    report(`route_created_to_first_200_p50_${ROUTES}_routes_${GATEWAYS}_gateways`, percentile(took, 50), 'ms', '<= 20 ms');
+    report(`route_created_to_first_200_p99_${ROUTES}_routes_${GATEWAYS}_gateways`, percentile(took, 99), 'ms', '<= 50 ms');
+    const perRoute = (pid: number, before: number) => (cpuMs(pid) - before) / ROUTES;
+    report('route_created_cpu_per_route_api', perRoute(api.child.pid!, cpu0.api), 'ms', 'informational');
+    report('route_created_cpu_per_route_worker', perRoute(worker.child.pid!, cpu0.worker), 'ms', 'informational');
+    report('route_created_cpu_per_route_proxy', perRoute(proxy.pid, cpu0.proxy), 'ms', 'informational');
+
+    // 2. errors on a live route while 100 other routes of its Gateway change
+    await put('/api/v1/namespaces/app/httproutes/live', route(-1, 0, '/live'));
+    while ((await get(through(0, '/live')).catch(() => ({ status: 0 }))).status !== 200) await sleep(5);
+    const others = Array.from({ length: ROUTES }, (_, i) => i).filter((i) => i % GATEWAYS === 0).slice(0, CHANGED);
+    let sent = 0;
+    let errors = 0;
+    let flowing = true;
+    const live = new http.Agent({ keepAlive: true, maxSockets: 16 });
+    const pending: Promise<void>[] = [];
+    const flow = (async () => {
+      const t0 = now();
+      while (flowing) {
+        const due = t0 + (sent * 1000) / RATE;
+        if (now() < due) await sleep(Math.max(0, due - now()));
+        sent++;
+        pending.push(get(through(0, '/live'), live).then((r) => void (r.status !== 200 && errors++), () => void errors++));
+      }
+    })();
+    await sleep(500);
+    // each changes its path; the last one's new path served means every change is
+    for (const i of others) await put(`/api/v1/namespaces/app/httproutes/r-${i}`, route(i, 0, `/r-${i}-v2`));
+    const last = others[others.length - 1];
+    while ((await get(through(0, `/r-${last}-v2`)).catch(() => ({ status: 0 }))).status !== 200) await sleep(5);
+    await sleep(1000);
+    flowing = false;
+    await flow;
+    await Promise.all(pending);
+    report(`errors_live_route_${RATE}rps_while_${others.length}_routes_change`, errors, 'errors', `0, of ${sent} requests`);
+
+    // 3. throughput and added p99 at 64 connections, beside nginx, to the same backend
+    report(`proxy_rss_${ROUTES}_routes`, rssMB(proxy.pid), 'MB', 'informational');
+    const direct = wrk(`http://127.0.0.1:${nginx.backend}/live`);
+    const viaNginx = wrk(`http://127.0.0.1:${nginx.proxy}/live`);
+    const cpuBefore = cpuMs(proxy.pid);
+    const viaProxy = wrk(through(0, '/live'));
+    const proxyCpu = (cpuMs(proxy.pid) - cpuBefore) / (viaProxy.rps * WRK_SECONDS);
+    report('backend_direct_rps_64_connections', direct.rps, 'req/s', 'informational');
+    report('nginx_rps_64_connections', viaNginx.rps, 'req/s', 'informational');
+    report('proxy_rps_64_connections', viaProxy.rps, 'req/s', 'informational');
+    report('proxy_to_nginx_throughput_ratio', viaProxy.rps / viaNginx.rps, 'x', '>= 0.33');
+    report('nginx_added_p99_64_connections', viaNginx.p99 - direct.p99, 'ms', 'informational');
+    report('proxy_added_p99_64_connections', viaProxy.p99 - direct.p99, 'ms', 'informational');
+    report('proxy_cpu_per_request', proxyCpu * 1000, 'us', 'informational');
+    report('wrk_errors_proxy', viaProxy.errors, 'errors', '0');
+
+    // 4. the proxy's resident memory at 10,000 routes
+    const rest = Array.from({ length: Math.max(0, ROUTES_TOTAL - ROUTES) }, (_, k) => ROUTES + k);
+    let next = 0;
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < rest.length) {
+        const i = rest[next++];
+        await put(`/api/v1/namespaces/app/httproutes/r-${i}`, route(i, i % GATEWAYS));
+      }
+    }));
+    // the last route of each Gateway served means its whole table is
+    for (let g = 0; g < GATEWAYS; g++) {
+      const lastOf = [...rest, ...Array.from({ length: ROUTES }, (_, i) => i)].filter((i) => i % GATEWAYS === g).reduce((a, b) => Math.max(a, b), -1);
+      const deadline = Date.now() + 300_000;
+      while ((await get(through(g, `/r-${lastOf}`)).catch(() => ({ status: 0 }))).status !== 200) {
+        if (Date.now() > deadline) throw new Error(`gw-${g} not served with ${ROUTES_TOTAL} routes within 300 s`);
+        await sleep(100);
+      }
+    }
+    report(`proxy_rss_${ROUTES_TOTAL}_routes_after_burst`, rssMB(proxy.pid), 'MB', 'informational');
+    await sleep(10_000);
+    report(`proxy_rss_${ROUTES_TOTAL}_routes`, rssMB(proxy.pid), 'MB', '<= 200 MB');
+  } finally {
+    await proxy?.stop();
+    await worker?.stop();
+    await api?.stop();
+    nginx?.stop();
+    await db.drop().catch(() => undefined);
+  }
+}
+
+main().then(() => process.exit(0), (e) => {
+  console.error(e);
+  process.exit(1);
+});
