@@ -24,7 +24,9 @@ import { TEST_CERT, TEST_KEY } from '../support/tls';
 
 const GW = 'gateway.networking.k8s.io/v1';
 const ALPHA = 'gateway.networking.k8s.io/v1alpha2';
-const OFFSET = 20000 + Math.floor(Math.random() * 20000);
+// listener ports + OFFSET stay below the ephemeral range (32768 up on Linux) and the ports test services
+// pick (20000 up): an outgoing connection holding the port, on this machine or another test's, kept a listener unbound
+const OFFSET = 1000 + Math.floor(Math.random() * 10000);
 const UDP_IDLE_MS = 1500;
 
 let s: TestServer;

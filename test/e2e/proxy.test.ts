@@ -37,7 +37,9 @@ function selfSigned(host: string): { crt: string; key: string } {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'crt.pem'), '-days', '1', '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`], { stdio: 'ignore' });
   return { crt: readFileSync(join(dir, 'crt.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
 }
-const OFFSET = 20000 + Math.floor(Math.random() * 20000);
+// listener ports + OFFSET stay below the ephemeral range (32768 up on Linux) and the ports test services
+// pick (20000 up): an outgoing connection holding the port, on this machine or another test's, kept a listener unbound
+const OFFSET = 1000 + Math.floor(Math.random() * 10000);
 
 let s: TestServer;
 let proxy: ProxyProcess;
