@@ -3781,6 +3781,55 @@ export interface components {
                 values?: string[];
             }[];
         };
+        /** @description What changed from the snapshot version `fromVersion` to `version`, sent by the watch as `event: delta` (with `?delta=true`) and answered by GET .../snapshot?since=fromVersion. How to apply it: `head`, when present, replaces the table's members other than listeners, routes and rules; then each change in `changes`, in the order given (listeners, then routes, then rules, then each listener's entry lists): drop `removed`, insert `added` in the order given, each right after the part its `after` names (null: first), and replace the item of each part in `replaced` where it stands. A removed listener takes its entry lists with it; an added one starts with empty ones. Then rebuild the indices (a rule's `route`, an entry's `rule`), serialize the table with the members in the order of the snapshot's, and check that snapshotHash over it (and the Secrets the client holds) is `hash`: if it is not, or `fromVersion` is not the version the client holds, the client fetches the whole snapshot instead. Deltas of a Gateway come in version order and never skip: each one's fromVersion is the version the previous event carried. */
+        SnapshotDelta: {
+            gateway: components["schemas"]["CompiledGatewayRef"];
+            /** @description The version this delta leads to (also the SSE event id and the ETag). */
+            version: number;
+            /** @description The version it applies to. */
+            fromVersion: number;
+            /** @description The new snapshot's hash (Snapshot.hash), to check the rebuilt table against. */
+            hash: string;
+            /** @description The table's members other than listeners, routes and rules (format, gateway, infrastructure, addresses, unattached), when any changed; in the table's member order, with listeners, routes and rules as empty lists that hold their places. */
+            head?: {
+                [key: string]: unknown;
+            };
+            changes: components["schemas"]["SnapshotDeltaChange"][];
+            /** @description The data of the Secrets the listeners name, for the Gateway's proxy tokens and admins, whenever the listeners name any: it replaces what the client held. */
+            secrets?: components["schemas"]["SnapshotSecret"][];
+        };
+        /** @description The changes to one list of the table; lists without a change are left out. */
+        SnapshotDeltaChange: {
+            /** @enum {string} */
+            collection: "listeners" | "routes" | "rules" | "entries";
+            /** @description For entries, the id of the listener whose list this is. */
+            listener?: string;
+            /**
+             * @description For entries, which of the listener's lists.
+             * @enum {string}
+             */
+            list?: "httpRoutes" | "grpcRoutes" | "tlsRoutes" | "tcpRoutes" | "udpRoutes";
+            /** @description Ids of the parts that are gone, or moved (a moved part is removed and added again). */
+            removed: string[];
+            added: components["schemas"]["SnapshotDeltaAdded"][];
+            /** @description Parts that stay where they are with a new item. */
+            replaced: components["schemas"]["SnapshotDeltaItem"][];
+        };
+        SnapshotDeltaAdded: {
+            id: string;
+            /** @description The id of the part it follows in the new list (one kept or added before it); null when it comes first. */
+            after: string | null;
+            /** @description The part (a CompiledRoute, a CompiledRule, a CompiledListener with empty entry lists, or an entry), with ids for indices. */
+            item: {
+                [key: string]: unknown;
+            };
+        };
+        SnapshotDeltaItem: {
+            id: string;
+            item: {
+                [key: string]: unknown;
+            };
+        };
         /** @description The compiled route table of one Gateway (format switchyard.dev/compiled-table/v1). How a proxy routes with it: pick the port's listeners of the request's protocol family; among the valid ones select the listener whose hostname matches most specifically (exact, then the longest wildcard, then none) - by SNI for TLS, by Host for HTTP, and for HTTPS answer 421 when Host and SNI select different listeners; then walk that listener's entries for the request's kind and take the first whose hostname and match accept the request; then apply the rule's filters and pick a backend by weight. */
         CompiledTable: {
             /** @enum {string} */
