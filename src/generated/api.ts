@@ -4976,6 +4976,8 @@ export interface operations {
             query?: {
                 /** @description Seconds to hold a conditional request (at most 300). */
                 wait?: number;
+                /** @description The version the client holds: answered with the SnapshotDelta from it to the current version (a body with `fromVersion`), or with the whole Snapshot (a body with `table`) when that version is too far behind; 304 when it is current, held with ?wait= as If-None-Match is. Without it, whole snapshots only. */
+                since?: number;
             };
             header?: {
                 "If-None-Match"?: string;
@@ -4988,14 +4990,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The snapshot. */
+            /** @description The snapshot (with ?since= the delta from that version when it is recent enough). */
             200: {
                 headers: {
                     ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Snapshot"];
+                    "application/json": components["schemas"]["Snapshot"] | components["schemas"]["SnapshotDelta"];
                 };
             };
             /** @description Not modified (the version named by If-None-Match is current). */
@@ -5010,7 +5012,10 @@ export interface operations {
     };
     watchSnapshot: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: after the first event, each change is sent as `event: delta`, `id: <version>`, `data: <SnapshotDelta JSON>` from the version the previous event carried; the first event (and the one after a resume whose Last-Event-ID is too far behind) is a whole `event: snapshot`. false or absent: whole snapshots only. */
+                delta?: boolean;
+            };
             header?: {
                 "Last-Event-ID"?: string;
             };

@@ -9,6 +9,7 @@ import type { CompiledTable } from '../../core/compile';
 import { streamKey } from '../../core/objects/keys';
 import { mayReferenceSecrets, parseSnapshot, secretRefsOf, snapshotBody, withSecretData } from '../../core/snapshot/format';
 import { snapshotChannel, subscribe } from './channels';
+import { DeltaHistory } from './deltas';
 
 /** The store keeps a body's tail deflated: it holds the table, nearly all of the body. */
 export function deflateTail(tail: string): Buffer {
@@ -57,6 +58,8 @@ export class SnapshotHub {
   private listeners = new Map<string, Set<Listener>>();
   private unsubscribe: () => void;
   private timer: NodeJS.Timeout;
+  /** the last versions' parts, for the clients that ask for deltas */
+  readonly deltas = new DeltaHistory();
 
   constructor(private readonly db: Database, bus: Bus, pollMs = 1000) {
     this.unsubscribe = subscribe(bus, snapshotChannel, (notice) => {
@@ -109,6 +112,7 @@ export class SnapshotHub {
     const prev = this.cache.get(key);
     if (prev && snap && prev.version > snap.version) return prev;
     this.cache.set(key, snap);
+    if (prev !== snap) this.deltas.retire(key, prev, snap);
     if ((prev?.version ?? null) !== (snap?.version ?? null)) for (const fn of this.listeners.get(key) ?? []) fn(snap);
     return snap;
   }
