@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { worldOf, CONTROLLER } from '../support/compile-world';
 import { translate, TranslationContext } from '../../src/core/translate';
-import { tableJson } from '../../src/core/compile';
-import { tableParts } from '../../src/core/snapshot/table-parts';
+import { ruleBodyOf, tableJson } from '../../src/core/compile';
+import { tableOfParts, tableParts } from '../../src/core/snapshot/table-parts';
 import { applyDelta, snapshotDelta } from '../../src/core/snapshot/delta';
 import { snapshotHash } from '../../src/core/snapshot/format';
 import type { World } from '../../src/core/model/world';
@@ -129,7 +129,9 @@ describe('incremental translation and deltas against a full recompute', () => {
       ]);
       const ctx = new TranslationContext();
       let server = translated(world, ctx);
-      let serverParts = tableParts(server.table);
+      // the server's parts are made as the worker makes them: unchanged sources are not serialized again
+      const sources = { rule: (r: any) => ruleBodyOf(ctx, r) };
+      let serverParts = tableParts(server.table, undefined, sources);
       let client = { version: 1, parts: tableParts(JSON.parse(server.text)) };
       let deltas = 0;
       for (let step = 0; step < STEPS; step++) {
@@ -139,7 +141,8 @@ describe('incremental translation and deltas against a full recompute', () => {
         expect(incremental.text, `step ${step}`).toBe(fresh.text);
         expect(incremental.statuses, `step ${step}`).toBe(fresh.statuses);
         // the delta travels as JSON and is applied to what the client held
-        const nextParts = tableParts(incremental.table, serverParts);
+        const nextParts = tableParts(incremental.table, serverParts, sources);
+        expect(JSON.stringify(tableOfParts(nextParts)), `step ${step}`).toBe(fresh.text);
         const hash = snapshotHash(fresh.text, []);
         const d = JSON.parse(JSON.stringify(snapshotDelta(ref, client.version, client.version + 1, hash, serverParts, nextParts)));
         if (d.changes.length || d.head) deltas++;

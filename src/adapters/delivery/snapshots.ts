@@ -64,9 +64,11 @@ export class SnapshotHub {
   constructor(private readonly db: Database, bus: Bus, pollMs = 1000) {
     this.unsubscribe = subscribe(bus, snapshotChannel, (notice) => {
       if (!notice) return void this.refreshWatched();
-      const { gateway, version, body } = notice;
+      const { gateway, version, body, delta } = notice;
       // a Gateway this process has not served is loaded when first asked for, not on every change
       if (!this.cache.has(gateway) && !this.listeners.has(gateway)) return;
+      // the worker's delta, ready for the watchers that take deltas: no table is parsed for them
+      if (delta && version !== null) this.deltas.offer(gateway, delta.from, version, delta.text);
       const cur = this.cache.get(gateway);
       if (cur && version !== null && cur.version >= version) return;
       // a load under way may bring an older version: it is not waited for (it never replaces a newer one)

@@ -13,7 +13,22 @@ export type EntryList = (typeof ENTRY_LISTS)[number];
 export interface Part {
   item: Record<string, unknown>;
   text: string;
+  /** what the item was made from, when its maker says (see PartSources): the same source, the same text */
+  src?: object;
 }
+
+/**
+ * Where a table's items come from, for a caller that keeps the compile's memory (the worker): an
+ * item made from the same source object as the previous version's part of the same id is that
+ * part, and is not serialized again, so the parts of a table cost in proportion to what changed.
+ * A source must determine the item together with its id.
+ */
+export interface PartSources {
+  rule(rule: CompiledTable['rules'][number]): object | undefined;
+}
+
+/** An entry is its id (rule id, matchIndex, hostname) and its match; an entry without a match is its id alone. */
+const ID_ALONE = {};
 
 /** An ordered list of parts with unique ids. */
 export interface PartList {
@@ -48,13 +63,14 @@ function uniqueId(seen: Map<string, number>, id: string): string {
   return n === 1 ? id : `${id}|~${n}`;
 }
 
-function push(list: PartList, seen: Map<string, number>, id: string, item: Record<string, unknown>, reuse?: PartList): void {
+function push(list: PartList, seen: Map<string, number>, id: string, item: Record<string, unknown>, reuse?: PartList, src?: object): void {
   const uid = uniqueId(seen, id);
-  const p = part(item);
-  // the previous version's text is kept when equal, so that versions held side by side share it
   const prev = reuse?.parts.get(uid);
   list.ids.push(uid);
-  list.parts.set(uid, prev && prev.text === p.text ? prev : p);
+  if (src !== undefined && prev?.src === src) return void list.parts.set(uid, prev);
+  const p: Part = src === undefined ? part(item) : { ...part(item), src };
+  // the previous version's text is kept when equal, so that versions held side by side share it
+  list.parts.set(uid, prev && prev.text === p.text ? (src === undefined ? prev : { ...prev, src }) : p);
 }
 
 export const routeId = (r: { kind: string; namespace: string; name: string }): string => `${r.kind}/${r.namespace}/${r.name}`;
@@ -66,10 +82,11 @@ const entryId = (rule: string, e: { matchIndex?: number; hostname?: string }): s
  * The parts of a table. `previous` (the parts of an earlier version) only lets equal parts share
  * their text; the answer is the same without it.
  */
-export function tableParts(table: CompiledTable, previous?: TableParts): TableParts {
+export function tableParts(table: CompiledTable, previous?: TableParts, sources?: PartSources): TableParts {
   const routes = emptyList();
   const routeSeen = new Map<string, number>();
-  for (const r of table.routes) push(routes, routeSeen, routeId(r), r as never, previous?.routes);
+  // a route's item is the compile's own object, kept while the route is unchanged
+  for (const r of table.routes) push(routes, routeSeen, routeId(r), r as never, previous?.routes, sources && r);
   const rules = emptyList();
   const ruleSeen = new Map<string, number>();
   const ruleIds: string[] = [];
@@ -77,7 +94,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts): TablePa
     const rid = routes.ids[r.route];
     if (rid === undefined) throw new Error(`rule ${r.index} names route ${r.route}, which the table does not hold`);
     const before = rules.ids.length;
-    push(rules, ruleSeen, ruleId(rid, r.index), { ...r, route: rid }, previous?.rules);
+    push(rules, ruleSeen, ruleId(rid, r.index), { ...r, route: rid }, previous?.rules, sources?.rule(r));
     ruleIds.push(rules.ids[before]);
   }
   const listeners = emptyList();
@@ -90,7 +107,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts): TablePa
     push(listeners, listenerSeen, l.name, head, previous?.listeners);
     const lid = listeners.ids[before];
     for (const list of ENTRY_LISTS) {
-      const items = l[list] as { rule: number; matchIndex?: number; hostname?: string }[] | undefined;
+      const items = l[list] as { rule: number; matchIndex?: number; hostname?: string; match?: object }[] | undefined;
       if (!items) continue;
       const key = entriesKey(lid, list);
       const out = emptyList();
@@ -98,7 +115,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts): TablePa
       for (const e of items) {
         const rid = ruleIds[e.rule];
         if (rid === undefined) throw new Error(`an entry of listener ${l.name} names rule ${e.rule}, which the table does not hold`);
-        push(out, seen, entryId(rid, e), { ...e, rule: rid }, previous?.entries.get(key));
+        push(out, seen, entryId(rid, e), { ...e, rule: rid }, previous?.entries.get(key), sources && (e.match ?? ID_ALONE));
       }
       entries.set(key, out);
     }
