@@ -119,6 +119,22 @@ describe('delta delivery', () => {
     expect((await s.api('GET', `${SNAP}/watch?delta=maybe`)).status).toBe(400);
   });
 
+  it('the worker makes the delta: one is answered for a Gateway nobody asked a delta of before', async () => {
+    const OTHER = '/api/v1/namespaces/infra/gateways/other/snapshot';
+    await put('/api/v1/namespaces/infra/gateways/other', { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }] } });
+    const onOther = (path: string) => ({ ...route(path), spec: { ...route(path).spec, parentRefs: [{ name: 'other', namespace: 'infra' }] } });
+    await put('/api/v1/namespaces/app/httproutes/o1', onOther('/o1'));
+    await reconciled(s);
+    const cur = (await s.api('GET', OTHER)).body as Snapshot;
+    await put('/api/v1/namespaces/app/httproutes/o2', onOther('/o2'));
+    await reconciled(s);
+    // this process kept no earlier version of "other" (no delta was asked of it): the delta is the worker's
+    const r = await s.api('GET', `${OTHER}?since=${cur.version}`);
+    expect(r.body.fromVersion).toBe(cur.version);
+    const out = applyDelta(tableParts(cur.table), cur.version, r.body, []);
+    expect(out.text).toBe(JSON.stringify((await s.api('GET', OTHER)).body.table));
+  });
+
   it('clients that never ask keep getting whole snapshots, with ETag and 304', async () => {
     const w = await sse(`${s.url}${SNAP}/watch`, auth);
     expect((await w.next()).event).toBe('snapshot');

@@ -86,6 +86,18 @@ async function deltaFrameOf(ctx: AppContext, key: string, from: number, snap: Ca
   return frame;
 }
 
+// The frame of an announced delta, made once for every watcher it goes to (the last few only).
+const announced = new Map<string, string>();
+function announcedFrame(key: string, from: number, to: number, text: string): string {
+  const k = `${key}|${from}|${to}`;
+  let frame = announced.get(k);
+  if (frame === undefined) {
+    announced.set(k, (frame = sseFrame({ id: to, event: 'delta', data: text })));
+    while (announced.size > 64) announced.delete(announced.keys().next().value!);
+  }
+  return frame;
+}
+
 function access(p: Principal, ns: string, name: string) {
   const a = canReadSnapshot(p, ns, name);
   if (!a) throw new HttpError(403, `this token may not read the snapshot of Gateway ${ns}/${name}`);
@@ -158,6 +170,16 @@ export function deliveryRouter(ctx: AppContext): Router {
     };
     const stop = hub.watch(key, send);
     stream.onClose(stop);
+    if (wantDelta) {
+      // a worker's delta from the version this client holds goes out as soon as it is announced
+      stream.onClose(hub.watchDeltas(key, (from, to, text) => {
+        sending = sending.then(async () => {
+          if (sent !== from || stream.closed) return;
+          sent = to;
+          await stream.sendFrame(announcedFrame(key, from, to, text));
+        }).catch(() => stream.end());
+      }));
+    }
     stream.comment('connected');
     send(await hub.get(key).catch(() => null));
   });
