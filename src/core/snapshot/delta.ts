@@ -38,20 +38,31 @@ function longestIncreasing(seq: readonly number[]): Set<number> {
 
 /** What leads from list `a` to list `b`. */
 export function diffList(a: PartList, b: PartList): ListChanges {
-  const newPos = new Map(b.ids.map((id, i) => [id, i]));
   const removed: string[] = [];
+  const added: ListChanges['added'] = [];
+  const replaced: ListChanges['replaced'] = [];
+  const same = (id: string) => a.parts.get(id) === b.parts.get(id) || a.parts.get(id)!.text === b.parts.get(id)!.text;
+  // a change leaves most of a list alone: the ids the two lists start and end with in common are
+  // kept where they are without building any index of them
+  let head = 0;
+  while (head < a.ids.length && head < b.ids.length && a.ids[head] === b.ids[head]) head++;
+  let tail = 0;
+  while (tail < a.ids.length - head && tail < b.ids.length - head && a.ids[a.ids.length - 1 - tail] === b.ids[b.ids.length - 1 - tail]) tail++;
+  for (let i = 0; i < head; i++) if (!same(b.ids[i])) replaced.push({ id: b.ids[i], item: b.parts.get(b.ids[i])!.item });
+  const aMid = a.ids.slice(head, a.ids.length - tail);
+  const bMid = b.ids.slice(head, b.ids.length - tail);
+  const newPos = new Map(bMid.map((id, i) => [id, i]));
   const common: string[] = [];
-  for (const id of a.ids) (newPos.has(id) ? common : removed).push(id);
+  for (const id of aMid) (newPos.has(id) ? common : removed).push(id);
   const kept = new Set<string>();
   const run = longestIncreasing(common.map((id) => newPos.get(id)!));
   common.forEach((id, i) => (run.has(i) ? kept.add(id) : removed.push(id)));
-  const added: ListChanges['added'] = [];
-  const replaced: ListChanges['replaced'] = [];
-  b.ids.forEach((id, i) => {
-    const p = b.parts.get(id)!;
-    if (!kept.has(id)) added.push({ id, after: i === 0 ? null : b.ids[i - 1], item: p.item });
-    else if (a.parts.get(id)!.text !== p.text) replaced.push({ id, item: p.item });
+  bMid.forEach((id, i) => {
+    const at = head + i;
+    if (!kept.has(id)) added.push({ id, after: at === 0 ? null : b.ids[at - 1], item: b.parts.get(id)!.item });
+    else if (!same(id)) replaced.push({ id, item: b.parts.get(id)!.item });
   });
+  for (let i = b.ids.length - tail; i < b.ids.length; i++) if (!same(b.ids[i])) replaced.push({ id: b.ids[i], item: b.parts.get(b.ids[i])!.item });
   return { removed, added, replaced };
 }
 

@@ -63,11 +63,13 @@ function uniqueId(seen: Map<string, number>, id: string): string {
   return n === 1 ? id : `${id}|~${n}`;
 }
 
-function push(list: PartList, seen: Map<string, number>, id: string, item: Record<string, unknown>, reuse?: PartList, src?: object): void {
+/** `make` is called only when the previous version's part cannot be kept as it is. */
+function push(list: PartList, seen: Map<string, number>, id: string, make: () => Record<string, unknown>, reuse?: PartList, src?: object): void {
   const uid = uniqueId(seen, id);
   const prev = reuse?.parts.get(uid);
   list.ids.push(uid);
   if (src !== undefined && prev?.src === src) return void list.parts.set(uid, prev);
+  const item = make();
   const p: Part = src === undefined ? part(item) : { ...part(item), src };
   // the previous version's text is kept when equal, so that versions held side by side share it
   list.parts.set(uid, prev && prev.text === p.text ? (src === undefined ? prev : { ...prev, src }) : p);
@@ -86,7 +88,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts, sources?
   const routes = emptyList();
   const routeSeen = new Map<string, number>();
   // a route's item is the compile's own object, kept while the route is unchanged
-  for (const r of table.routes) push(routes, routeSeen, routeId(r), r as never, previous?.routes, sources && r);
+  for (const r of table.routes) push(routes, routeSeen, routeId(r), () => r as never, previous?.routes, sources && r);
   const rules = emptyList();
   const ruleSeen = new Map<string, number>();
   const ruleIds: string[] = [];
@@ -94,7 +96,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts, sources?
     const rid = routes.ids[r.route];
     if (rid === undefined) throw new Error(`rule ${r.index} names route ${r.route}, which the table does not hold`);
     const before = rules.ids.length;
-    push(rules, ruleSeen, ruleId(rid, r.index), { ...r, route: rid }, previous?.rules, sources?.rule(r));
+    push(rules, ruleSeen, ruleId(rid, r.index), () => ({ ...r, route: rid }), previous?.rules, sources?.rule(r));
     ruleIds.push(rules.ids[before]);
   }
   const listeners = emptyList();
@@ -104,7 +106,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts, sources?
     const head: Record<string, unknown> = { ...l };
     for (const list of ENTRY_LISTS) if (head[list] !== undefined) head[list] = [];
     const before = listeners.ids.length;
-    push(listeners, listenerSeen, l.name, head, previous?.listeners);
+    push(listeners, listenerSeen, l.name, () => head, previous?.listeners);
     const lid = listeners.ids[before];
     for (const list of ENTRY_LISTS) {
       const items = l[list] as { rule: number; matchIndex?: number; hostname?: string; match?: object }[] | undefined;
@@ -115,7 +117,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts, sources?
       for (const e of items) {
         const rid = ruleIds[e.rule];
         if (rid === undefined) throw new Error(`an entry of listener ${l.name} names rule ${e.rule}, which the table does not hold`);
-        push(out, seen, entryId(rid, e), { ...e, rule: rid }, previous?.entries.get(key), sources && (e.match ?? ID_ALONE));
+        push(out, seen, entryId(rid, e), () => ({ ...e, rule: rid }), previous?.entries.get(key), sources && (e.match ?? ID_ALONE));
       }
       entries.set(key, out);
     }
