@@ -72,7 +72,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     // A changed snapshot is announced as soon as it is committed, before the check for missed
     // changes (a notice is a hint: the run that follows announces its own version too).
     if (out.snapshotChanged) {
-      o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${job.namespace}/${job.name}`, out.snapshotVersion ?? null, out.body));
+      o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${job.namespace}/${job.name}`, out.snapshotVersion ?? null, out.body, out.delta));
       metrics.snapshot(job.namespace, job.name, out.snapshotVersion === undefined ? null : { version: out.snapshotVersion, body: out.body });
     }
     const again = out.written && (out.missed || (await missedChanges(o.db, out.sourcePosition, out.deps ?? [], scoped(o.controllerName, key))));

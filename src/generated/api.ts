@@ -4161,6 +4161,55 @@ export interface components {
                 values?: string[];
             }[];
         };
+        /** @description What changed from the snapshot version `fromVersion` to `version`, sent by the watch as `event: delta` (with `?delta=true`) and answered by GET .../snapshot?since=fromVersion. How to apply it: `head`, when present, replaces the table's members other than listeners, routes and rules; then each change in `changes`, in the order given (listeners, then routes, then rules, then each listener's entry lists): drop `removed`, insert `added` in the order given, each right after the part its `after` names (null: first), and replace the item of each part in `replaced` where it stands. A removed listener takes its entry lists with it; an added one starts with empty ones. Then rebuild the indices (a rule's `route`, an entry's `rule`), serialize the table with the members in the order of the snapshot's, and check that snapshotHash over it (and the Secrets the client holds) is `hash`: if it is not, or `fromVersion` is not the version the client holds, the client fetches the whole snapshot instead. Deltas of a Gateway come in version order and never skip: each one's fromVersion is the version the previous event carried. */
+        SnapshotDelta: {
+            gateway: components["schemas"]["CompiledGatewayRef"];
+            /** @description The version this delta leads to (also the SSE event id and the ETag). */
+            version: number;
+            /** @description The version it applies to. */
+            fromVersion: number;
+            /** @description The new snapshot's hash (Snapshot.hash), to check the rebuilt table against. */
+            hash: string;
+            /** @description The table's members other than listeners, routes and rules (format, gateway, infrastructure, addresses, unattached), when any changed; in the table's member order, with listeners, routes and rules as empty lists that hold their places. */
+            head?: {
+                [key: string]: unknown;
+            };
+            changes: components["schemas"]["SnapshotDeltaChange"][];
+            /** @description The data of the Secrets the listeners name, for the Gateway's proxy tokens and admins, whenever the listeners name any: it replaces what the client held. */
+            secrets?: components["schemas"]["SnapshotSecret"][];
+        };
+        /** @description The changes to one list of the table; lists without a change are left out. */
+        SnapshotDeltaChange: {
+            /** @enum {string} */
+            collection: "listeners" | "routes" | "rules" | "entries";
+            /** @description For entries, the id of the listener whose list this is. */
+            listener?: string;
+            /**
+             * @description For entries, which of the listener's lists.
+             * @enum {string}
+             */
+            list?: "httpRoutes" | "grpcRoutes" | "tlsRoutes" | "tcpRoutes" | "udpRoutes";
+            /** @description Ids of the parts that are gone, or moved (a moved part is removed and added again). */
+            removed: string[];
+            added: components["schemas"]["SnapshotDeltaAdded"][];
+            /** @description Parts that stay where they are with a new item. */
+            replaced: components["schemas"]["SnapshotDeltaItem"][];
+        };
+        SnapshotDeltaAdded: {
+            id: string;
+            /** @description The id of the part it follows in the new list (one kept or added before it); null when it comes first. */
+            after: string | null;
+            /** @description The part (a CompiledRoute, a CompiledRule, a CompiledListener with empty entry lists, or an entry), with ids for indices. */
+            item: {
+                [key: string]: unknown;
+            };
+        };
+        SnapshotDeltaItem: {
+            id: string;
+            item: {
+                [key: string]: unknown;
+            };
+        };
         /** @description The compiled route table of one Gateway (format switchyard.dev/compiled-table/v1). How a proxy routes with it: pick the port's listeners of the request's protocol family; among the valid ones select the listener whose hostname matches most specifically (exact, then the longest wildcard, then none) - by SNI for TLS, by Host for HTTP, and for HTTPS answer 421 when Host and SNI select different listeners; then walk that listener's entries for the request's kind and take the first whose hostname and match accept the request; then apply the rule's filters and pick a backend by weight. */
         CompiledTable: {
             /** @enum {string} */
@@ -5369,6 +5418,8 @@ export interface operations {
             query?: {
                 /** @description Seconds to hold a conditional request (at most 300). */
                 wait?: number;
+                /** @description The version the client holds: answered with the SnapshotDelta from it to the current version (a body with `fromVersion`), or with the whole Snapshot (a body with `table`) when that version is too far behind; 304 when it is current, held with ?wait= as If-None-Match is. Without it, whole snapshots only. */
+                since?: number;
             };
             header?: {
                 "If-None-Match"?: string;
@@ -5381,14 +5432,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The snapshot. */
+            /** @description The snapshot (with ?since= the delta from that version when it is recent enough). */
             200: {
                 headers: {
                     ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Snapshot"];
+                    "application/json": components["schemas"]["Snapshot"] | components["schemas"]["SnapshotDelta"];
                 };
             };
             /** @description Not modified (the version named by If-None-Match is current). */
@@ -5403,7 +5454,10 @@ export interface operations {
     };
     watchSnapshot: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: after the first event, each change is sent as `event: delta`, `id: <version>`, `data: <SnapshotDelta JSON>` from the version the previous event carried; the first event (and the one after a resume whose Last-Event-ID is too far behind) is a whole `event: snapshot`. false or absent: whole snapshots only. */
+                delta?: boolean;
+            };
             header?: {
                 "Last-Event-ID"?: string;
             };

@@ -2,8 +2,13 @@
 // long-poll GET when the watch cannot be had (an intermediary that buffers streams, an API that
 // answers the watch with an error). It reconnects forever, with jittered backoff, so that a fleet of
 // proxies does not come back in step after an API restart.
+// The watch asks for deltas (?delta=true): after the first whole snapshot each change comes as what
+// changed, applied to the table held and checked against the new snapshot's hash; a delta that does
+// not fit is dropped for a fetch of the whole snapshot (see ./deltas).
 import { sseEvents } from '../core/snapshot/sse-events';
 import type { Snapshot } from '../core/compile/types';
+import type { SnapshotDelta } from '../core/snapshot/delta';
+import { appliedSnapshot, DeltaMismatch, heldOf, type Held } from './deltas';
 
 export interface FeedOptions {
   url: string;
@@ -16,6 +21,10 @@ export interface FeedOptions {
   backoffMs?: [number, number];
   /** how long a long-poll is held by the API, seconds */
   waitSeconds?: number;
+  /** false: ask for whole snapshots only (default true) */
+  deltas?: boolean;
+  /** a delta was applied, or did not fit and the whole snapshot was fetched instead */
+  onDelta?: (outcome: { version: number; applied: boolean; error?: string }) => void;
 }
 
 export interface FeedState {
@@ -34,6 +43,7 @@ const WATCH_SILENCE_MS = 35_000;
 
 export class SnapshotFeed {
   private version: number | null = null;
+  private held: Held | null = null;
   private stopped = false;
   private abort: AbortController | null = null;
   private sleeper: (() => void) | null = null;
@@ -67,7 +77,36 @@ export class SnapshotFeed {
     if (typeof snap?.version !== 'number' || !snap.table) throw new Error('the API sent something that is not a snapshot');
     if (this.version !== null && snap.version <= this.version) return;
     this.version = snap.version;
+    this.held = this.o.deltas === false ? null : heldOf(snap);
     this.o.onSnapshot(snap);
+  }
+
+  /** A delta from the version held; one that does not fit makes the feed fetch the whole snapshot. */
+  private async acceptDelta(text: string): Promise<void> {
+    const d = JSON.parse(text) as SnapshotDelta;
+    if (typeof d?.version !== 'number' || !Array.isArray(d.changes)) throw new Error('the API sent something that is not a snapshot delta');
+    if (this.version !== null && d.version <= this.version) return;
+    let next;
+    try {
+      next = appliedSnapshot(this.held, d);
+    } catch (e) {
+      if (!(e instanceof DeltaMismatch)) throw e;
+      this.o.onDelta?.({ version: d.version, applied: false, error: e.message });
+      return this.fetchWhole();
+    }
+    this.version = d.version;
+    this.held = next.held;
+    this.o.onDelta?.({ version: d.version, applied: true });
+    this.o.onSnapshot(next.snapshot);
+  }
+
+  /** The whole current snapshot, by a plain GET (what a client that never asks for deltas gets). */
+  private async fetchWhole(): Promise<void> {
+    const res = await fetch(this.base(), { headers: this.headers(), signal: this.abort?.signal });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`the snapshot GET answered ${res.status}`);
+    this.version = null; // the whole snapshot replaces whatever was held, even at the same version
+    this.accept(body);
   }
 
   private async loop(): Promise<void> {
@@ -109,7 +148,7 @@ export class SnapshotFeed {
       this.set({ connected: true, lastContact: Date.now() });
     };
     try {
-      const res = await fetch(`${this.base()}/watch`, {
+      const res = await fetch(`${this.base()}/watch${this.o.deltas === false ? '' : '?delta=true'}`, {
         headers: this.headers({ accept: 'text/event-stream', ...(this.version !== null ? { 'last-event-id': String(this.version) } : {}) }),
         signal: abort.signal,
       });
@@ -121,6 +160,7 @@ export class SnapshotFeed {
       for await (const ev of sseEvents(res.body, alive)) {
         alive();
         if (ev.event === 'snapshot') this.accept(ev.data);
+        else if (ev.event === 'delta') await this.acceptDelta(ev.data);
       }
     } finally {
       clearTimeout(silence);

@@ -10,7 +10,9 @@ import { keepRecent } from '../core/model/recent';
 import { deflateTail } from '../adapters/delivery/snapshots';
 import { secretDigests, snapshotBody, snapshotHash, snapshotTail } from '../core/snapshot/format';
 import { translate, gatewayClassStatus, DEFAULT_CAPACITY, TranslationContext, type Translation, type TranslateGatewayOptions } from '../core/translate';
-import { tableJson } from '../core/compile';
+import { ruleBodyOf, tableJson } from '../core/compile';
+import { tableParts, type PartSources, type TableParts } from '../core/snapshot/table-parts';
+import { snapshotDelta } from '../core/snapshot/delta';
 import { planRecompute } from './recompute-plan';
 import { parseStreamKey, streamKey } from '../core/objects/keys';
 
@@ -33,6 +35,8 @@ export interface GatewayOutcome {
   deps?: string[];
   /** the new snapshot's body, when it changed */
   body?: string;
+  /** the delta to it from the version this process wrote before (openapi/schemas/snapshot-delta.yaml), when it changed */
+  delta?: { from: number; text: string };
   /** the write found changes to its dependencies after its position (and recorded them as wanted) */
   missed?: boolean;
 }
@@ -88,6 +92,9 @@ export class Reconciler {
   private readonly written = new Map<string, Written>();
   private readonly loaded: LoaderMemo = loaderMemo(MEMORY_CAPACITY);
   private readonly translation = new TranslationContext({ capacity: MEMORY_CAPACITY });
+  /** the parts of the table each Gateway's last snapshot written here holds, and its version: the base of the next delta */
+  private readonly parts = new Map<string, { version: number; parts: TableParts }>();
+  private readonly sources: PartSources = { rule: (r) => ruleBodyOf(this.translation, r) };
 
   constructor(private readonly db: Database, private readonly opts: ReconcileOptions) {
     this.clock = opts.clock ?? (() => new Date());
@@ -165,10 +172,25 @@ export class Reconciler {
     const snapshotVersion = row.version ?? undefined;
     const body = row.snapshotWritten && snapshotVersion !== undefined && plan.snapshot.kind === 'put' && plan.snapshot.content
       ? snapshotBody(ns, name, snapshotVersion, tail) : undefined;
+    const delta = body !== undefined && translation && hash !== undefined ? this.deltaTo(gateKey, { namespace: ns, name }, snapshotVersion!, hash, translation) : undefined;
+    if (!translation) this.parts.delete(gateKey);
     return {
       key: owner, written: true, snapshotChanged: row.snapshotWritten, sourcePosition: loaded.sourcePosition, deps: loaded.deps,
-      snapshotVersion, missed: row.missed, ...(body !== undefined ? { body } : {}),
+      snapshotVersion, missed: row.missed, ...(body !== undefined ? { body } : {}), ...(delta ? { delta } : {}),
     };
+  }
+
+  /**
+   * The delta from the last snapshot this process wrote for the Gateway to the one just written.
+   * Parts of rules, routes and entries the compile did not remake are not serialized again, so it
+   * costs in proportion to the change; the API sends it to delta watchers without parsing a table.
+   */
+  private deltaTo(gateKey: string, gateway: { namespace: string; name: string }, version: number, hash: string, t: Translation): { from: number; text: string } | undefined {
+    const prev = this.parts.get(gateKey);
+    const parts = tableParts(t.table, prev?.parts, this.sources);
+    keepRecent(this.parts, gateKey, { version, parts }, MEMORY_CAPACITY);
+    if (!prev || prev.version >= version) return undefined;
+    return { from: prev.version, text: JSON.stringify(snapshotDelta(gateway, prev.version, version, hash, prev.parts, parts)) };
   }
 
   /** Answers with the log position it read: every event below it is reflected. */

@@ -18,6 +18,14 @@ describe('bus channels', () => {
     expect(snapshotChannel.decode(snapshotNotice('infra/edge', 4, body))).toEqual({ gateway: 'infra/edge', version: 4 });
   });
 
+  it('carry the worker\'s delta beside the body, or alone when the body is too large', () => {
+    const delta = { from: 2, text: JSON.stringify({ version: 3, fromVersion: 2, changes: [{ item: { note: 'a\nb' } }] }) };
+    const notice = { gateway: 'infra/edge', version: 3, body: '{"version":3}', delta };
+    expect(snapshotChannel.decode(snapshotChannel.encode(notice))).toEqual(notice);
+    expect(snapshotChannel.decode(snapshotNotice('infra/edge', 3, 'x'.repeat((1 << 20) + 1), delta))).toEqual({ gateway: 'infra/edge', version: 3, delta });
+    expect(snapshotChannel.decode(snapshotNotice('infra/edge', null, undefined, delta))).toEqual({ gateway: 'infra/edge', version: null });
+  });
+
   it('hand a wake-up to subscribers as undefined and drop what cannot be read', async () => {
     const bus = new InProcessBus();
     const seen: unknown[] = [];

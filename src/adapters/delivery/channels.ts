@@ -36,31 +36,45 @@ export interface SnapshotNotice {
   version: number | null;
   /** the new body, when it is small enough to travel on the bus */
   body?: string;
+  /** the delta to it from an earlier version (openapi/schemas/snapshot-delta.yaml), when the worker had that version */
+  delta?: { from: number; text: string };
 }
 
 export const SNAPSHOT_CHANNEL = 'snapshots';
 
 // A notice carries its body when that is small enough for pub/sub, so that an API process
-// delivering it need not read it back from PostgreSQL: a line of JSON, then the body.
+// delivering it need not read it back from PostgreSQL: a line of JSON, then the body. With a
+// delta (`deltaFrom` in the head) the delta's line comes before the body (JSON text holds no raw
+// newline, so the lines split cleanly).
 const NOTICE_BODY_LIMIT = 1 << 20;
 
-export function snapshotNotice(gateway: string, version: number | null, body?: string): string {
-  const head = JSON.stringify({ gateway, version });
-  return body !== undefined && version !== null && body.length <= NOTICE_BODY_LIMIT ? `${head}\n${body}` : head;
+export function snapshotNotice(gateway: string, version: number | null, body?: string, delta?: { from: number; text: string }): string {
+  const withDelta = delta !== undefined && version !== null && delta.text.length <= NOTICE_BODY_LIMIT;
+  const head = JSON.stringify({ gateway, version, ...(withDelta ? { deltaFrom: delta.from } : {}) });
+  const lines = withDelta ? `${head}\n${delta.text}` : head;
+  return body !== undefined && version !== null && body.length <= NOTICE_BODY_LIMIT ? `${lines}\n${body}` : lines;
 }
 
 function readSnapshotNotice(text: string): SnapshotNotice | undefined {
   if (text === '') return undefined;
   const nl = text.indexOf('\n');
-  const head = JSON.parse(nl < 0 ? text : text.slice(0, nl)) as { gateway?: unknown; version?: unknown };
+  const head = JSON.parse(nl < 0 ? text : text.slice(0, nl)) as { gateway?: unknown; version?: unknown; deltaFrom?: unknown };
   if (typeof head.gateway !== 'string' || (head.version !== null && typeof head.version !== 'number')) throw new Error('not a snapshot notice');
   const notice: SnapshotNotice = { gateway: head.gateway, version: head.version };
-  return nl < 0 ? notice : { ...notice, body: text.slice(nl + 1) };
+  if (nl < 0) return notice;
+  let rest = text.slice(nl + 1);
+  if (typeof head.deltaFrom === 'number') {
+    const end = rest.indexOf('\n');
+    notice.delta = { from: head.deltaFrom, text: end < 0 ? rest : rest.slice(0, end) };
+    if (end < 0) return notice;
+    rest = rest.slice(end + 1);
+  }
+  return { ...notice, body: rest };
 }
 
 export const snapshotChannel: Channel<SnapshotNotice> = {
   name: SNAPSHOT_CHANNEL,
-  encode: (m) => snapshotNotice(m.gateway, m.version, m.body),
+  encode: (m) => snapshotNotice(m.gateway, m.version, m.body, m.delta),
   decode: readSnapshotNotice,
 };
 

@@ -9,6 +9,7 @@ import type { CompiledTable } from '../../core/compile';
 import { streamKey } from '../../core/objects/keys';
 import { mayReferenceSecrets, parseSnapshot, secretRefsOf, snapshotBody, withSecretData } from '../../core/snapshot/format';
 import { snapshotChannel, subscribe } from './channels';
+import { DeltaHistory } from './deltas';
 
 /** The store keeps a body's tail deflated: it holds the table, nearly all of the body. */
 export function deflateTail(tail: string): Buffer {
@@ -50,20 +51,35 @@ export async function unattachedOf(db: Database, key: string): Promise<CompiledT
 }
 
 type Listener = (snap: CachedSnapshot | null) => void;
+/** a delta from version `from` to `to` as the worker made it (JSON text, no Secret data) */
+type DeltaListener = (from: number, to: number, text: string) => void;
 
 export class SnapshotHub {
   private cache = new Map<string, CachedSnapshot | null>();
   private loading = new Map<string, Promise<CachedSnapshot | null>>();
   private listeners = new Map<string, Set<Listener>>();
+  private deltaListeners = new Map<string, Set<DeltaListener>>();
   private unsubscribe: () => void;
   private timer: NodeJS.Timeout;
+  /** the last versions' parts, for the clients that ask for deltas */
+  readonly deltas = new DeltaHistory();
 
   constructor(private readonly db: Database, bus: Bus, pollMs = 1000) {
     this.unsubscribe = subscribe(bus, snapshotChannel, (notice) => {
       if (!notice) return void this.refreshWatched();
-      const { gateway, version, body } = notice;
+      const { gateway, version, body, delta } = notice;
       // a Gateway this process has not served is loaded when first asked for, not on every change
       if (!this.cache.has(gateway) && !this.listeners.has(gateway)) return;
+      // the worker's delta, ready for the watchers that take deltas: no table is parsed for them
+      if (delta && version !== null) {
+        this.deltas.offer(gateway, delta.from, version, delta.text);
+        // and sent at once, before the whole body is loaded, unless the Secrets the listeners name
+        // may have changed with it (their data is read per send, for the version it goes with)
+        const held = this.cache.get(gateway);
+        if (held && held.secretRefs.length === 0 && !delta.text.includes('"collection":"listeners"')) {
+          for (const fn of this.deltaListeners.get(gateway) ?? []) fn(delta.from, version, delta.text);
+        }
+      }
       const cur = this.cache.get(gateway);
       if (cur && version !== null && cur.version >= version) return;
       // a load under way may bring an older version: it is not waited for (it never replaces a newer one)
@@ -109,6 +125,7 @@ export class SnapshotHub {
     const prev = this.cache.get(key);
     if (prev && snap && prev.version > snap.version) return prev;
     this.cache.set(key, snap);
+    if (prev !== snap) this.deltas.retire(key, prev, snap);
     if ((prev?.version ?? null) !== (snap?.version ?? null)) for (const fn of this.listeners.get(key) ?? []) fn(snap);
     return snap;
   }
@@ -121,6 +138,17 @@ export class SnapshotHub {
     return () => {
       set!.delete(fn);
       if (set!.size === 0) this.listeners.delete(key);
+    };
+  }
+
+  /** Calls fn with every delta a worker announces for `key` (see the notice handler) until the returned function is called. */
+  watchDeltas(key: string, fn: DeltaListener): () => void {
+    let set = this.deltaListeners.get(key);
+    if (!set) this.deltaListeners.set(key, (set = new Set()));
+    set.add(fn);
+    return () => {
+      set!.delete(fn);
+      if (set!.size === 0) this.deltaListeners.delete(key);
     };
   }
 

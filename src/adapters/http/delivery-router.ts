@@ -5,6 +5,9 @@ import type { AppContext } from './context';
 import { HttpError } from './problem';
 import { openSse, lastEventId, sseFrame } from './sse';
 import { unattachedOf, withSecrets, type CachedSnapshot } from '../delivery/snapshots';
+import { readSecretsWithData } from '../store/snapshot-reads';
+import { withSecretData } from '../../core/snapshot/format';
+import { streamKey } from '../../core/objects/keys';
 import { canRead, canReadSnapshot } from '../../service/access';
 import type { Principal } from '../../service/principal';
 import { requireBody } from './body';
@@ -41,6 +44,60 @@ function frameOf(ctx: AppContext, snap: CachedSnapshot, a: 'with-secrets' | 'wit
   return (byAccess[a] ??= build());
 }
 
+/** `?delta=true`: the client applies deltas (openapi/schemas/snapshot-delta.yaml); absent or false: whole snapshots. */
+function deltaWanted(raw: unknown): boolean {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new HttpError(400, `delta must be true or false, got "${String(raw)}"`);
+}
+
+/** `?since=VERSION`: a non-negative integer. */
+function sinceVersion(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const v = typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(v)) throw new HttpError(400, `since must be a snapshot version (a non-negative integer), got "${String(raw)}"`);
+  return v;
+}
+
+// A delta's text is made once per pair of versions (see delivery/deltas); framed once per access
+// too, unless it carries Secret data, which is read per send as for whole snapshots.
+const deltaFrames = new WeakMap<CachedSnapshot, Map<string, string>>();
+
+/** The delta from `from` to `snap` as a body, or null when `from` is too far behind (the whole snapshot goes instead). */
+async function deltaBody(ctx: AppContext, key: string, from: number, snap: CachedSnapshot, a: 'with-secrets' | 'without-secrets'): Promise<string | null> {
+  const text = ctx.snapshots.deltas.deltaText(key, from, snap);
+  if (text === null || a === 'without-secrets' || snap.secretRefs.length === 0) return text;
+  return withSecretData(text, await readSecretsWithData(ctx.db.sql, snap.secretRefs.map((r) => streamKey('Secret', r.namespace, r.name))));
+}
+
+async function deltaFrameOf(ctx: AppContext, key: string, from: number, snap: CachedSnapshot, a: 'with-secrets' | 'without-secrets'): Promise<string | null> {
+  const perSend = a === 'with-secrets' && snap.secretRefs.length > 0;
+  const memo = `${from}|${a}`;
+  const hit = perSend ? undefined : deltaFrames.get(snap)?.get(memo);
+  if (hit !== undefined) return hit;
+  const text = await deltaBody(ctx, key, from, snap, a);
+  if (text === null) return null;
+  const frame = sseFrame({ id: snap.version, event: 'delta', data: text });
+  if (!perSend) {
+    let m = deltaFrames.get(snap);
+    if (!m) deltaFrames.set(snap, (m = new Map()));
+    m.set(memo, frame);
+  }
+  return frame;
+}
+
+// The frame of an announced delta, made once for every watcher it goes to (the last few only).
+const announced = new Map<string, string>();
+function announcedFrame(key: string, from: number, to: number, text: string): string {
+  const k = `${key}|${from}|${to}`;
+  let frame = announced.get(k);
+  if (frame === undefined) {
+    announced.set(k, (frame = sseFrame({ id: to, event: 'delta', data: text })));
+    while (announced.size > 64) announced.delete(announced.keys().next().value!);
+  }
+  return frame;
+}
+
 function access(p: Principal, ns: string, name: string) {
   const a = canReadSnapshot(p, ns, name);
   if (!a) throw new HttpError(403, `this token may not read the snapshot of Gateway ${ns}/${name}`);
@@ -59,7 +116,9 @@ export function deliveryRouter(ctx: AppContext): Router {
       const key = `${namespace}/${name}`;
       let snap = await hub.get(key);
       if (!snap) throw new HttpError(404, `Gateway ${key} has no compiled snapshot (it does not exist, or its GatewayClass is not this controller's)`);
-      const have = etagVersion(req.header('if-none-match'));
+      const since = sinceVersion(req.query.since);
+      // ?since= answers the delta from that version; it is also the version the client holds
+      const have = since ?? etagVersion(req.header('if-none-match'));
       const waitRaw = req.query.wait;
       if (have !== undefined && have >= snap.version && waitRaw !== undefined) {
         const seconds = Number(waitRaw);
@@ -72,7 +131,8 @@ export function deliveryRouter(ctx: AppContext): Router {
       res.setHeader('ETag', `"${snap.version}"`);
       res.setHeader('Cache-Control', 'no-cache');
       if (have !== undefined && have >= snap.version) return void res.status(304).end();
-      res.type('application/json').send(await body(ctx, snap, a));
+      const delta = since !== undefined ? await deltaBody(ctx, key, since, snap, a) : null;
+      res.type('application/json').send(delta ?? await body(ctx, snap, a));
     } catch (e) {
       next(e);
     }
@@ -84,8 +144,11 @@ export function deliveryRouter(ctx: AppContext): Router {
     const { namespace, name } = req.params as { namespace: string; name: string };
     const key = `${namespace}/${name}`;
     let release: () => void;
+    let wantDelta: boolean;
     try {
       a = access(res.locals.principal, namespace, name);
+      wantDelta = deltaWanted(req.query.delta);
+      if (wantDelta) hub.deltas.want(key);
       release = ctx.limits.acquireSse(res.locals.principal);
     } catch (e) {
       return next(e);
@@ -98,12 +161,25 @@ export function deliveryRouter(ctx: AppContext): Router {
     const send = (snap: CachedSnapshot | null) => {
       sending = sending.then(async () => {
         if (!snap || snap.version <= sent || stream.closed) return;
+        const from = sent;
         sent = snap.version;
-        await stream.sendFrame(await frameOf(ctx, snap, a));
+        // a client that asked for deltas gets one from the version it holds, while that is recent enough
+        const delta = wantDelta && from >= 0 ? await deltaFrameOf(ctx, key, from, snap, a) : null;
+        await stream.sendFrame(delta ?? await frameOf(ctx, snap, a));
       }).catch(() => stream.end());
     };
     const stop = hub.watch(key, send);
     stream.onClose(stop);
+    if (wantDelta) {
+      // a worker's delta from the version this client holds goes out as soon as it is announced
+      stream.onClose(hub.watchDeltas(key, (from, to, text) => {
+        sending = sending.then(async () => {
+          if (sent !== from || stream.closed) return;
+          sent = to;
+          await stream.sendFrame(announcedFrame(key, from, to, text));
+        }).catch(() => stream.end());
+      }));
+    }
     stream.comment('connected');
     send(await hub.get(key).catch(() => null));
   });

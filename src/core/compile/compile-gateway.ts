@@ -171,6 +171,11 @@ function withRoute(ctx: TranslationContext, route: number, rule: RuleBody): Comp
 }
 
 const RULE_BODIES = memoSlot('compile.ruleBodies', () => new WeakMap<CompiledRule, RuleBody>());
+
+/** The compiled rule a table's rule carries (kept while its route and backends are unchanged), when `ctx` compiled it. */
+export function ruleBodyOf(ctx: TranslationContext, rule: CompiledRule): object | undefined {
+  return ctx.memo(RULE_BODIES).get(rule);
+}
 const RULE_JSON = memoSlot('compile.ruleJson', () => new WeakMap<RuleBody, string>());
 
 /**

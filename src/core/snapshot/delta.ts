@@ -1,0 +1,178 @@
+// Deltas between two versions of a table (openapi/schemas/snapshot-delta.yaml), as pure functions:
+// the changes that lead from one table's parts to another's, and their application. Within a list
+// the parts that keep their relative order are the longest increasing run of their new positions;
+// every other common part moved (removed, then added after its new predecessor), so a delta is as
+// small as the change, whatever the list's length.
+import type { components } from '../../generated/api';
+import {
+  emptyList, ENTRY_LISTS, entriesKey, part, tableOfParts,
+  type EntryList, type Part, type PartList, type TableParts,
+} from './table-parts';
+import type { CompiledTable, SnapshotSecret } from '../compile/types';
+import { secretDigests, snapshotHash } from './format';
+
+export type SnapshotDelta = components['schemas']['SnapshotDelta'];
+export type SnapshotDeltaChange = components['schemas']['SnapshotDeltaChange'];
+
+type ListChanges = Pick<SnapshotDeltaChange, 'removed' | 'added' | 'replaced'>;
+
+/** Indices (into `seq`) of one longest strictly increasing subsequence of `seq`. */
+function longestIncreasing(seq: readonly number[]): Set<number> {
+  const tails: number[] = []; // tails[k]: index in seq of the smallest tail of an increasing run of length k+1
+  const prev = new Array<number>(seq.length).fill(-1);
+  for (let i = 0; i < seq.length; i++) {
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (seq[tails[mid]] < seq[i]) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) prev[i] = tails[lo - 1];
+    tails[lo] = i;
+  }
+  const keep = new Set<number>();
+  for (let i = tails.length ? tails[tails.length - 1] : -1; i >= 0; i = prev[i]) keep.add(i);
+  return keep;
+}
+
+/** What leads from list `a` to list `b`. */
+export function diffList(a: PartList, b: PartList): ListChanges {
+  const removed: string[] = [];
+  const added: ListChanges['added'] = [];
+  const replaced: ListChanges['replaced'] = [];
+  const same = (id: string) => a.parts.get(id) === b.parts.get(id) || a.parts.get(id)!.text === b.parts.get(id)!.text;
+  // a change leaves most of a list alone: the ids the two lists start and end with in common are
+  // kept where they are without building any index of them
+  let head = 0;
+  while (head < a.ids.length && head < b.ids.length && a.ids[head] === b.ids[head]) head++;
+  let tail = 0;
+  while (tail < a.ids.length - head && tail < b.ids.length - head && a.ids[a.ids.length - 1 - tail] === b.ids[b.ids.length - 1 - tail]) tail++;
+  for (let i = 0; i < head; i++) if (!same(b.ids[i])) replaced.push({ id: b.ids[i], item: b.parts.get(b.ids[i])!.item });
+  const aMid = a.ids.slice(head, a.ids.length - tail);
+  const bMid = b.ids.slice(head, b.ids.length - tail);
+  const newPos = new Map(bMid.map((id, i) => [id, i]));
+  const common: string[] = [];
+  for (const id of aMid) (newPos.has(id) ? common : removed).push(id);
+  const kept = new Set<string>();
+  const run = longestIncreasing(common.map((id) => newPos.get(id)!));
+  common.forEach((id, i) => (run.has(i) ? kept.add(id) : removed.push(id)));
+  bMid.forEach((id, i) => {
+    const at = head + i;
+    if (!kept.has(id)) added.push({ id, after: at === 0 ? null : b.ids[at - 1], item: b.parts.get(id)!.item });
+    else if (!same(id)) replaced.push({ id, item: b.parts.get(id)!.item });
+  });
+  for (let i = b.ids.length - tail; i < b.ids.length; i++) if (!same(b.ids[i])) replaced.push({ id: b.ids[i], item: b.parts.get(b.ids[i])!.item });
+  return { removed, added, replaced };
+}
+
+const changed = (c: ListChanges) => c.removed.length + c.added.length + c.replaced.length > 0;
+
+/** The changes from table parts `a` to `b`, in the order they are applied. */
+export function diffParts(a: TableParts, b: TableParts): Pick<SnapshotDelta, 'head' | 'changes'> {
+  const changes: SnapshotDeltaChange[] = [];
+  for (const collection of ['listeners', 'routes', 'rules'] as const) {
+    const c = diffList(a[collection], b[collection]);
+    if (changed(c)) changes.push({ collection, ...c });
+  }
+  for (const lid of b.listeners.ids) {
+    for (const list of ENTRY_LISTS) {
+      const key = entriesKey(lid, list);
+      const nb = b.entries.get(key);
+      if (!nb) continue;
+      // a listener that was not there, or had not this list, starts from nothing
+      const c = diffList(a.listeners.parts.has(lid) ? a.entries.get(key) ?? emptyList() : emptyList(), nb);
+      if (changed(c)) changes.push({ collection: 'entries', listener: lid, list, ...c });
+    }
+  }
+  return { ...(a.head.text !== b.head.text ? { head: b.head.item } : {}), changes };
+}
+
+/** `list` with the changes applied (a new list; `list` is left alone). */
+export function applyList(list: PartList, c: ListChanges): PartList {
+  const parts = new Map(list.parts);
+  const gone = new Set(c.removed);
+  for (const id of c.removed) {
+    if (!parts.delete(id)) throw new DeltaMismatch(`the delta removes ${id}, which is not there`);
+  }
+  const ids = gone.size ? list.ids.filter((id) => !gone.has(id)) : [...list.ids];
+  let lastId: string | null | undefined;
+  let lastAt = -1;
+  for (const a of c.added) {
+    if (parts.has(a.id)) throw new DeltaMismatch(`the delta adds ${a.id}, which is there already`);
+    // runs of added parts (a new listener's entries) follow one another: no search for those
+    const at = a.after === null ? 0 : a.after === lastId ? lastAt + 1 : ids.indexOf(a.after) + 1;
+    if (at === 0 && a.after !== null) throw new DeltaMismatch(`the delta adds ${a.id} after ${a.after}, which is not there`);
+    ids.splice(at, 0, a.id);
+    parts.set(a.id, part(a.item));
+    lastId = a.id;
+    lastAt = at;
+  }
+  for (const r of c.replaced) {
+    if (!parts.has(r.id)) throw new DeltaMismatch(`the delta replaces ${r.id}, which is not there`);
+    parts.set(r.id, part(r.item));
+  }
+  return { ids, parts };
+}
+
+/** A delta that does not fit the parts it is applied to: the client fetches the whole snapshot. */
+export class DeltaMismatch extends Error {}
+
+/** The parts after the delta's changes; `p` is left alone. */
+export function applyChanges(p: TableParts, d: Pick<SnapshotDelta, 'head' | 'changes'>): TableParts {
+  const out: TableParts = { ...p, entries: new Map(p.entries) };
+  if (d.head) out.head = part(d.head);
+  for (const c of d.changes) {
+    if (c.collection !== 'entries') {
+      out[c.collection] = applyList(out[c.collection], c);
+      if (c.collection === 'listeners') {
+        // the entry lists of a removed listener go with it, and so does a list its new item lacks;
+        // a listener that is new, or a list new to it, starts from nothing
+        for (const key of [...out.entries.keys()]) {
+          const at = key.indexOf('\u0000');
+          const l = out.listeners.parts.get(key.slice(0, at));
+          if (!l || l.item[key.slice(at + 1)] === undefined) out.entries.delete(key);
+        }
+      }
+      continue;
+    }
+    if (c.listener === undefined || c.list === undefined || !out.listeners.parts.has(c.listener)) {
+      throw new DeltaMismatch(`the delta changes the entries of listener ${String(c.listener)}, which is not there`);
+    }
+    const key = entriesKey(c.listener, c.list as EntryList);
+    out.entries.set(key, applyList(out.entries.get(key) ?? emptyList(), c));
+  }
+  return out;
+}
+
+/** The delta from `a` to `b` as the watch sends it. */
+export function snapshotDelta(
+  gateway: SnapshotDelta['gateway'], fromVersion: number, version: number, hash: string, a: TableParts, b: TableParts,
+  secrets?: readonly SnapshotSecret[],
+): SnapshotDelta {
+  return { gateway, version, fromVersion, hash, ...diffParts(a, b), ...(secrets ? { secrets: [...secrets] } : {}) };
+}
+
+export interface Applied {
+  parts: TableParts;
+  table: CompiledTable;
+  /** the table's JSON text, as compile wrote it */
+  text: string;
+  hash: string;
+}
+
+/**
+ * A delta applied to the parts of the version it names, checked: the rebuilt table, with the
+ * Secrets the client will hold, must hash to the delta's hash. Throws DeltaMismatch otherwise.
+ */
+export function applyDelta(p: TableParts, version: number, d: SnapshotDelta, secrets: readonly SnapshotSecret[]): Applied {
+  if (d.fromVersion !== version) throw new DeltaMismatch(`the delta applies to version ${d.fromVersion}, not to ${version}`);
+  const parts = applyChanges(p, d);
+  const table = tableOfParts(parts);
+  const text = JSON.stringify(table);
+  const hash = snapshotHash(text, secretDigests(secrets.map((s) => ({ metadata: { namespace: s.namespace, name: s.name }, data: s.data }))));
+  if (hash !== d.hash) throw new DeltaMismatch(`the table rebuilt from the delta to version ${d.version} does not hash to ${d.hash}`);
+  return { parts, table, text, hash };
+}
+
+export type { Part, PartList, TableParts };
