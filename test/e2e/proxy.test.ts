@@ -18,6 +18,7 @@ import { ADMIN_TOKEN, client, mintToken, reconciled, startTestServer, type TestS
 import { ROOT } from '../support/process';
 import { startEchoBackend, type EchoAnswer, type EchoBackend } from '../support/echo-backend';
 import { startProxyProcess, type ProxyProcess } from '../support/proxy-process';
+import { readFrame, startEchoPod, writeFrame } from '../support/echo-pod';
 
 const GW = 'gateway.networking.k8s.io/v1';
 const run = promisify(execFile);
@@ -125,8 +126,12 @@ async function readyz(admin = proxy.admin): Promise<any> {
 /** Waits until the proxy serves the Gateway's current snapshot. */
 async function proxySynced(): Promise<void> {
   await reconciled(s);
-  const want = await snapshotVersion();
-  await until(async () => (await readyz()).gateways.find((g: { gateway: string }) => g.gateway === 'infra/edge')?.version, want, 'the version the proxy serves');
+  // the snapshot is read again each time: a read may come before the last recompute's snapshot is delivered
+  await until(async () => {
+    const want = await snapshotVersion();
+    const got = (await readyz()).gateways.find((g: { gateway: string }) => g.gateway === 'infra/edge')?.version;
+    return got === want ? 'the snapshot\'s' : `${got} (the snapshot: ${want})`;
+  }, 'the snapshot\'s', 'the version the proxy serves');
 }
 
 beforeAll(async () => {
@@ -290,6 +295,58 @@ describe('the reference proxy', () => {
       expect(JSON.parse(answer.body)).toMatchObject({ service: 'api', path: '/api/h2', host: 'example.com' });
     } finally {
       session.close();
+    }
+  });
+
+  it('forwards a WebSocket upgrade to a kubernetes.io/ws backend, and the connection outlives a swap of the table', async () => {
+    const pod = await startEchoPod({ service: 'ws', namespace: 'app', name: 'ws-0', targetPorts: [8080], attempts: new Map() });
+    let socket: net.Socket | undefined;
+    try {
+      await put('/api/v1/namespaces/app/services/ws', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ name: 'ws', port: 80, appProtocol: 'kubernetes.io/ws' }] } });
+      await put('/api/v1/namespaces/app/endpointslices/ws-1', {
+        apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': 'ws' } },
+        addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'ws', port: pod.ports.get(8080) }],
+      });
+      await route('ws', [{ matches: [{ path: { type: 'PathPrefix', value: '/ws' } }], backendRefs: [{ name: 'ws', port: 80 }] }], ['example.com']);
+      await proxySynced();
+      socket = net.connect(81 + OFFSET, '127.0.0.1');
+      let buf = Buffer.alloc(0);
+      const waiters: (() => void)[] = [];
+      socket.on('data', (c) => {
+        buf = Buffer.concat([buf, c]);
+        waiters.splice(0).forEach((w) => w());
+      });
+      const more = () => new Promise<void>((r, j) => {
+        waiters.push(r);
+        setTimeout(() => j(new Error(`nothing more came: ${buf.toString('latin1')}`)), 5000);
+      });
+      await new Promise((r) => socket!.once('connect', r));
+      socket.write('GET /ws/chat HTTP/1.1\r\nHost: example.com\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+      while (!buf.includes('\r\n\r\n')) await more();
+      const end = buf.indexOf('\r\n\r\n');
+      expect(buf.subarray(0, end).toString('latin1')).toMatch(/^HTTP\/1\.1 101 /);
+      expect(buf.subarray(0, end).toString('latin1')).toMatch(/Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=/i);
+      buf = buf.subarray(end + 4);
+      const echo = async (text: string) => {
+        socket!.write(writeFrame(1, Buffer.from(text), true));
+        let f = readFrame(buf);
+        while (!f) {
+          await more();
+          f = readFrame(buf);
+        }
+        buf = buf.subarray(f.length);
+        return f.payload.toString();
+      };
+      expect(await echo('before the swap')).toBe('before the swap');
+      expect(pod.log.at(-1)).toMatchObject({ websocket: true, path: '/ws/chat' });
+      const before = await snapshotVersion();
+      await route('ws', [{ matches: [{ path: { type: 'PathPrefix', value: '/ws' } }], filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-swapped', value: 'yes' }] } }], backendRefs: [{ name: 'ws', port: 80 }] }], ['example.com']);
+      await proxySynced();
+      expect(await snapshotVersion()).toBeGreaterThan(before);
+      expect(await echo('after the swap')).toBe('after the swap');
+    } finally {
+      socket?.destroy();
+      await pod.close();
     }
   });
 
