@@ -38,7 +38,8 @@ function selfSigned(host: string): { crt: string; key: string } {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'crt.pem'), '-days', '1', '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`], { stdio: 'ignore' });
   return { crt: readFileSync(join(dir, 'crt.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
 }
-const OFFSET = 20000 + Math.floor(Math.random() * 20000);
+// below the ephemeral range (32768), where outgoing connections take their ports
+const OFFSET = 20000 + Math.floor(Math.random() * 12000);
 
 let s: TestServer;
 let proxy: ProxyProcess;
@@ -126,11 +127,18 @@ async function readyz(admin = proxy.admin): Promise<any> {
 /** Waits until the proxy serves the Gateway's current snapshot. */
 async function proxySynced(): Promise<void> {
   await reconciled(s);
-  // the snapshot is read again each time: a read may come before the last recompute's snapshot is delivered
-  await until(async () => {
+  // the snapshot is read again each time, and once more a moment after they agree: the API may
+  // deliver the last recompute's snapshot a little after the worker is done with it
+  const agree = async () => {
     const want = await snapshotVersion();
     const got = (await readyz()).gateways.find((g: { gateway: string }) => g.gateway === 'infra/edge')?.version;
     return got === want ? 'the snapshot\'s' : `${got} (the snapshot: ${want})`;
+  };
+  await until(async () => {
+    const first = await agree();
+    if (first !== 'the snapshot\'s') return first;
+    await new Promise((r) => setTimeout(r, 150));
+    return agree();
   }, 'the snapshot\'s', 'the version the proxy serves');
 }
 
@@ -295,6 +303,49 @@ describe('the reference proxy', () => {
       expect(JSON.parse(answer.body)).toMatchObject({ service: 'api', path: '/api/h2', host: 'example.com' });
     } finally {
       session.close();
+    }
+  });
+
+  it('carries gRPC calls over HTTP/2 to the backend, trailers included, and answers Unimplemented and Unavailable itself', async () => {
+    const pod = await startEchoPod({ service: 'grpc', namespace: 'app', name: 'grpc-0', targetPorts: [8080], attempts: new Map() });
+    const session = http2.connect(`http://127.0.0.1:${81 + OFFSET}`);
+    try {
+      await put('/api/v1/namespaces/app/services/grpc', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ name: 'grpc', port: 80 }] } });
+      await put('/api/v1/namespaces/app/endpointslices/grpc-1', {
+        apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': 'grpc' } },
+        addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'grpc', port: pod.ports.get(8080) }],
+      });
+      await put('/api/v1/namespaces/app/grpcroutes/echo', {
+        apiVersion: GW, kind: 'GRPCRoute', spec: { parentRefs: [{ name: 'edge', namespace: 'infra' }], hostnames: ['grpc.example.com'], rules: [
+          { matches: [{ method: { service: 'echo.Echo', method: 'Say' } }], backendRefs: [{ name: 'grpc', port: 80 }] },
+          { matches: [{ method: { service: 'echo.Echo', method: 'Lost' } }], backendRefs: [{ name: 'missing', port: 80 }] },
+        ] },
+      });
+      await proxySynced();
+      const call = (method: string) => new Promise<{ status: number; grpc: string | undefined; body: Buffer }>((resolve, reject) => {
+        const req = session.request({ ':method': 'POST', ':path': `/echo.Echo/${method}`, ':authority': 'grpc.example.com', 'content-type': 'application/grpc', te: 'trailers' });
+        let status = 0;
+        let grpc: string | undefined;
+        const chunks: Buffer[] = [];
+        req.on('response', (h) => {
+          status = Number(h[':status']);
+          grpc = h['grpc-status'] as string | undefined;
+        });
+        req.on('trailers', (t) => (grpc = t['grpc-status'] as string | undefined));
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => resolve({ status, grpc, body: Buffer.concat(chunks) }));
+        req.on('error', reject);
+        req.end(Buffer.alloc(5));
+      });
+      const ok = await call('Say');
+      expect(ok).toMatchObject({ status: 200, grpc: '0' });
+      // the pod's answer is a message frame holding its JSON, and it was spoken to in HTTP/2
+      expect(JSON.parse(ok.body.subarray(5).toString())).toMatchObject({ service: 'grpc', protocol: 'HTTP/2.0', path: '/echo.Echo/Say' });
+      expect(await call('Other')).toMatchObject({ status: 200, grpc: '12' });
+      expect(await call('Lost')).toMatchObject({ status: 200, grpc: '14' });
+    } finally {
+      session.close();
+      await pod.close();
     }
   });
 
