@@ -3,7 +3,7 @@
 // so; with the rule's timeouts (the request timeout over everything, the backend timeout per
 // attempt), its retries (a response with a listed code, a connection error or a backend timeout, up to
 // `attempts` more tries after `backoffMs`, within the request timeout) and its mirrors (copies sent,
-// answers dropped). The answer's headers go back through the response filters.
+// in TLS too when their backend's policy says so; answers dropped). The answer's headers go back through the response filters.
 import http from 'node:http';
 import https from 'node:https';
 import type http2 from 'node:http2';
@@ -126,7 +126,7 @@ export function forward(deps: HandlerDeps, served: ServedTable, req: Req, res: R
     req.on('data', (c: Buffer) => keep.push(c));
     req.on('end', () => {
       const body = Buffer.concat(keep);
-      for (const m of mirrors) mirror(deps, m.backend!, req.method ?? 'GET', outPath, headers, body);
+      for (const m of mirrors) mirror(deps, served, m.backend!, req.method ?? 'GET', outPath, headers, body);
       attempt(1, body);
     });
   } else attempt(1, null);
@@ -189,10 +189,14 @@ function h2Headers(h: http2.IncomingHttpHeaders): Record<string, string> {
 }
 
 /** A copy of the request; its answer is read and dropped, its failure ignored. */
-function mirror(deps: HandlerDeps, b: CompiledBackend, method: string, path: string, headers: Record<string, string>, body: Buffer): void {
+function mirror(deps: HandlerDeps, served: ServedTable, b: CompiledBackend, method: string, path: string, headers: Record<string, string>, body: Buffer): void {
   const ep = endpointOf(b);
   if (!ep) return;
-  const r = http.request({ host: ep.address, port: ep.port, method, path, headers: { ...headers, 'content-length': String(body.length) }, agent: deps.agent }, (up) => up.resume());
+  const options = { host: ep.address, port: ep.port, method, path, headers: { ...headers, 'content-length': String(body.length) } };
+  const o = originateTLS(served, b);
+  const r = o
+    ? https.request({ ...options, agent: httpsAgent, servername: o.servername, ca: o.ca, cert: o.cert, key: o.key, checkServerIdentity: o.checkServerIdentity }, (up) => up.resume())
+    : http.request({ ...options, agent: deps.agent }, (up) => up.resume());
   r.on('error', () => undefined);
   r.end(body);
 }

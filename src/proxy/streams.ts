@@ -2,6 +2,8 @@
 // (the core's matcher, read from the table the Gateway serves when the connection opens, so the
 // connection keeps the backend it chose across swaps) and the splice of its bytes to one endpoint.
 import net from 'node:net';
+import tls from 'node:tls';
+import type { OriginateTLS } from './backend-tls';
 import { randomUUID } from 'node:crypto';
 import { decide, type Decision } from '../core/resolve';
 import type { CompiledEndpoint } from '../core/compile/types';
@@ -57,9 +59,12 @@ export function logStream(deps: StreamDeps, gateway: string, c: StreamChoice, pr
  * (a FIN from one side ends the other's writing, not its reading). `head` is what was already read
  * from the client. The connection is counted in flight until both sides are closed.
  */
-export function splice(deps: StreamDeps, client: net.Socket, ep: CompiledEndpoint, head?: Buffer, done?: (fields: Record<string, unknown>) => void): void {
+export function splice(deps: StreamDeps, client: net.Socket, ep: CompiledEndpoint, head?: Buffer, done?: (fields: Record<string, unknown>) => void, originate?: OriginateTLS): void {
   const started = performance.now();
-  const up = net.connect({ host: ep.address, port: ep.port, allowHalfOpen: true, noDelay: true });
+  // a terminated TLSRoute's backend with a BackendTLSPolicy is spoken to in TLS again
+  const up = originate
+    ? tls.connect({ socket: net.connect({ host: ep.address, port: ep.port, allowHalfOpen: true, noDelay: true }), servername: originate.servername, ca: originate.ca, cert: originate.cert, key: originate.key, checkServerIdentity: originate.checkServerIdentity })
+    : net.connect({ host: ep.address, port: ep.port, allowHalfOpen: true, noDelay: true });
   const token = {};
   deps.inflight.add(token);
   let closed = 0;

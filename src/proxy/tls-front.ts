@@ -10,6 +10,7 @@ import type { CompiledListenerTLS } from '../core/compile/types';
 import { parseClientHello } from './client-hello';
 import { listenOn, listenerContext, type ClientValidation, type ContextCache, type PortServer } from './listener-servers';
 import { chooseStream, countConnection, logStream, reset, splice, type StreamDeps } from './streams';
+import { originateTLS } from './backend-tls';
 
 /** How long a connection may take to send its ClientHello. */
 const HELLO_TIMEOUT_MS = 10_000;
@@ -81,7 +82,8 @@ export function tlsFrontServer(deps: StreamDeps, gateway: string, port: number, 
     socket.unshift(head);
     const secure = new tls.TLSSocket(socket, { isServer: true, secureContext: ctx });
     const endpoint = c.endpoint;
-    secure.once('secure', () => splice(deps, secure, endpoint, undefined, (fields) => logStream(deps, gateway, c, 'TLS terminate', { sni: serverName, ...fields })));
+    const originate = c.decision.target ? originateTLS(c.served, c.decision.target) : undefined;
+    secure.once('secure', () => splice(deps, secure, endpoint, undefined, (fields) => logStream(deps, gateway, c, 'TLS terminate', { sni: serverName, ...fields }), originate));
     secure.on('error', () => socket.destroy());
   }
 

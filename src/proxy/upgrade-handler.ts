@@ -4,6 +4,8 @@
 // A spliced connection belongs to neither table: a swap leaves it alone, and it ends when either
 // side closes (or the proxy stops).
 import net from 'node:net';
+import tls from 'node:tls';
+import { originateTLS } from './backend-tls';
 import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { decide } from '../core/resolve';
@@ -69,7 +71,11 @@ export function upgradeHandler(deps: UpgradeDeps, gateway: string, port: number,
     out.connection = 'Upgrade';
     out.upgrade = String(req.headers.upgrade ?? '');
     const outPath = (d.rewrite?.path ?? path) + (rawQuery !== undefined ? `?${rawQuery}` : '');
-    const upstream = net.connect(ep.port, ep.address);
+    // wss: a backend with TLS to originate (BackendTLSPolicy) is upgraded over TLS
+    const originate = originateTLS(served, d.target);
+    const upstream: net.Socket = originate
+      ? tls.connect({ host: ep.address, port: ep.port, servername: originate.servername, ca: originate.ca, cert: originate.cert, key: originate.key, checkServerIdentity: originate.checkServerIdentity, ALPNProtocols: ['http/1.1'] })
+      : net.connect(ep.port, ep.address);
     deps.tunnels.add(socket);
     deps.tunnels.add(upstream);
     const end = () => {
@@ -79,7 +85,7 @@ export function upgradeHandler(deps: UpgradeDeps, gateway: string, port: number,
       upstream.destroy();
     };
     let logged = false;
-    upstream.on('connect', () => {
+    upstream.on(originate ? 'secureConnect' : 'connect', () => {
       upstream.write(`${req.method} ${outPath} HTTP/1.1\r\n${Object.entries(out).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`);
       if (head.length) upstream.write(head);
       socket.pipe(upstream);

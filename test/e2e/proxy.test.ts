@@ -18,6 +18,7 @@ import { ADMIN_TOKEN, client, mintToken, reconciled, startTestServer, type TestS
 import { ROOT } from '../support/process';
 import { startEchoBackend, type EchoAnswer, type EchoBackend } from '../support/echo-backend';
 import { startProxyProcess, type ProxyProcess } from '../support/proxy-process';
+import { readFrame, startEchoPod, writeFrame } from '../support/echo-pod';
 
 const GW = 'gateway.networking.k8s.io/v1';
 const run = promisify(execFile);
@@ -127,8 +128,19 @@ async function readyz(admin = proxy.admin): Promise<any> {
 /** Waits until the proxy serves the Gateway's current snapshot. */
 async function proxySynced(): Promise<void> {
   await reconciled(s);
-  const want = await snapshotVersion();
-  await until(async () => (await readyz()).gateways.find((g: { gateway: string }) => g.gateway === 'infra/edge')?.version, want, 'the version the proxy serves');
+  // the snapshot is read again each time, and once more a moment after they agree: the API may
+  // deliver the last recompute's snapshot a little after the worker is done with it
+  const agree = async () => {
+    const want = await snapshotVersion();
+    const got = (await readyz()).gateways.find((g: { gateway: string }) => g.gateway === 'infra/edge')?.version;
+    return got === want ? 'the snapshot\'s' : `${got} (the snapshot: ${want})`;
+  };
+  await until(async () => {
+    const first = await agree();
+    if (first !== 'the snapshot\'s') return first;
+    await new Promise((r) => setTimeout(r, 150));
+    return agree();
+  }, 'the snapshot\'s', 'the version the proxy serves');
 }
 
 beforeAll(async () => {
@@ -292,6 +304,101 @@ describe('the reference proxy', () => {
       expect(JSON.parse(answer.body)).toMatchObject({ service: 'api', path: '/api/h2', host: 'example.com' });
     } finally {
       session.close();
+    }
+  });
+
+  it('carries gRPC calls over HTTP/2 to the backend, trailers included, and answers Unimplemented and Unavailable itself', async () => {
+    const pod = await startEchoPod({ service: 'grpc', namespace: 'app', name: 'grpc-0', targetPorts: [8080], attempts: new Map() });
+    const session = http2.connect(`http://127.0.0.1:${81 + OFFSET}`);
+    try {
+      await put('/api/v1/namespaces/app/services/grpc', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ name: 'grpc', port: 80 }] } });
+      await put('/api/v1/namespaces/app/endpointslices/grpc-1', {
+        apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': 'grpc' } },
+        addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'grpc', port: pod.ports.get(8080) }],
+      });
+      await put('/api/v1/namespaces/app/grpcroutes/echo', {
+        apiVersion: GW, kind: 'GRPCRoute', spec: { parentRefs: [{ name: 'edge', namespace: 'infra' }], hostnames: ['grpc.example.com'], rules: [
+          { matches: [{ method: { service: 'echo.Echo', method: 'Say' } }], backendRefs: [{ name: 'grpc', port: 80 }] },
+          { matches: [{ method: { service: 'echo.Echo', method: 'Lost' } }], backendRefs: [{ name: 'missing', port: 80 }] },
+        ] },
+      });
+      await proxySynced();
+      const call = (method: string) => new Promise<{ status: number; grpc: string | undefined; body: Buffer }>((resolve, reject) => {
+        const req = session.request({ ':method': 'POST', ':path': `/echo.Echo/${method}`, ':authority': 'grpc.example.com', 'content-type': 'application/grpc', te: 'trailers' });
+        let status = 0;
+        let grpc: string | undefined;
+        const chunks: Buffer[] = [];
+        req.on('response', (h) => {
+          status = Number(h[':status']);
+          grpc = h['grpc-status'] as string | undefined;
+        });
+        req.on('trailers', (t) => (grpc = t['grpc-status'] as string | undefined));
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => resolve({ status, grpc, body: Buffer.concat(chunks) }));
+        req.on('error', reject);
+        req.end(Buffer.alloc(5));
+      });
+      const ok = await call('Say');
+      expect(ok).toMatchObject({ status: 200, grpc: '0' });
+      // the pod's answer is a message frame holding its JSON, and it was spoken to in HTTP/2
+      expect(JSON.parse(ok.body.subarray(5).toString())).toMatchObject({ service: 'grpc', protocol: 'HTTP/2.0', path: '/echo.Echo/Say' });
+      expect(await call('Other')).toMatchObject({ status: 200, grpc: '12' });
+      expect(await call('Lost')).toMatchObject({ status: 200, grpc: '14' });
+    } finally {
+      session.close();
+      await pod.close();
+    }
+  });
+
+  it('forwards a WebSocket upgrade to a kubernetes.io/ws backend, and the connection outlives a swap of the table', async () => {
+    const pod = await startEchoPod({ service: 'ws', namespace: 'app', name: 'ws-0', targetPorts: [8080], attempts: new Map() });
+    let socket: net.Socket | undefined;
+    try {
+      await put('/api/v1/namespaces/app/services/ws', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ name: 'ws', port: 80, appProtocol: 'kubernetes.io/ws' }] } });
+      await put('/api/v1/namespaces/app/endpointslices/ws-1', {
+        apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': 'ws' } },
+        addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'ws', port: pod.ports.get(8080) }],
+      });
+      await route('ws', [{ matches: [{ path: { type: 'PathPrefix', value: '/ws' } }], backendRefs: [{ name: 'ws', port: 80 }] }], ['example.com']);
+      await proxySynced();
+      socket = net.connect(81 + OFFSET, '127.0.0.1');
+      let buf = Buffer.alloc(0);
+      const waiters: (() => void)[] = [];
+      socket.on('data', (c) => {
+        buf = Buffer.concat([buf, c]);
+        waiters.splice(0).forEach((w) => w());
+      });
+      const more = () => new Promise<void>((r, j) => {
+        waiters.push(r);
+        setTimeout(() => j(new Error(`nothing more came: ${buf.toString('latin1')}`)), 5000);
+      });
+      await new Promise((r) => socket!.once('connect', r));
+      socket.write('GET /ws/chat HTTP/1.1\r\nHost: example.com\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+      while (!buf.includes('\r\n\r\n')) await more();
+      const end = buf.indexOf('\r\n\r\n');
+      expect(buf.subarray(0, end).toString('latin1')).toMatch(/^HTTP\/1\.1 101 /);
+      expect(buf.subarray(0, end).toString('latin1')).toMatch(/Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=/i);
+      buf = buf.subarray(end + 4);
+      const echo = async (text: string) => {
+        socket!.write(writeFrame(1, Buffer.from(text), true));
+        let f = readFrame(buf);
+        while (!f) {
+          await more();
+          f = readFrame(buf);
+        }
+        buf = buf.subarray(f.length);
+        return f.payload.toString();
+      };
+      expect(await echo('before the swap')).toBe('before the swap');
+      expect(pod.log.at(-1)).toMatchObject({ websocket: true, path: '/ws/chat' });
+      const before = await snapshotVersion();
+      await route('ws', [{ matches: [{ path: { type: 'PathPrefix', value: '/ws' } }], filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-swapped', value: 'yes' }] } }], backendRefs: [{ name: 'ws', port: 80 }] }], ['example.com']);
+      await proxySynced();
+      expect(await snapshotVersion()).toBeGreaterThan(before);
+      expect(await echo('after the swap')).toBe('after the swap');
+    } finally {
+      socket?.destroy();
+      await pod.close();
     }
   });
 

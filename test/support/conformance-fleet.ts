@@ -1,7 +1,7 @@
 // The pods behind the conformance corpus's Services, on loopback: a Service annotated
 // `conformance/endpoints: N` gets N echo pods (test/support/echo-pod.ts), each listening on one
 // local port per target port, and N EndpointSlices (one endpoint each, 127.0.0.1, its own ports by
-// the Service's port names), which is how the table learns where they are. Which pods serve TLS
+// the Service's port names, TCP and UDP), which is how the table learns where they are. Which pods serve TLS
 // with which certificate follows the corpus README ("Test backends"); a request's
 // `backendBehaviour` may set it again before it is sent.
 import type { K8sObject } from '../../src/core/model/objects';
@@ -64,23 +64,26 @@ export class Fleet {
   async service(svc: K8sObject): Promise<K8sObject[]> {
     const key = keyOf(svc);
     const n = Number(svc.metadata.annotations?.['conformance/endpoints'] ?? NaN);
-    const ports: any[] = ((svc as any).spec?.ports ?? []).filter((p: any) => (p.protocol ?? 'TCP') === 'TCP');
-    const signature = JSON.stringify({ n, ports });
+    const all: any[] = (svc as any).spec?.ports ?? [];
+    const ports = all.filter((p: any) => (p.protocol ?? 'TCP') === 'TCP');
+    const udpPorts = all.filter((p: any) => p.protocol === 'UDP');
+    const signature = JSON.stringify({ n, all });
     const have = this.services.get(key);
     if (have?.signature === signature) return have.slices;
     if (have) await this.drop(key);
-    if (!Number.isInteger(n) || n <= 0 || ports.length === 0) return [];
+    if (!Number.isInteger(n) || n <= 0 || all.length === 0) return [];
     const targetOf = (p: any) => (typeof p.targetPort === 'number' ? p.targetPort : p.port);
     const attempts = new Map<string, number>();
     const pods = await Promise.all(Array.from({ length: n }, (_, i) => startEchoPod({
       service: svc.metadata.name, namespace: svc.metadata.namespace!, name: `${svc.metadata.name}-${i}`,
-      targetPorts: ports.map(targetOf), h2cOnly: H2C_ONLY_PORTS, tls: this.tlsFor(key), attempts,
+      targetPorts: ports.map(targetOf), udpTargetPorts: udpPorts.map(targetOf), h2cOnly: H2C_ONLY_PORTS, tls: this.tlsFor(key), attempts,
     })));
     const slices = pods.map((pod, i) => ({
       apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
       metadata: { name: `${svc.metadata.name}-pod-${i}`, namespace: svc.metadata.namespace!, labels: { 'kubernetes.io/service-name': svc.metadata.name } },
       addressType: 'IPv4',
-      ports: ports.map((p) => ({ name: p.name ?? '', protocol: 'TCP', port: pod.ports.get(targetOf(p))! })),
+      ports: [...ports.map((p) => ({ name: p.name ?? '', protocol: 'TCP', port: pod.ports.get(targetOf(p))! })),
+        ...udpPorts.map((p) => ({ name: p.name ?? '', protocol: 'UDP', port: pod.udpPorts.get(targetOf(p))! }))],
       endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
     }) as unknown as K8sObject);
     this.services.set(key, { key, signature, pods, slices });

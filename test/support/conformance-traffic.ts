@@ -6,7 +6,9 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
+import dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
+import { execFile, execFileSync } from 'node:child_process';
 import type { PodAnswer } from './echo-pod';
 import { readFrame, writeFrame } from './echo-pod';
 
@@ -79,6 +81,10 @@ export async function send(r: any, e: any, t: Target, unique: string): Promise<O
     case 'grpc': return h2(r, e, t, unique, true);
     case 'h2c': return h2(r, e, t, unique, false);
     case 'websocket': return websocket(r, t);
+    // a TLSRoute or TCPRoute connection carries an HTTP/1.1 request, which the echo pods answer
+    case 'tls': return httpsRequest({ ...r, host: r.host ?? r.sni, path: r.path ?? '/', method: r.method ?? 'GET' }, e, t, unique);
+    case 'tcp': return h1({ ...r, host: r.host ?? '127.0.0.1', path: r.path ?? '/', method: r.method ?? 'GET' }, e, t, unique, undefined);
+    case 'udp': return datagram(t);
     default: throw new Error(`protocol ${r.protocol} is not sent by this runner`);
   }
 }
@@ -162,6 +168,22 @@ function h2(r: any, e: any, t: Target, unique: string, grpc: boolean, socket?: t
   });
 }
 
+/** One datagram from a socket of its own (a session of its own at the proxy); the pod answers with its JSON. */
+function datagram(t: Target): Promise<Observed> {
+  return new Promise((resolve) => {
+    const sock = dgram.createSocket('udp4');
+    const done = (o: Observed) => {
+      clearTimeout(timer);
+      sock.close();
+      resolve(o);
+    };
+    const timer = setTimeout(() => done(rejected('no datagram came back')), 2000);
+    sock.on('error', (err) => done(rejected(err.message)));
+    sock.on('message', (msg) => done({ status: 200, headers: {}, echo: parseEcho(msg) }));
+    sock.send(Buffer.from(t.requestId), t.localPort, '127.0.0.1');
+  });
+}
+
 function websocket(r: any, t: Target): Promise<Observed> {
   return new Promise((resolve) => {
     const socket = net.connect(t.localPort, '127.0.0.1');
@@ -211,6 +233,26 @@ function websocket(r: any, t: Target): Promise<Observed> {
   });
 }
 
+/** Whether the openssl command is here: it shows what Node's TLS client does not, a server's CertificateRequest. */
+export const HAS_OPENSSL = (() => {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Did the server ask for a client certificate during the handshake? (s_client lists the requested signature algorithms only then) */
+export function certificateRequested(localPort: number, sni: string | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = execFile('openssl', ['s_client', '-connect', `127.0.0.1:${localPort}`, ...(sni ? ['-servername', sni] : [])], { timeout: 5000 }, (_err, stdout) => {
+      resolve(/^Requested Signature Algorithms:/m.test(String(stdout)));
+    });
+    child.stdin?.end();
+  });
+}
+
 // ---- checking ---------------------------------------------------------------------------------
 
 const lower = (h: Record<string, unknown> | undefined) => Object.fromEntries(Object.entries(h ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
@@ -227,6 +269,11 @@ export function checkObserved(r: any, e: any, o: Observed, sent: { path: string 
   }
   if (o.rejected) return [`no answer: ${o.rejected}`];
   const grpc = r.protocol === 'grpc';
+  if (r.protocol === 'tls' || r.protocol === 'tcp' || r.protocol === 'udp') {
+    if (!o.echo) return [`no backend answered (status ${o.status})`];
+    if (e.backend && `${o.echo.namespace}/${o.echo.service}` !== `${e.backend.namespace}/${e.backend.name}`) fail(`served by ${o.echo.namespace}/${o.echo.service} (want ${e.backend.namespace}/${e.backend.name})`);
+    return f;
+  }
   const wantCodes: number[] | undefined = e.statusCodes ?? (e.statusCode !== undefined ? [e.statusCode] : undefined);
   if (wantCodes && !wantCodes.some((c) => sameCode(o.status, c))) fail(`status ${o.status} (want ${wantCodes.join('|')})`);
   if (!wantCodes && !grpc && !e.statusCodeNotIn && !e.redirect && o.status !== 200) fail(`status ${o.status} (want 200)`);

@@ -12,6 +12,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
+import dgram from 'node:dgram';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 
@@ -57,6 +58,8 @@ export interface EchoPod {
   name: string;
   /** target port -> the local port it listens on */
   ports: Map<number, number>;
+  /** UDP target port -> the local port: each datagram is answered with the pod's JSON (service, namespace, pod) */
+  udpPorts: Map<number, number>;
   log: LoggedRequest[];
   /** what it serves TLS with (changeable between requests) */
   tls?: PodTLS;
@@ -68,6 +71,7 @@ export interface PodOptions {
   namespace: string;
   name: string;
   targetPorts: number[];
+  udpTargetPorts?: number[];
   /** target ports that answer 400 unless spoken to in HTTP/2 cleartext (or HTTP/1.1 with Upgrade: h2c) */
   h2cOnly?: number[];
   tls?: PodTLS;
@@ -112,7 +116,18 @@ export async function startEchoPod(o: PodOptions): Promise<EchoPod> {
   const log: LoggedRequest[] = [];
   const servers: net.Server[] = [];
   const sockets = new Set<net.Socket>();
-  const pod: EchoPod = { name: o.name, ports: new Map(), log, tls: o.tls, close };
+  const pod: EchoPod = { name: o.name, ports: new Map(), udpPorts: new Map(), log, tls: o.tls, close };
+  const udp: dgram.Socket[] = [];
+  for (const port of [...new Set(o.udpTargetPorts ?? [])]) {
+    const sock = dgram.createSocket('udp4');
+    sock.on('message', (msg, from) => {
+      log.push({ path: '', method: 'UDP', headers: {}, protocol: 'UDP', targetPort: port });
+      sock.send(JSON.stringify({ service: o.service, namespace: o.namespace, pod: o.name, protocol: 'UDP', targetPort: port, bytes: msg.length }), from.port, from.address);
+    });
+    await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
+    udp.push(sock);
+    pod.udpPorts.set(port, sock.address().port);
+  }
 
   const answer = (targetPort: number) => (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => {
     const headers = joined(distinctOf(req));
@@ -214,6 +229,7 @@ export async function startEchoPod(o: PodOptions): Promise<EchoPod> {
   }
 
   async function close(): Promise<void> {
+    for (const u of udp) u.close();
     for (const s of sockets) s.destroy();
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   }
