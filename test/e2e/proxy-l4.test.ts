@@ -86,6 +86,7 @@ const all = { namespaces: { from: 'All' } };
 const LISTENERS = [
   { name: 'web', protocol: 'HTTPS', port: 443, hostname: 'web.example.com', tls: { mode: 'Terminate', certificateRefs: [{ name: 'gw-cert' }] }, allowedRoutes: all },
   { name: 'pass', protocol: 'TLS', port: 443, hostname: 'pass.example.com', tls: { mode: 'Passthrough' }, allowedRoutes: all },
+  { name: 'pass-split', protocol: 'TLS', port: 443, hostname: 'split.example.com', tls: { mode: 'Passthrough' }, allowedRoutes: all },
   { name: 'term', protocol: 'TLS', port: 443, hostname: 'term.example.com', tls: { mode: 'Terminate', certificateRefs: [{ name: 'gw-cert' }] }, allowedRoutes: all },
   { name: 'tcp', protocol: 'TCP', port: 9000, allowedRoutes: all },
   { name: 'udp', protocol: 'UDP', port: 9000, allowedRoutes: all },
@@ -209,6 +210,7 @@ beforeAll(async () => {
   await service('passthrough', [(await tcpEcho('passthrough', { cert: passCert.crt, key: passCert.key })).port]);
   await service('plain', [(await tcpEcho('plain')).port]);
   await put('/api/v1/namespaces/app/tlsroutes/pass', { apiVersion: GW, kind: 'TLSRoute', spec: { ...parent('pass'), hostnames: ['pass.example.com'], rules: [{ backendRefs: [{ name: 'passthrough', port: 7000 }] }] } });
+  await put('/api/v1/namespaces/app/tlsroutes/pass-split', { apiVersion: GW, kind: 'TLSRoute', spec: { ...parent('pass-split'), hostnames: ['split.example.com'], rules: [{ backendRefs: [{ name: 'passthrough', port: 7000, weight: 1 }, { name: 'missing', port: 7000, weight: 1 }] }] } });
   await put('/api/v1/namespaces/app/tlsroutes/term', { apiVersion: GW, kind: 'TLSRoute', spec: { ...parent('term'), hostnames: ['term.example.com'], rules: [{ backendRefs: [{ name: 'plain', port: 7000 }] }] } });
 
   await service('pool', [(await tcpEcho('pool-0')).port, (await tcpEcho('pool-1')).port]);
@@ -253,6 +255,21 @@ describe('the reference proxy\'s TLS, TCP and UDP listeners', () => {
         c.client.close();
       }
     }
+  });
+
+  it('refuses the share of passthrough connections that falls on an unusable backend, and passes the rest through', async () => {
+    const N = 100;
+    const subjects: string[] = [];
+    for (let i = 0; i < N; i++) {
+      const c = await tlsOpen('split.example.com').catch(() => undefined); // reset before the handshake
+      if (!c) continue;
+      subjects.push(c.subject);
+      c.client.close();
+    }
+    const through = subjects.length;
+    expect(new Set(subjects)).toEqual(new Set(['pass.example.com']));
+    // each share is 1/2; 100 draws stay within 6 standard deviations of it
+    expect(Math.abs(through - N / 2), `${through} of ${N} passed through`).toBeLessThan(6 * Math.sqrt(N / 4));
   });
 
   it('terminates a TLSRoute\'s TLS with the listener\'s certificate and carries the plaintext stream to the backend', async () => {
