@@ -3,8 +3,10 @@
 // of each ClientHello (read in pieces); TCP and UDP listeners on the same port number; weights (an
 // unusable backend's share refused), endpoints round-robin, UDP sessions that keep their endpoint
 // until they idle out; established connections that keep their backend across a swap and outlive
-// their listener; a UDP port it cannot bind reported with the last good table kept; SIGTERM that
-// stops accepting and lets an open connection finish.
+// their listener; frontend client-certificate validation per port (required, or insecure
+// fallback); a UDP port it cannot bind reported with the last good table kept, then applied once it
+// is free; an access log line per connection; SIGTERM that stops accepting and lets an open
+// connection finish.
 import dgram from 'node:dgram';
 import http from 'node:http';
 import net from 'node:net';
