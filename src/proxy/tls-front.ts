@@ -37,6 +37,7 @@ export function tlsFrontServer(deps: StreamDeps, gateway: string, port: number, 
     socket.on('error', () => socket.destroy());
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => reset(socket), HELLO_TIMEOUT_MS);
+    socket.once('close', () => clearTimeout(timer));
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       const head = chunks.length === 1 ? chunk : Buffer.concat(chunks);

@@ -3,17 +3,15 @@
 // of each ClientHello (read in pieces); TCP and UDP listeners on the same port number; weights (an
 // unusable backend's share refused), endpoints round-robin, UDP sessions that keep their endpoint
 // until they idle out; established connections that keep their backend across a swap and outlive
-// their listener; a UDP port it cannot bind reported with the last good table kept; SIGTERM that
-// stops accepting and lets an open connection finish.
+// their listener; frontend client-certificate validation per port (required, or insecure
+// fallback); a UDP port it cannot bind reported with the last good table kept, then applied once it
+// is free; an access log line per connection; SIGTERM that stops accepting and lets an open
+// connection finish.
 import dgram from 'node:dgram';
 import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
-import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
@@ -21,6 +19,7 @@ import { startEchoBackend, type EchoBackend } from '../support/echo-backend';
 import { startProxyProcess, type ProxyProcess } from '../support/proxy-process';
 import { startTcpEcho, startUdpEcho, streamClient, tcpConnect, udpClient, type StreamBackend, type StreamClient } from '../support/stream-backends';
 import { TEST_CERT, TEST_KEY } from '../support/tls';
+import { CLIENT, CLIENT_CA_CERT, PASSTHROUGH_BACKEND, STRANGER } from '../support/l4-certs';
 
 const GW = 'gateway.networking.k8s.io/v1';
 const ALPHA = 'gateway.networking.k8s.io/v1alpha2';
@@ -32,26 +31,6 @@ const UDP_IDLE_MS = 1500;
 let s: TestServer;
 let proxy: ProxyProcess;
 const closers: (() => Promise<void>)[] = [];
-let passCert: { crt: string; key: string };
-let clientCA: { crt: string; key: string };
-
-/** A self-signed certificate for `host` (the passthrough backend's own, which the client must see). */
-function selfSigned(host: string): { crt: string; key: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'sy-cert-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'crt.pem'), '-days', '1', '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`], { stdio: 'ignore' });
-  return { crt: readFileSync(join(dir, 'crt.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
-}
-
-/** A client certificate signed by `ca`. */
-function clientCert(ca: { crt: string; key: string }, cn: string): { crt: string; key: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'sy-client-'));
-  writeFileSync(join(dir, 'ca.crt'), ca.crt);
-  writeFileSync(join(dir, 'ca.key'), ca.key);
-  const ssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore', cwd: dir });
-  ssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'key.pem', '-out', 'csr.pem', '-subj', `/CN=${cn}`]);
-  ssl(['x509', '-req', '-in', 'csr.pem', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'crt.pem', '-days', '1']);
-  return { crt: readFileSync(join(dir, 'crt.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
-}
 
 async function put(path: string, body: unknown): Promise<void> {
   const r = await s.api('PUT', path, body);
@@ -86,6 +65,7 @@ const all = { namespaces: { from: 'All' } };
 const LISTENERS = [
   { name: 'web', protocol: 'HTTPS', port: 443, hostname: 'web.example.com', tls: { mode: 'Terminate', certificateRefs: [{ name: 'gw-cert' }] }, allowedRoutes: all },
   { name: 'pass', protocol: 'TLS', port: 443, hostname: 'pass.example.com', tls: { mode: 'Passthrough' }, allowedRoutes: all },
+  { name: 'pass-split', protocol: 'TLS', port: 443, hostname: 'split.example.com', tls: { mode: 'Passthrough' }, allowedRoutes: all },
   { name: 'term', protocol: 'TLS', port: 443, hostname: 'term.example.com', tls: { mode: 'Terminate', certificateRefs: [{ name: 'gw-cert' }] }, allowedRoutes: all },
   { name: 'tcp', protocol: 'TCP', port: 9000, allowedRoutes: all },
   { name: 'udp', protocol: 'UDP', port: 9000, allowedRoutes: all },
@@ -189,11 +169,9 @@ function tlsOpen(servername: string, opts: { trickle?: boolean; alpn?: string[] 
 
 beforeAll(async () => {
   s = await startTestServer();
-  passCert = selfSigned('pass.example.com');
   await put('/api/v1/gatewayclasses/sy', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'switchyard.dev/gateway-controller' } });
   await put('/api/v1/namespaces/infra/secrets/gw-cert', { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', data: { 'tls.crt': Buffer.from(TEST_CERT).toString('base64'), 'tls.key': Buffer.from(TEST_KEY).toString('base64') } });
-  clientCA = selfSigned('client-ca');
-  await put('/api/v1/namespaces/infra/configmaps/client-ca', { apiVersion: 'v1', kind: 'ConfigMap', data: { 'ca.crt': clientCA.crt } });
+  await put('/api/v1/namespaces/infra/configmaps/client-ca', { apiVersion: 'v1', kind: 'ConfigMap', data: { 'ca.crt': CLIENT_CA_CERT } });
   await gateway(LISTENERS);
 
   const web: EchoBackend = await startEchoBackend('app', 'web');
@@ -206,9 +184,10 @@ beforeAll(async () => {
   await put('/api/v1/namespaces/app/httproutes/web', { apiVersion: GW, kind: 'HTTPRoute', spec: { ...parent('web'), rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] } });
   await put('/api/v1/namespaces/app/httproutes/fv', { apiVersion: GW, kind: 'HTTPRoute', spec: { parentRefs: [{ name: 'l4', namespace: 'infra', sectionName: 'valid' }, { name: 'l4', namespace: 'infra', sectionName: 'fallback' }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] } });
 
-  await service('passthrough', [(await tcpEcho('passthrough', { cert: passCert.crt, key: passCert.key })).port]);
+  await service('passthrough', [(await tcpEcho('passthrough', { cert: PASSTHROUGH_BACKEND.crt, key: PASSTHROUGH_BACKEND.key })).port]);
   await service('plain', [(await tcpEcho('plain')).port]);
   await put('/api/v1/namespaces/app/tlsroutes/pass', { apiVersion: GW, kind: 'TLSRoute', spec: { ...parent('pass'), hostnames: ['pass.example.com'], rules: [{ backendRefs: [{ name: 'passthrough', port: 7000 }] }] } });
+  await put('/api/v1/namespaces/app/tlsroutes/pass-split', { apiVersion: GW, kind: 'TLSRoute', spec: { ...parent('pass-split'), hostnames: ['split.example.com'], rules: [{ backendRefs: [{ name: 'passthrough', port: 7000, weight: 1 }, { name: 'missing', port: 7000, weight: 1 }] }] } });
   await put('/api/v1/namespaces/app/tlsroutes/term', { apiVersion: GW, kind: 'TLSRoute', spec: { ...parent('term'), hostnames: ['term.example.com'], rules: [{ backendRefs: [{ name: 'plain', port: 7000 }] }] } });
 
   await service('pool', [(await tcpEcho('pool-0')).port, (await tcpEcho('pool-1')).port]);
@@ -253,6 +232,21 @@ describe('the reference proxy\'s TLS, TCP and UDP listeners', () => {
         c.client.close();
       }
     }
+  });
+
+  it('refuses the share of passthrough connections that falls on an unusable backend, and passes the rest through', async () => {
+    const N = 100;
+    const subjects: string[] = [];
+    for (let i = 0; i < N; i++) {
+      const c = await tlsOpen('split.example.com').catch(() => undefined); // reset before the handshake
+      if (!c) continue;
+      subjects.push(c.subject);
+      c.client.close();
+    }
+    const through = subjects.length;
+    expect(new Set(subjects)).toEqual(new Set(['pass.example.com']));
+    // each share is 1/2; 100 draws stay within 6 standard deviations of it
+    expect(Math.abs(through - N / 2), `${through} of ${N} passed through`).toBeLessThan(6 * Math.sqrt(N / 4));
   });
 
   it('terminates a TLSRoute\'s TLS with the listener\'s certificate and carries the plaintext stream to the backend', async () => {
@@ -402,8 +396,8 @@ describe('the reference proxy\'s TLS, TCP and UDP listeners', () => {
   });
 
   it('validates client certificates against the CA of the port\'s frontend validation: required (AllowValidOnly) or asked for only (AllowInsecureFallback)', async () => {
-    const good = clientCert(clientCA, 'good-client');
-    const stranger = clientCert(selfSigned('another-ca'), 'stranger');
+    const good = CLIENT;
+    const stranger = STRANGER;
     /** GET / over HTTPS, with a client certificate or without */
     const get = (port: number, cert?: { crt: string; key: string }) => new Promise<{ status: number }>((resolve, reject) => {
       const socket = tls.connect({
