@@ -94,7 +94,9 @@ export type ContextCache = WeakMap<ServedTable, Map<string, tls.SecureContext>>;
 export function listenerContext(served: ServedTable, listener: CompiledListener, cache: ContextCache): tls.SecureContext | Error {
   let byListener = cache.get(served);
   if (!byListener) cache.set(served, (byListener = new Map()));
-  const hit = byListener.get(listener.name);
+  // listener names are unique per Gateway or ListenerSet only
+  const id = listener.listenerSet ? `${listener.listenerSet.namespace}/${listener.listenerSet.name}/${listener.name}` : listener.name;
+  const hit = byListener.get(id);
   if (hit) return hit;
   const ref = listener.tls?.certificateRefs?.[0];
   const secret = ref && served.secrets.find((s) => s.namespace === ref.namespace && s.name === ref.name);
@@ -102,10 +104,13 @@ export function listenerContext(served: ServedTable, listener: CompiledListener,
   const key = secret?.data?.['tls.key'];
   if (!crt || !key) return new Error(`listener ${listener.name} has no certificate in the snapshot`);
   try {
-    // the CA bundle of frontend validation: what client certificates are verified against, when the server asks for one
-    const ca = listener.tls?.caBundle;
+    // the CA bundle of frontend validation: what client certificates are verified against, when the
+    // server asks for one. With AllowInsecureFallback any certificate is let in, and none is verified:
+    // a certificate whose issuer has the bundle's CA's name but another key fails its signature check,
+    // and OpenSSL leaves that error behind, which then ends the connection the fallback lets in
+    const ca = listener.tls?.clientValidationMode === 'AllowInsecureFallback' ? undefined : listener.tls?.caBundle;
     const ctx = tls.createSecureContext({ cert: Buffer.from(crt, 'base64'), key: Buffer.from(key, 'base64'), ...(ca ? { ca } : {}) });
-    byListener.set(listener.name, ctx);
+    byListener.set(id, ctx);
     return ctx;
   } catch (e) {
     return new Error(`listener ${listener.name}: ${(e as Error).message}`);

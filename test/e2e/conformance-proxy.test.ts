@@ -34,19 +34,7 @@ const RECONCILE_TIMEOUT_MS = 45_000;
  */
 const PROXY_GAPS: { why: string; applies: (r: any, e: any) => boolean }[] = [
   { why: 'needs the openssl command, to see the CertificateRequest', applies: (_r, e) => e.clientCertificateRequested !== undefined && !HAS_OPENSSL },
-  // the compiled listeners say AllowInsecureFallback with the right CA bundles, and a Node TLS server
-  // so configured accepts such a certificate; the proxy's TLS front resets the handshake instead
-  {
-    why: 'AllowInsecureFallback with a client certificate of another CA: the proxy resets the handshake',
-    applies: (r, e) => FALLBACK_CASE.has(JSON.stringify(r)) && !e.connectionRejected && r.clientCertificate !== undefined
-      && (r.port === 443) === String(r.clientCertificate.name).includes('per-port'),
-  },
 ];
-
-/** The requests of the insecure-fallback case, for the gap above (GatewayFrontendClientCertificateValidation has the same ones, answered by rejection). */
-const FALLBACK_CASE = new Set(loadCorpus({ controllerName: 'switchyard.dev/gateway-controller' }).cases
-  .filter((c: any) => c.name === 'GatewayFrontendClientCertificateValidationInsecureFallback')
-  .flatMap((c: any) => (c.expect?.requests ?? []).map((x: any) => JSON.stringify(x.request))));
 
 type Entry = { gateway: { namespace: string; name: string }; dataPlane?: boolean; request: any; expect: any };
 
