@@ -2445,10 +2445,10 @@ export interface components {
             message: string;
         };
         /**
-         * @description NoParentRefs: a route with no parentRefs is never attached anywhere. GatewayNotFound: a parentRef names a Gateway that does not exist. GatewayClassNotFound: the Gateway (or the parentRef's Gateway) names a GatewayClass that does not exist. GatewayClassOfAnotherController: that GatewayClass names another controller, so this one never writes its status. UnsupportedParentKind: the parentRef is not a Gateway (this controller has no other parent kinds). Pending: the object is this controller's and the reconciler has not reported on it yet. Reported: the status carries this controller's conditions.
+         * @description NoParentRefs: a route with no parentRefs is never attached anywhere. GatewayNotFound: a parentRef names a Gateway that does not exist. GatewayClassNotFound: the Gateway (or the parentRef's Gateway) names a GatewayClass that does not exist. GatewayClassOfAnotherController: that GatewayClass names another controller, so this one never writes its status. UnsupportedParentKind: the parentRef is not a Gateway (this controller has no other parent kinds). Pending: the object is this controller's and the reconciler has not reported on it yet. Reported: the status carries this controller's conditions. NoAncestor: a BackendTLSPolicy that no Gateway of this controller reaches (no accepted route of one has a backend in a Service it targets), so no ancestor entry is written.
          * @enum {string}
          */
-        StatusExplanationReason: "NoParentRefs" | "GatewayNotFound" | "GatewayClassNotFound" | "GatewayClassOfAnotherController" | "UnsupportedParentKind" | "Pending" | "Reported";
+        StatusExplanationReason: "NoParentRefs" | "GatewayNotFound" | "GatewayClassNotFound" | "GatewayClassOfAnotherController" | "UnsupportedParentKind" | "Pending" | "Reported" | "NoAncestor";
         StatusExplanationEntry: {
             reason: components["schemas"]["StatusExplanationReason"];
             message: string;
