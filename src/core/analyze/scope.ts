@@ -7,7 +7,7 @@
 // reads everything).
 import type { Gateway, K8sObject, ParentReference } from '../model/objects';
 import { isRouteKind } from '../model/kinds';
-import { gatewayOwnDependencies, routeDependencies } from '../deps/gateway-deps';
+import { gatewayOwnDependencies, policyDependencies, routeDependencies } from '../deps/gateway-deps';
 import type { Dependency } from '../deps';
 
 export interface AnalysisScope {
@@ -29,6 +29,7 @@ export function analysisScope(manifest: readonly K8sObject[]): AnalysisScope {
     const ns = o.metadata.namespace;
     if (ns) namespaces.add(ns);
     if (o.kind === 'Gateway') reach(gatewayOwnDependencies(o as Gateway));
+    else if (o.kind === 'BackendTLSPolicy') reach(policyDependencies(o));
     else if (isRouteKind(o.kind)) {
       reach(routeDependencies(o));
       for (const p of (o.spec?.parentRefs ?? []) as Partial<ParentReference>[]) if (typeof p?.namespace === 'string') namespaces.add(p.namespace);
