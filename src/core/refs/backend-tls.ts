@@ -160,6 +160,11 @@ function computeVerdict(view: WorldView, policy: BackendTLSPolicy): PolicyVerdic
   return out;
 }
 
+/** The route kinds whose backends a BackendTLSPolicy applies to (the API's Extended support). */
+export function originatesTLS(kind: string): boolean {
+  return kind === 'HTTPRoute' || kind === 'GRPCRoute' || kind === 'TLSRoute';
+}
+
 function servicePortName(service: Service | undefined, port: number | undefined): string | undefined {
   return service?.spec?.ports?.find((p) => p?.port === port)?.name;
 }
