@@ -59,10 +59,10 @@ export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; 
   const translation = loaded.gateway
     ? translate(loaded.world, ref, opts, {
         gatewayStatus: before.gatewayStatus as never,
-        routeParents: [...before.parts].filter(([, part]) => !part.ancestors)
+        routeParents: [...before.parts].filter(([stream]) => !stream.startsWith('BackendTLSPolicy/'))
           .map(([stream, part]) => ({ ...parseStreamKey(stream), parents: (part.parents ?? []) as never[] })) as never,
-        policyAncestors: [...before.parts].filter(([, part]) => part.ancestors)
-          .map(([stream, part]) => ({ ...parseStreamKey(stream), ancestors: part.ancestors as never[] })) as never,
+        policyAncestors: [...before.parts].filter(([stream]) => stream.startsWith('BackendTLSPolicy/'))
+          .map(([stream, part]) => ({ ...parseStreamKey(stream), ancestors: (part.ancestors ?? []) as never[] })) as never,
       }, ctx)
     : undefined;
   const unattached = translation ? JSON.stringify(translation.unattached) : '[]';
