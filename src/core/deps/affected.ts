@@ -5,7 +5,7 @@ import type { World } from '../model/world';
 import type { Gateway } from '../model/objects';
 import { cmp, gatewaysNamedBy, key } from '../refs/lookup';
 import { depKey, parseDepKey } from './keys';
-import { gatewayDependencies, policyTargets, type PoliciesOf } from './gateway-deps';
+import { gatewayDependencies, policyTargets, withPolicyDependencies, type PoliciesOf } from './gateway-deps';
 import { touchedBy } from './touches';
 
 /** An object as the change had it. */
@@ -34,7 +34,7 @@ export function affectedGateways(world: World, before?: Changed | null, after?: 
   for (const g of world.gateways as Gateway[]) {
     const ns = g.metadata.namespace ?? '';
     const named = key(ns, g.metadata.name);
-    const deps = gatewayDependencies(g, world.routes.filter((r) => gatewaysNamedBy(r).includes(named)), undefined, policiesIn(world));
+    const deps = withPolicyDependencies(gatewayDependencies(g, world.routes.filter((r) => gatewaysNamedBy(r).includes(named))), policiesIn(world));
     if (deps.some((d) => touched.has(depKey(d)))) out.set(key(ns, g.metadata.name), { namespace: ns, name: g.metadata.name });
   }
   return [...out.values()].sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.name, b.name));
