@@ -63,10 +63,10 @@ export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; 
   const translation = loaded.gateway
     ? translate(loaded.world, ref, opts, {
         gatewayStatus: before.gatewayStatus as never,
-        routeParents: [...before.parts].filter(([stream, part]) => !part.ancestors && !stream.startsWith('ListenerSet/'))
+        routeParents: [...before.parts].filter(([stream]) => !stream.startsWith('BackendTLSPolicy/') && !stream.startsWith('ListenerSet/'))
           .map(([stream, part]) => ({ ...parseStreamKey(stream), parents: (part.parents ?? []) as never[] })) as never,
-        policyAncestors: [...before.parts].filter(([stream, part]) => part.ancestors && !stream.startsWith('ListenerSet/'))
-          .map(([stream, part]) => ({ ...parseStreamKey(stream), ancestors: part.ancestors as never[] })) as never,
+        policyAncestors: [...before.parts].filter(([stream]) => stream.startsWith('BackendTLSPolicy/'))
+          .map(([stream, part]) => ({ ...parseStreamKey(stream), ancestors: (part.ancestors ?? []) as never[] })) as never,
         listenerSets: [...before.parts].filter(([stream]) => stream.startsWith('ListenerSet/'))
           .map(([stream, part]) => { const k = parseStreamKey(stream); return { namespace: k.namespace, name: k.name, status: part as never }; }),
       }, ctx)

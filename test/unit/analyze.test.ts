@@ -53,6 +53,33 @@ describe('analyze', () => {
     expect(analyze(text)).toEqual([]);
   });
 
+  it('names a BackendTLSPolicy that applies to nothing, loses a conflict, or has no usable CA; a sound one is silent', () => {
+    const policy = (name: string, target: string, validation: string) => `
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata: { name: ${name}, namespace: shop }
+spec:
+  targetRefs: [${target}]
+  validation: ${validation}`;
+    const system = '{ hostname: web.shop.example, wellKnownCACertificates: System }';
+    expect(codes(EDGE + policy('ok', "{ group: '', kind: Service, name: web }", system))).toEqual([]);
+    expect(codes(EDGE
+      + policy('a-nothing', "{ group: '', kind: Service, name: gone }", system)
+      + policy('b-port', "{ group: '', kind: Service, name: web, sectionName: https }", system)
+      + policy('c-first', "{ group: '', kind: Service, name: web }", system)
+      + policy('d-second', "{ group: '', kind: Service, name: web }", system)
+      + policy('e-no-ca', "{ group: '', kind: Service, name: web, sectionName: http }", "{ hostname: web.shop.example, caCertificateRefs: [{ group: '', kind: ConfigMap, name: missing }] }"),
+    )).toEqual([
+      'PolicyProblem BackendTLSPolicy/a-nothing spec.targetRefs[0]',
+      'PolicyProblem BackendTLSPolicy/b-port spec.targetRefs[0].sectionName',
+      'PolicyProblem BackendTLSPolicy/d-second spec.targetRefs',
+      'PolicyProblem BackendTLSPolicy/e-no-ca spec.targetRefs[0].sectionName',
+      'PolicyProblem BackendTLSPolicy/e-no-ca spec.validation',
+      'PolicyProblem BackendTLSPolicy/e-no-ca spec.validation.caCertificateRefs',
+    ]);
+  });
+
   it('names a parentRef to a Gateway that does not exist, and one no listener takes', () => {
     const text = EDGE + route('lost', `
   parentRefs: [{ name: nowhere }, { name: edge, sectionName: https }]

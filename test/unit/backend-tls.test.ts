@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { worldOf } from '../../src/core/model/world';
 import { viewOf } from '../../src/core/refs/lookup';
 import { policyForPort, policyVerdict, withBackendTLS } from '../../src/core/refs/backend-tls';
+import { translate } from '../../src/core/translate';
 
 const CA = ['-----BEGIN CERTIFICATE-----', 'MIIBqjCCAVCgAwIBAgIUYck8CURN5ng97n3T72lgVbcwdU4wCgYIKoZIzj0EAwIw', '-----END CERTIFICATE-----'].join('\n');
 const policy = (name: string, created: string, target: Record<string, unknown>, validation: Record<string, unknown>) => ({
@@ -62,5 +63,32 @@ describe('BackendTLSPolicy', () => {
     const plain = viewOf(objects(lost));
     expect(withBackendTLS(plain, res(443))).toMatchObject({ valid: false, reason: 'InvalidBackendTLS' });
     expect(withBackendTLS(viewOf(objects()), res(443))).toEqual(res(443));
+  });
+
+  it('applies to HTTPRoute, GRPCRoute and TLSRoute backends only: a TCPRoute carries no TLS, and neither it nor a passthrough TLSRoute makes an ancestor', () => {
+    const G = 'gateway.networking.k8s.io';
+    const gateway = { apiVersion: `${G}/v1`, kind: 'Gateway', metadata: { name: 'gw', namespace: 'apps', generation: 1 }, spec: { gatewayClassName: 'sw', listeners: [
+      { name: 'tcp', port: 9000, protocol: 'TCP', allowedRoutes: { namespaces: { from: 'Same' }, kinds: [{ kind: 'TCPRoute' }] } },
+      { name: 'pass', port: 443, protocol: 'TLS', hostname: 'p.example', tls: { mode: 'Passthrough' }, allowedRoutes: { namespaces: { from: 'Same' }, kinds: [{ kind: 'TLSRoute' }] } },
+      { name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'Same' } } },
+    ] } };
+    const cls = { apiVersion: `${G}/v1`, kind: 'GatewayClass', metadata: { name: 'sw' }, spec: { controllerName: 'c.example/x' } };
+    const slice = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'svc-1', namespace: 'apps', labels: { 'kubernetes.io/service-name': 'svc' } },
+      addressType: 'IPv4', ports: [{ name: 'https', port: 8443 }], endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: true } }] };
+    const route = (kind: string, extra: object = {}) => ({ apiVersion: `${G}/${kind === 'HTTPRoute' ? 'v1' : 'v1alpha2'}`, kind, metadata: { name: kind.toLowerCase(), namespace: 'apps', generation: 1 },
+      spec: { parentRefs: [{ name: 'gw' }], ...extra, rules: [{ backendRefs: [{ name: 'svc', port: 443 }] }] } });
+    const p = policy('p', '2026-01-01T00:00:00.000Z', {}, cm('ca'));
+    const l4 = [cls, gateway, slice, route('TCPRoute'), route('TLSRoute', { hostnames: ['p.example'] }), p];
+    const t = translate(objects(...l4), { namespace: 'apps', name: 'gw' }, { controllerName: 'c.example/x', now: '2026-01-02T00:00:00.000Z' })!;
+    expect(t.table.rules.length).toBe(2);
+    // the TLSRoute's rule carries it (a terminating listener elsewhere would use it; this passthrough one ignores it), the TCPRoute's not
+    const byKind = (kind: string) => t.table.rules.find((r) => t.table.routes[r.route].kind === kind)!.backends[0];
+    expect([byKind('TCPRoute').valid, byKind('TCPRoute').tls]).toEqual([true, undefined]);
+    expect(byKind('TLSRoute').tls?.sni).toBe('svc.example');
+    expect(t.policyAncestors).toEqual([]);
+    const withHTTP = translate(objects(...l4, route('HTTPRoute')), { namespace: 'apps', name: 'gw' }, { controllerName: 'c.example/x', now: '2026-01-02T00:00:00.000Z' })!;
+    expect(withHTTP.policyAncestors.map((a) => a.name)).toEqual(['p']);
+    const http = withHTTP.table.rules.find((r) => withHTTP.table.routes[r.route].kind === 'HTTPRoute')!;
+    expect(http.backends[0].tls?.sni).toBe('svc.example');
   });
 });

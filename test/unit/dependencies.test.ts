@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REFERENCE_FIELDS, affectedGateways, dep, depKey, gatewayDependencies, parseDepKey, touchedBy, type Dependency } from '../../src/core/deps';
+import { REFERENCE_FIELDS, affectedGateways, dep, depKey, gatewayDependencies, parseDepKey, touchedBy, withPolicyDependencies, type Dependency } from '../../src/core/deps';
 import { KINDS, isRouteKind } from '../../src/core/model/kinds';
 import { worldOf } from '../../src/core/model/world';
 
@@ -46,7 +46,7 @@ const keysOf = (deps: Dependency[]) => new Set(deps.map(depKey));
 const depsOfGateway = (spec: Record<string, unknown>) => keysOf(gatewayDependencies(gateway(spec), []));
 const depsOfRoute = (spec: Record<string, unknown>) => keysOf(gatewayDependencies(gateway({}), [route(spec)]));
 const listenerSet = (listeners: unknown[]) => ({ kind: 'ListenerSet', metadata: { name: 'ls', namespace: OTHER }, spec: { parentRef: { name: 'gw', namespace: NS }, listeners } });
-const depsOfListenerSet = (listeners: unknown[]) => keysOf(gatewayDependencies(gateway({}), [], undefined, undefined, [listenerSet(listeners)]));
+const depsOfListenerSet = (listeners: unknown[]) => keysOf(gatewayDependencies(gateway({}), [], undefined, [listenerSet(listeners)]));
 const backendKeys = [depKey(dep.service(OTHER, 'target')), depKey(dep.endpointSlices(OTHER, 'target')), depKey(dep.referenceGrants(OTHER))];
 const selector = { from: 'Selector', selector: { matchLabels: { team: 'a' } } };
 const policy = (target = 'target') => ({ kind: 'BackendTLSPolicy', metadata: { name: 'p', namespace: OTHER }, spec: {
@@ -83,7 +83,7 @@ const FIXTURES: Record<string, () => { got: Set<string>; want: string[] }> = {
   'Service.spec.selector': () => ({ got: new Set(), want: [] }),
   'BackendTLSPolicy.spec.targetRefs': () => ({ got: new Set(touchedBy('BackendTLSPolicy', null, policy())), want: [depKey(dep.service(OTHER, 'target'))] }),
   'BackendTLSPolicy.spec.validation.caCertificateRefs': () => ({
-    got: keysOf(gatewayDependencies(gateway({}), [route({ rules: [{ backendRefs: [{ ...ref(), port: 80 }] }] })], undefined,
+    got: keysOf(withPolicyDependencies(gatewayDependencies(gateway({}), [route({ rules: [{ backendRefs: [{ ...ref(), port: 80 }] }] })]),
       (ns, svc) => (ns === OTHER && svc === 'target' ? [policy()] : []))),
     want: [depKey(dep.configMap(OTHER, 'ca')), depKey(dep.secret(OTHER, 'ca-secret'))],
   }),
@@ -146,7 +146,7 @@ describe('dependency model', () => {
       targetRefs: targets.map((t) => ({ group: '', kind: 'Service', name: t })), validation: { hostname: 'x.example', caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: ca }] } } });
     const both = p('both', ['a', 'b'], 'ca-both');
     const onlyB = p('only-b', ['b'], 'ca-b');
-    const got = keysOf(gatewayDependencies(gateway({}), [route({ rules: [{ backendRefs: [{ name: 'a', namespace: OTHER, port: 80 }] }] })], undefined,
+    const got = keysOf(withPolicyDependencies(gatewayDependencies(gateway({}), [route({ rules: [{ backendRefs: [{ name: 'a', namespace: OTHER, port: 80 }] }] })]),
       (ns, svc) => (ns !== OTHER ? [] : svc === 'a' ? [both] : svc === 'b' ? [both, onlyB] : [])));
     for (const k of [dep.service(OTHER, 'b'), dep.configMap(OTHER, 'ca-both'), dep.configMap(OTHER, 'ca-b')]) expect([...got]).toContain(depKey(k));
   });

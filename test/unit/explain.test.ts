@@ -53,6 +53,15 @@ describe('explainStatus', () => {
     expect(messages[1]).toMatch(/controller is "istio.io\/gateway-controller", not this one/);
   });
 
+  it('a BackendTLSPolicy: no Gateway of ours reaches it, or reported by one', () => {
+    const policy = (ancestors: object[]) => ({ apiVersion: G, kind: 'BackendTLSPolicy', metadata: { name: 'p', namespace: 'shop' },
+      spec: { targetRefs: [{ group: '', kind: 'Service', name: 'svc' }] }, status: { ancestors } }) as K8sObject;
+    expect(explain(policy([]))).toEqual([['-', 'NoAncestor']]);
+    expect(explain(policy([{ controllerName: 'istio.io/gateway-controller', ancestorRef: { name: 'x' }, conditions: [] }]))).toEqual([['-', 'NoAncestor']]);
+    expect(explain(policy([{ controllerName: CONTROLLER, ancestorRef: { name: 'gw' }, conditions: [] }]))).toEqual([['-', 'Reported']]);
+    expect(explainNeeds(policy([]))).toEqual({ gateways: [], gatewayClasses: [] });
+  });
+
   it('a GatewayClass of another controller', () => {
     expect(explain(cls('istio', 'istio.io/gateway-controller') as K8sObject)).toEqual([['-', 'GatewayClassOfAnotherController']]);
   });

@@ -10,7 +10,7 @@ type Runner = Pick<SqlRunner, '$queryRawUnsafe' | 'prepared'>;
 
 // EndpointSlices decide whether a backend has endpoints, which the analysis does not report on
 const KINDS = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute', 'ReferenceGrant',
-  'Namespace', 'Service', 'Secret', 'ConfigMap', 'ListenerSet'];
+  'Namespace', 'Service', 'Secret', 'ConfigMap', 'ListenerSet', 'BackendTLSPolicy'];
 
 export async function readAnalysisObjects(db: Runner, namespaces: string[], secrets: { namespace: string; name: string }[]): Promise<K8sObject[]> {
   const rows = await db.$queryRawUnsafe<{ object: K8sObject }[]>(

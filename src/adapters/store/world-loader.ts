@@ -5,7 +5,7 @@
 // them recomputes this Gateway.
 import type { World } from '../../core/model/world';
 import type { K8sObject } from '../../core/model/objects';
-import { gatewayDependencies, keySet, policyTargets, uniqueDependencies, type DepKey, type Dependency } from '../../core/deps';
+import { gatewayDependencies, keySet, policyTargets, uniqueDependencies, withPolicyDependencies, type DepKey, type Dependency } from '../../core/deps';
 import { unreachable } from '../../core/model/unreachable';
 import { streamKey } from '../../core/objects/keys';
 import { inReadingOrder } from '../../core/objects/order';
@@ -97,7 +97,7 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
     }
     return found;
   };
-  const deps = gatewayDependencies(gateway as never, routes, memo.routeDeps, policiesOf, listenerSets);
+  const deps = withPolicyDependencies(gatewayDependencies(gateway as never, routes, memo.routeDeps, listenerSets), policiesOf);
   const seenPolicies = new Set<K8sObject>();
   for (const list of policies.values()) for (const p of list) if (!seenPolicies.has(p)) {
     seenPolicies.add(p);

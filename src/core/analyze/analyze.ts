@@ -4,7 +4,7 @@
 // stored, and reports on the manifests' objects only. Without stored objects the manifests are the
 // whole world, except that a Gateway's missing GatewayClass is taken to be this controller's (the
 // server creates one), so its listeners and routes are still checked.
-import type { Gateway, GatewayClass, K8sObject, ParentReference, Route } from '../model/objects';
+import type { BackendTLSPolicy, Gateway, GatewayClass, K8sObject, ParentReference, Route } from '../model/objects';
 import { isRouteKind } from '../model/kinds';
 import { worldOf } from '../model/world';
 import { streamKey } from '../objects/keys';
@@ -14,6 +14,7 @@ import { protocolHasHostname } from '../attach/kinds';
 import type { ListenerAnalysis } from '../attach/listeners';
 import { GATEWAY_GROUP, key, refName, viewOf, type WorldView } from '../refs/lookup';
 import { routeRefs } from '../refs/route-refs';
+import { policyVerdict } from '../refs/backend-tls';
 import { orderGateway } from '../precedence/order';
 import { isOurClass } from '../status/gatewayclass';
 import { ListenerReason, RouteReason } from '../status/reasons';
@@ -83,6 +84,7 @@ export function analyzeManifests(input: AnalyzeInput): AnalysisWarning[] {
     missingParents(out, view, route, offline);
     for (const p of routeRefs(view, route).problems) out.add(o, refCode(p.reason), p.path, p.message);
   }
+  for (const o of input.manifest) if (o.kind === 'BackendTLSPolicy') policyWarnings(out, view, o as BackendTLSPolicy);
   for (const [id, t] of shadows) {
     if (t.shadowed === 0 || t.shadowed < t.entries || !t.by) continue;
     const [rk, rule] = id.split('#');
@@ -165,6 +167,26 @@ function missingParents(out: Warnings, view: WorldView, route: Route, offline: b
     if (!view.index.gateways.has(key(ns, p.name ?? '')))
       out.add(route as K8sObject, 'DanglingParentRef', path, `Gateway "${refName(ns, p.name ?? '')}" does not exist${offline ? ' in the manifests' : ''}`);
   });
+}
+
+/** A BackendTLSPolicy that applies to nothing, loses a conflict, or would refuse its backends' traffic. */
+function policyWarnings(out: Warnings, view: WorldView, policy: BackendTLSPolicy): void {
+  const o = policy as K8sObject;
+  const ns = policy.metadata.namespace ?? '';
+  (policy.spec?.targetRefs ?? []).forEach((t, i) => {
+    if ((t.group ?? '') !== '' || t.kind !== 'Service') {
+      out.add(o, 'PolicyProblem', `spec.targetRefs[${i}]`, `${t.kind}${t.group ? ` (group ${t.group})` : ''} "${t.name}" is not supported: a BackendTLSPolicy applies to core Services here`);
+      return;
+    }
+    const svc = view.index.services.get(key(ns, t.name));
+    if (!svc) out.add(o, 'PolicyProblem', `spec.targetRefs[${i}]`, `Service "${refName(ns, t.name)}" does not exist: the policy applies to nothing there`);
+    else if (t.sectionName && !(svc.spec?.ports ?? []).some((p) => p?.name === t.sectionName))
+      out.add(o, 'PolicyProblem', `spec.targetRefs[${i}].sectionName`, `Service "${refName(ns, t.name)}" has no port named "${t.sectionName}": the policy applies to nothing there`);
+  });
+  const v = policyVerdict(view, policy);
+  if (!v.resolvedRefs.ok) out.add(o, 'PolicyProblem', 'spec.validation.caCertificateRefs', `${v.resolvedRefs.reason}: ${v.resolvedRefs.message}`);
+  if (!v.accepted.ok) out.add(o, 'PolicyProblem', v.accepted.reason === 'Conflicted' ? 'spec.targetRefs' : 'spec.validation',
+    `${v.accepted.reason}: ${v.accepted.message}${v.accepted.reason === 'NoValidCACertificate' ? '; the backends it applies to would refuse every request' : ''}`);
 }
 
 function refCode(reason: string): AnalysisWarningCode {

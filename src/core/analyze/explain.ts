@@ -86,6 +86,15 @@ export function explainStatus(input: ExplainInput): StatusExplanation {
     out.entries.push(problem ?? (hasConditions(object.status?.conditions) ? reported('The ListenerSet') : pending('The ListenerSet')));
     return out;
   }
+  if (object.kind === 'BackendTLSPolicy') {
+    // its ancestors are the Gateways that reach its Services: written by their recomputes, when there are any
+    const ours = (object.status?.ancestors ?? []).filter((a: { controllerName?: string }) => a?.controllerName === controllerName);
+    out.entries.push(ours.length ? reported(`The BackendTLSPolicy (for ${ours.length} Gateway${ours.length > 1 ? 's' : ''})`) : {
+      reason: 'NoAncestor',
+      message: 'No Gateway of this controller reaches a Service the policy targets (through an accepted route\'s backendRefs or mirrors), so none reports on it. Point a route attached to such a Gateway at a targeted Service (in the policy\'s namespace)',
+    });
+    return out;
+  }
   if (!isRouteKind(object.kind)) return out;
   const listenerSets = new Map((input.listenerSets ?? []).map((l) => [key(l.metadata.namespace, l.metadata.name), l]));
 

@@ -7,7 +7,7 @@
 // reads everything).
 import type { Gateway, K8sObject, ParentReference } from '../model/objects';
 import { isRouteKind } from '../model/kinds';
-import { gatewayOwnDependencies, listenerSetDependencies, routeDependencies } from '../deps/gateway-deps';
+import { gatewayOwnDependencies, listenerSetDependencies, policyDependencies, routeDependencies } from '../deps/gateway-deps';
 import type { Dependency } from '../deps';
 
 export interface AnalysisScope {
@@ -33,7 +33,8 @@ export function analysisScope(manifest: readonly K8sObject[]): AnalysisScope {
       reach(listenerSetDependencies(o));
       const parentNs = o.spec?.parentRef?.namespace;
       if (typeof parentNs === 'string') namespaces.add(parentNs);
-    } else if (isRouteKind(o.kind)) {
+    } else if (o.kind === 'BackendTLSPolicy') reach(policyDependencies(o));
+    else if (isRouteKind(o.kind)) {
       reach(routeDependencies(o));
       for (const p of (o.spec?.parentRefs ?? []) as Partial<ParentReference>[]) if (typeof p?.namespace === 'string') namespaces.add(p.namespace);
     }

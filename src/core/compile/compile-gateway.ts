@@ -8,7 +8,7 @@ import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, routeHostname
 import { frontendValidationFor, resolveFrontendValidation, type FrontendValidation } from '../refs/ca';
 import { resolveClientCertificate } from '../refs/certificates';
 import { resolveBackendRef } from '../refs/backends';
-import { backendTLSMemoKey, withBackendTLS } from '../refs/backend-tls';
+import { backendTLSMemoKey, originatesTLS, withBackendTLS } from '../refs/backend-tls';
 import { routeRefs, type RouteRefs } from '../refs/route-refs';
 import { backendMemo, cmp, viewOf, type WorldView } from '../refs/lookup';
 import { RouteReason } from '../status/reasons';
@@ -70,8 +70,10 @@ export function compileTable(
 ): CompiledTable {
   const custom = opts.resolveBackendRef;
   // a backend's TLS (BackendTLSPolicy) is the resolution's, as a proxy must use it
-  const resolve: BackendResolver = custom
-    ?? ((route, ref) => withBackendTLS(view, refsOf(route).byRef.get(ref) ?? resolveBackendRef(view, route, ref)));
+  const resolve: BackendResolver = custom ?? ((route, ref) => {
+    const res = refsOf(route).byRef.get(ref) ?? resolveBackendRef(view, route, ref);
+    return originatesTLS(route.kind) ? withBackendTLS(view, res) : res;
+  });
   const gw = attachment.gateway;
   const gwNs = gw.metadata.namespace ?? 'default';
 

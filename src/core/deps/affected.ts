@@ -5,7 +5,7 @@ import type { World } from '../model/world';
 import type { Gateway } from '../model/objects';
 import { cmp, gatewayOfListenerSet, gatewaysNamedBy, key, parentsNamedBy } from '../refs/lookup';
 import { depKey, parseDepKey } from './keys';
-import { gatewayDependencies, policyTargets, type PoliciesOf } from './gateway-deps';
+import { gatewayDependencies, policyTargets, withPolicyDependencies, type PoliciesOf } from './gateway-deps';
 import { touchedBy } from './touches';
 
 /** An object as the change had it. */
@@ -37,7 +37,7 @@ export function affectedGateways(world: World, before?: Changed | null, after?: 
     const sets = (world.listenerSets ?? []).filter((ls) => gatewayOfListenerSet(ls) === named);
     const setKeys = new Set(sets.map((ls) => key(ls.metadata.namespace, ls.metadata.name)));
     const routes = world.routes.filter((r) => gatewaysNamedBy(r).includes(named) || parentsNamedBy(r, 'ListenerSet').some((k) => setKeys.has(k)));
-    const deps = gatewayDependencies(g, routes, undefined, policiesIn(world), sets);
+    const deps = withPolicyDependencies(gatewayDependencies(g, routes, undefined, sets), policiesIn(world));
     if (deps.some((d) => touched.has(depKey(d)))) out.set(key(ns, g.metadata.name), { namespace: ns, name: g.metadata.name });
   }
   return [...out.values()].sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.name, b.name));

@@ -117,14 +117,12 @@ export type PoliciesOf = (namespace: string, service: string) => readonly Policy
 /**
  * Everything Gateway `gateway`'s result depends on, given the routes that name it or its
  * ListenerSets, and the ListenerSets that name it. `memo` (owned by the caller, keyed by the route
- * objects) keeps what was read off unchanged routes. With `policiesOf`, the Services reached also
- * bring what the BackendTLSPolicies targeting them read.
+ * objects) keeps what was read off unchanged routes.
  */
 export function gatewayDependencies(
   gateway: Gateway,
   routes: readonly { metadata: { namespace?: string }; spec?: unknown }[],
   memo?: WeakMap<object, Dependency[]>,
-  policiesOf?: PoliciesOf,
   listenerSets: readonly { metadata: { namespace?: string; name: string }; spec?: unknown }[] = [],
 ): Dependency[] {
   const out = gatewayOwnDependencies(gateway);
@@ -137,15 +135,23 @@ export function gatewayDependencies(
     }
     out.push(...d);
   }
-  if (policiesOf) {
-    // a policy's other targets too: whether it loses a conflict there decides its status here
-    const services = new Set<string>();
-    for (let i = 0; i < out.length; i++) {
-      const d = out[i];
-      if (d.kind !== 'Service' || services.has(`${d.namespace}/${d.name}`)) continue;
-      services.add(`${d.namespace}/${d.name}`);
-      for (const p of policiesOf(d.namespace, d.name)) out.push(...policyDependencies(p), ...policyTargets(p));
-    }
+  return out;
+}
+
+/**
+ * `deps` (what gatewayDependencies found) with what the BackendTLSPolicies of every Service reached
+ * read: their CA ConfigMaps and Secrets, and their other targets (whether a policy loses a conflict
+ * there decides its status here), whose policies are followed in turn. Every caller that records or
+ * loads a Gateway's dependencies applies it to gatewayDependencies' answer.
+ */
+export function withPolicyDependencies(deps: Dependency[], policiesOf: PoliciesOf): Dependency[] {
+  const out = [...deps];
+  const services = new Set<string>();
+  for (let i = 0; i < out.length; i++) {
+    const d = out[i];
+    if (d.kind !== 'Service' || services.has(`${d.namespace}/${d.name}`)) continue;
+    services.add(`${d.namespace}/${d.name}`);
+    for (const p of policiesOf(d.namespace, d.name)) out.push(...policyDependencies(p), ...policyTargets(p));
   }
   return out;
 }

@@ -87,6 +87,22 @@ const NO_POLICIES = Object.freeze({});
 // A verdict reads the policy index, ConfigMaps and Secrets: it is kept for as long as those are.
 const VERDICTS = memoSlot('refs.backendTLS', () => new WeakMap<object, WeakMap<object, WeakMap<object, WeakMap<BackendTLSPolicy, PolicyVerdict>>>>());
 
+// Secrets are loaded afresh for every recompute (their data is not in the log), so they key the
+// memo only when some policy names one: otherwise every recompute would compile every rule again.
+const NAMES_SECRET = memoSlot('refs.backendTLSNamesSecret', () => new WeakMap<object, boolean>());
+const NO_SECRETS = Object.freeze({});
+
+function namesSecret(view: WorldView): boolean {
+  const memo = view.ctx.memo(NAMES_SECRET);
+  let yes = memo.get(view.index.policiesByService);
+  if (yes === undefined) {
+    yes = [...view.index.policiesByService.values()].some((list) => list.some((p) =>
+      (p.spec?.validation?.caCertificateRefs ?? []).some((r) => (r?.group ?? '') === '' && r?.kind === 'Secret')));
+    memo.set(view.index.policiesByService, yes);
+  }
+  return yes;
+}
+
 function verdictMemo(view: WorldView): WeakMap<BackendTLSPolicy, PolicyVerdict> {
   const idx = view.index;
   const root = view.ctx.memo(VERDICTS);
@@ -94,8 +110,9 @@ function verdictMemo(view: WorldView): WeakMap<BackendTLSPolicy, PolicyVerdict> 
   if (!a) root.set(idx.policiesByService, (a = new WeakMap()));
   let b = a.get(idx.configMaps);
   if (!b) a.set(idx.configMaps, (b = new WeakMap()));
-  let c = b.get(idx.secrets);
-  if (!c) b.set(idx.secrets, (c = new WeakMap()));
+  const secrets = namesSecret(view) ? idx.secrets : NO_SECRETS;
+  let c = b.get(secrets);
+  if (!c) b.set(secrets, (c = new WeakMap()));
   return c;
 }
 
@@ -141,6 +158,11 @@ function computeVerdict(view: WorldView, policy: BackendTLSPolicy): PolicyVerdic
     out.tls = tls;
   }
   return out;
+}
+
+/** The route kinds whose backends a BackendTLSPolicy applies to (the API's Extended support). */
+export function originatesTLS(kind: string): boolean {
+  return kind === 'HTTPRoute' || kind === 'GRPCRoute' || kind === 'TLSRoute';
 }
 
 function servicePortName(service: Service | undefined, port: number | undefined): string | undefined {

@@ -1,10 +1,11 @@
 // status.ancestors entries of BackendTLSPolicies, for one Gateway: the Gateway is an ancestor of
-// every policy that targets a Service its accepted routes reach (rule backends and mirrors), one
-// entry per policy for this Gateway and controller, with the policy's Accepted and ResolvedRefs.
+// every policy that targets a Service its accepted HTTPRoutes, GRPCRoutes and terminated TLSRoutes
+// reach (rule backends and mirrors), one entry per policy for this Gateway and controller, with the
+// policy's Accepted and ResolvedRefs.
 import type { Gateway, PolicyAncestorStatus, Route } from '../model/objects';
 import type { GatewayAnalysis } from '../attach/attach';
 import type { RouteRefs } from '../refs/route-refs';
-import { policyVerdict } from '../refs/backend-tls';
+import { originatesTLS, policyVerdict } from '../refs/backend-tls';
 import { GATEWAY_GROUP, key, type WorldView } from '../refs/lookup';
 import { draft, mergeConditions } from './conditions';
 import { ConditionType, OWNED_CONDITION_TYPES, RouteReason } from './reasons';
@@ -24,8 +25,15 @@ export function policyAncestorsOf(
 ): PolicyAncestors[] {
   if (!view.index.policiesByService.size) return [];
   const gw: Gateway = analysis.gateway;
+  // the routes through which the Gateway originates TLS to backends: HTTPRoutes, GRPCRoutes, and
+  // TLSRoutes on a listener that terminates TLS (passthrough forwards the client's own TLS)
   const accepted = new Set<Route>();
-  for (const o of analysis.outcomes) if (o.accepted) accepted.add(o.route);
+  const listeners = gw.spec?.listeners ?? [];
+  for (const o of analysis.outcomes) {
+    if (!o.accepted || !originatesTLS(o.kind)) continue;
+    if (o.kind === 'TLSRoute' && ![...o.attached.keys()].some((i) => listeners[i]?.tls?.mode !== 'Passthrough')) continue;
+    accepted.add(o.route);
+  }
   const policies = new Set<NonNullable<ReturnType<typeof view.index.policiesByService.get>>[number]>();
   for (const route of accepted) {
     for (const res of refsOf(route).byRef.values()) {
