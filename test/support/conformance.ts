@@ -81,13 +81,10 @@ export function substituteAddresses<T>(v: T): T {
  * proxy needs) but whose cases also hold dataPlane requests: they are claimed in
  * src/core/status/features.ts only once the reference proxy passes those. Until then the runners
  * run their cases all the same (status expectations, and requests through resolve), so that a
- * regression shows.
+ * regression shows. Empty since the corpus's dataPlane requests all pass through the proxy
+ * (test/e2e/conformance-proxy.test.ts).
  */
-export const AWAITING_DATA_PLANE: readonly string[] = [
-  'BackendTLSPolicy', 'BackendTLSPolicySANValidation', 'GatewayBackendClientCertificate',
-  'HTTPRouteRetry', 'HTTPRouteRetryConnectionError', 'HTTPRouteRetryBackendTimeout', 'HTTPRouteRequestPercentageMirror',
-  'HTTPRouteBackendProtocolH2C', 'HTTPRouteBackendProtocolWebSocket', 'GatewayFrontendClientCertificateValidationInsecureFallback',
-];
+export const AWAITING_DATA_PLANE: readonly string[] = [];
 
 /** Why a case does not run against an implementation claiming `supported`, or undefined when it runs. */
 export function skipReason(c: any, supported: ReadonlySet<string>): string | undefined {

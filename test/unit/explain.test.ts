@@ -59,7 +59,7 @@ describe('explainStatus', () => {
     expect(explain(policy([]))).toEqual([['-', 'NoAncestor']]);
     expect(explain(policy([{ controllerName: 'istio.io/gateway-controller', ancestorRef: { name: 'x' }, conditions: [] }]))).toEqual([['-', 'NoAncestor']]);
     expect(explain(policy([{ controllerName: CONTROLLER, ancestorRef: { name: 'gw' }, conditions: [] }]))).toEqual([['-', 'Reported']]);
-    expect(explainNeeds(policy([]))).toEqual({ gateways: [], gatewayClasses: [] });
+    expect(explainNeeds(policy([]))).toEqual({ gateways: [], gatewayClasses: [], listenerSets: [] });
   });
 
   it('a GatewayClass of another controller', () => {

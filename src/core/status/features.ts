@@ -4,6 +4,16 @@
 // the listener rules (which kinds and TLS modes a listener may carry) read it from here.
 
 export const SUPPORTED_FEATURES: readonly string[] = Object.freeze([
+  'BackendTLSPolicy',
+  'BackendTLSPolicySANValidation',
+  'GatewayBackendClientCertificate',
+  'GatewayFrontendClientCertificateValidationInsecureFallback',
+  'HTTPRouteBackendProtocolH2C',
+  'HTTPRouteBackendProtocolWebSocket',
+  'HTTPRouteRequestPercentageMirror',
+  'HTTPRouteRetry',
+  'HTTPRouteRetryBackendTimeout',
+  'HTTPRouteRetryConnectionError',
   'GRPCRoute',
   'GRPCRouteNamedRouteRule',
   'GRPCRouteRequestHeaderModifier',
