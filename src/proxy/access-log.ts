@@ -1,5 +1,5 @@
 // JSON access log lines on stdout, one per request, with its request id (ACCESS_LOG=off silences it).
-import pino from 'pino';
+import { processLogger } from '../runtime/logger';
 
 export interface AccessLog {
   request(fields: Record<string, unknown>): void;
@@ -8,7 +8,8 @@ export interface AccessLog {
 }
 
 export function accessLog(enabled: boolean, level = 'info'): AccessLog {
-  const log = pino({ level, base: { component: 'proxy' } });
+  // asynchronous: a synchronous write per request would cost the proxy a syscall on every answer
+  const log = processLogger({ level, base: { component: 'proxy' } });
   return {
     request: enabled ? (fields) => log.info(fields, 'request') : () => undefined,
     info: (fields, msg) => log.info(fields, msg),
