@@ -64,7 +64,7 @@ export function serverSideApply(current: JsonObject | undefined, applied: unknow
 
   let moved = transfer(live, merged, schema, withSelf, selfId, opts.force === true);
   if (moved.conflicts.length > 0) {
-    const allowed = manager === KUBECTL ? allowedByLastApplied(live, schema) : new FieldSet();
+    const allowed = manager === KUBECTL ? allowedByLastApplied(live, config, schema) : new FieldSet();
     const remaining = moved.conflicts.filter((c) => !allowed.has(c.path));
     if (remaining.length > 0) return conflictFailure(remaining);
     moved = transfer(live, merged, schema, withSelf, selfId, true);
@@ -136,8 +136,10 @@ function prune(merged: JsonObject, last: FieldSet, managers: Manager[], schema: 
 
 // kubectl moving from client-side to server-side apply: a conflict on a field the
 // last-applied-configuration annotation holds, at the value it holds there, is no conflict, since
-// the same hands set it (kube-apiserver's lastAppliedManager).
-function allowedByLastApplied(live: JsonObject, schema: FieldSchema): FieldSet {
+// the same hands set it (kube-apiserver's lastAppliedManager). Equal to the live value, or to the
+// one applied now: the live one carries the server's defaults (a parentRef's group and kind),
+// which the annotation never holds, so re-applying the same manifest must not conflict either.
+function allowedByLastApplied(live: JsonObject, config: JsonObject, schema: FieldSchema): FieldSet {
   const annotations = isObject(live.metadata) && isObject(live.metadata.annotations) ? live.metadata.annotations : {};
   const text = annotations[LAST_APPLIED];
   if (typeof text !== 'string' || text === '') return new FieldSet();
@@ -150,9 +152,11 @@ function allowedByLastApplied(live: JsonObject, schema: FieldSchema): FieldSet {
   if (!isObject(last)) return new FieldSet();
   const lastInv = inventory(last, schema, false);
   const liveInv = inventory(live, schema, false);
+  const appliedInv = inventory(config, schema, false);
+  const same = (e: { path: readonly string[]; value?: string }) => [liveInv, appliedInv].some((inv) => inv.get(JSON.stringify(e.path))?.value === e.value);
   return FieldSet.of([...lastInv.values()]
     .filter((e) => e.kind !== 'map')
-    .filter((e) => e.kind !== 'leaf' || liveInv.get(JSON.stringify(e.path))?.value === e.value)
+    .filter((e) => e.kind !== 'leaf' || same(e))
     .map((e) => e.path));
 }
 
