@@ -7,6 +7,8 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../context';
 import { HttpError } from '../problem';
+import { sendStatus } from './errors';
+import { failure } from '../../../core/kube/status';
 import type { KubePath } from '../../../core/kube/paths';
 import type { WatchEvent } from '../../../core/kube/types';
 import { tableRow, columnDefinitions, wantsTable } from '../../../core/kube/table';
@@ -60,8 +62,9 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
     if (!/^[0-9]{1,16}$/.test(rvParam)) throw new HttpError(400, `resourceVersion: Invalid value: "${rvParam.slice(0, 40)}": must be a resourceVersion this server issued`);
     cursor = Number(rvParam);
     const next = await firstEventAfter(ctx.db, cursor);
+    // a Kubernetes answer with no problem+json counterpart: sent as the Status it is
     if (next && historyMs > 0 && Date.now() - Date.parse(next.time) > historyMs)
-      throw new HttpError(410, `too old resource version: ${rvParam} (the watch history kept is ${ctx.config.kubeWatchHistorySeconds} s)`);
+      return sendStatus(res, failure(410, `too old resource version: ${rvParam} (the watch history kept is ${ctx.config.kubeWatchHistorySeconds} s)`, 'Expired'));
   } else {
     const listed = await objects.list(info, { namespace, namespaces, selector: sel.labels }, actor);
     cursor = listed.resourceVersion;
