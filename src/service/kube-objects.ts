@@ -13,6 +13,7 @@ import type { Requirement } from '../core/objects/label-selector';
 import { streamKey } from '../core/objects/keys';
 import { decideWrite, stripServerFields, type WriteMode } from '../core/objects/write';
 import { unknownFieldPaths, withoutPaths } from '../core/kube/prune';
+import { withServerDefaults } from '../core/kube/defaults';
 import { badRequest, conflict, fromDecision, notFound, ServiceError } from './errors';
 import { isSecret, presentSecret, splitSecret } from './secrets';
 import type { Actor, ResourceService } from './resources';
@@ -47,7 +48,7 @@ export function resourceName(info: KindInfo): string {
 
 /** An object with the Kubernetes resourceVersion (its last event's position). */
 export function atPosition(o: K8sObject, position: number, apiVersion?: string): K8sObject {
-  return { ...o, ...(apiVersion ? { apiVersion } : {}), metadata: { ...o.metadata, resourceVersion: String(position) } };
+  return withServerDefaults({ ...o, ...(apiVersion ? { apiVersion } : {}), metadata: { ...o.metadata, resourceVersion: String(position) } });
 }
 
 export class KubeObjects {
@@ -178,7 +179,8 @@ export class KubeObjects {
       if (row) {
         base = row.object;
         if (isSecret(base)) base = presentSecret(base, await getSecretData(this.db.sql, row.stream));
-        base = atPosition(base, row.position);
+        // as stored (the defaults shown to readers are not written back by a patch)
+        base = { ...base, metadata: { ...base.metadata, resourceVersion: String(row.position) } };
       }
       const next = patched(base);
       const rv = next.metadata?.resourceVersion;

@@ -103,6 +103,12 @@ describe.skipIf(missing !== null)('kubectl', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Programmed');
     expect(r.stdout).toContain('Gateway Class Name:  switchyard');
+    // a Service's endpoints come from its EndpointSlices, whose ports kubectl reads as kube-apiserver fills them in
+    const quickstart = await k.run(['apply', '-f', join(import.meta.dirname, '../../examples/quickstart')]);
+    expect(quickstart.code, quickstart.stderr).toBe(0);
+    const svc = await k.run(['describe', 'service', 'api', '-n', 'shop']);
+    expect(svc.code, svc.stderr).toBe(0);
+    expect(svc.stdout).toMatch(/Endpoints:\s+10\.0\.2\.10:8080/);
   }, 60_000);
 
   it('explain reads the schema', async () => {
