@@ -283,6 +283,25 @@ describe('watch', () => {
     expect(old.events[0]).toMatchObject({ kind: 'Status', reason: 'Expired', code: 410 });
   });
 
+  it('with a label selector, an object that comes to match is ADDED and one that stops is DELETED', async () => {
+    await s.api('POST', routes('team-l'), route('l1'));
+    const list = await s.api('GET', `${routes('team-l')}?labelSelector=tier%3Dfront`);
+    expect(list.body.items).toEqual([]);
+    const watching = watchEvents(`${routes('team-l')}?watch=true&labelSelector=tier%3Dfront&resourceVersion=${list.body.metadata.resourceVersion}`, (ev) => ev.some((e) => e.type === 'DELETED'));
+    await new Promise((r) => setTimeout(r, 300));
+    const label = (tier: string) => s.api('PATCH', `${routes('team-l')}/l1`, { metadata: { labels: { tier } } }, { 'content-type': 'application/merge-patch+json' });
+    await label('front');
+    await s.api('PATCH', `${routes('team-l')}/l1`, { spec: { hostnames: ['l.example'] } }, { 'content-type': 'application/merge-patch+json' });
+    await label('back');
+    const { events } = await watching;
+    const seen = events.map((e) => `${e.type} ${e.object.metadata.labels?.tier}`);
+    // (a status the reconciler writes meanwhile is one more MODIFIED)
+    expect(seen[0]).toBe('ADDED front');
+    expect(seen.at(-1)).toBe('DELETED back');
+    expect(new Set(seen.slice(1, -1))).toEqual(new Set(['MODIFIED front']));
+    expect(events.some((e) => e.type === 'MODIFIED' && e.object.spec.hostnames?.[0] === 'l.example')).toBe(true);
+  });
+
   it('a developer watching every namespace sees none of the others', async () => {
     const devToken = await mintToken(s, { name: 'dev-w', role: 'developer', namespaces: ['team-a'] });
     const list = await s.api('GET', `/apis/${GW}/v1/httproutes`);

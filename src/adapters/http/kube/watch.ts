@@ -133,14 +133,23 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
     return s && s !== 'null' ? { ...o, status: JSON.parse(s) } : o;
   };
 
+  // with a selector, an object that comes to match is ADDED for this watch and one that stops is
+  // DELETED, as kube-apiserver sends them; `known` is what this watch has told the client matches
+  const selective = sel.labels.length > 0 || sel.fields.length > 0;
+  const known = new Set<string>();
   for (const o of initial) {
     remember(o);
+    known.add(keyOf(o));
     await write({ type: 'ADDED', object: shown(o) });
   }
   if (sendInitial && bookmarks) await write({ type: 'BOOKMARK', object: { kind: info.kind, apiVersion: av, metadata: { resourceVersion: String(cursor), annotations: { 'k8s.io/initial-events-end': 'true' } } } });
-  if (tracksStatus && !fromNow) {
+  if ((tracksStatus || selective) && !fromNow) {
+    // resuming: what matches now stands for what matched then (the closest this watch can know)
     const listed = await objects.list(info, { namespace, namespaces, selector: sel.labels }, actor);
-    for (const o of listed.items) remember(o);
+    for (const o of listed.items) {
+      remember(o);
+      if (matches(o)) known.add(keyOf(o));
+    }
   }
 
   let lastStatusCheck = 0;
@@ -151,10 +160,18 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
       const { items, next } = await eventPage(ctx.db, principal, cursor, 500, { kind: info.kind, ...(namespace !== undefined ? { namespace } : {}) });
       for (const ev of items) {
         const o = ev.kind === 'Secret' ? presentSecret(ev.object, undefined) : ev.object;
-        if (!matches(o)) continue;
-        const type = TYPES[ev.type as keyof typeof TYPES];
+        let type: WatchEvent['type'] = TYPES[ev.type as keyof typeof TYPES];
+        const k = keyOf(o);
+        if (selective) {
+          const was = known.has(k);
+          const now = type !== 'DELETED' && matches(o);
+          if (!was && !now) continue;
+          if (type !== 'DELETED') type = was && now ? 'MODIFIED' : now ? 'ADDED' : 'DELETED';
+          if (now) known.add(k);
+          else known.delete(k);
+        } else if (!matches(o)) continue;
         const object = atPosition(type === 'DELETED' ? o : withStatus(o), ev.position);
-        if (type === 'DELETED') statuses.delete(keyOf(o));
+        if (type === 'DELETED') statuses.delete(k);
         await write({ type, object: shown(object) });
       }
       cursor = next;
