@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
 import { getObject, getSecretData, listObjects, type ObjectRow } from '../adapters/store/objects';
 import { lastVisiblePosition } from '../adapters/store/eventlog';
+import { firstEventAfter, objectsStatusedBy } from '../adapters/store/kube-watch-reads';
 import type { KindInfo } from '../core/model/kinds';
 import type { K8sObject } from '../core/model/objects';
 import type { Requirement } from '../core/objects/label-selector';
@@ -76,6 +77,17 @@ export class KubeObjects {
     const row = await this.live(info, namespace, name);
     if (!row) throw this.notFound(info, name);
     return atPosition(await this.present(row.object, actor, row.stream), row.position);
+  }
+
+  /** When the first change after a resourceVersion was made (null: none yet): how far back a watch would resume. */
+  async nextChangeTime(position: number): Promise<string | null> {
+    return (await firstEventAfter(this.db, position))?.time ?? null;
+  }
+
+  /** The objects of a kind these Gateways' recomputes may have given a new status, at their resourceVersion. */
+  async statusedBy(info: KindInfo, gateways: string[], controllerName: string): Promise<K8sObject[]> {
+    const found = await objectsStatusedBy(this.db, info.kind, gateways, controllerName);
+    return found.map((f) => atPosition(f.object, f.position));
   }
 
   /** The resourceVersion of "now": a watch from it sees every later change. */

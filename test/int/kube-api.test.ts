@@ -325,6 +325,16 @@ describe('watch', () => {
     expect(events[0].type).toBe('ADDED');
     expect(events.at(-1)).toMatchObject({ type: 'MODIFIED' });
     expect(events.at(-1).object.status.conditions.find((c: any) => c.type === 'Programmed')).toBeDefined();
+    // and a route's status, which the Gateway's recompute writes
+    const routesNow = await s.api('GET', routes('team-s'));
+    const routeWatch = watchEvents(`${routes('team-s')}?watch=true&resourceVersion=${routesNow.body.metadata.resourceVersion}`,
+      (ev) => ev.some((e) => e.object.status?.parents?.[0]?.conditions?.some((c: any) => c.type === 'Accepted')));
+    await new Promise((r) => setTimeout(r, 300));
+    await s.api('POST', routes('team-s'), route('attached'));
+    const seen = (await routeWatch).events;
+    expect(seen[0].type).toBe('ADDED');
+    expect(seen.at(-1).type).toBe('MODIFIED');
+    expect(seen.at(-1).object.status.parents[0].parentRef.name).toBe('gw');
   });
 });
 
