@@ -9,7 +9,8 @@ import { badRequest, PatchError } from './result';
 export type PathElement = string;
 export type FieldPath = readonly PathElement[];
 
-const keyOf = (path: FieldPath): string => JSON.stringify(path);
+// U+0000 cannot be in a stored string (core/validate/storable.ts), so it cannot be in an element.
+export const keyOf = (path: FieldPath): string => path.join('\u0000');
 
 export class FieldSet {
   private readonly members = new Map<string, FieldPath>();
@@ -20,8 +21,8 @@ export class FieldSet {
     return s;
   }
 
-  add(path: FieldPath): void {
-    this.members.set(keyOf(path), path);
+  add(path: FieldPath, key = keyOf(path)): void {
+    this.members.set(key, path);
   }
 
   has(path: FieldPath): boolean {
@@ -36,27 +37,37 @@ export class FieldSet {
     return [...this.members.values()];
   }
 
+  private filtered(keep: (key: string) => boolean): FieldSet {
+    const s = new FieldSet();
+    for (const [k, p] of this.members) if (keep(k)) s.members.set(k, p);
+    return s;
+  }
+
   union(other: FieldSet): FieldSet {
-    return FieldSet.of([...this.paths(), ...other.paths()]);
+    const s = this.filtered(() => true);
+    for (const [k, p] of other.members) s.members.set(k, p);
+    return s;
   }
 
   difference(other: FieldSet): FieldSet {
-    return FieldSet.of(this.paths().filter((p) => !other.has(p)));
+    return other.size === 0 ? this : this.filtered((k) => !other.members.has(k));
   }
 
   intersection(other: FieldSet): FieldSet {
-    return FieldSet.of(this.paths().filter((p) => other.has(p)));
+    return this.filtered((k) => other.members.has(k));
   }
 
   /** Every path that is a member or lies above one. */
   withAncestors(): FieldSet {
     const s = new FieldSet();
-    for (const p of this.paths()) for (let n = 1; n <= p.length; n++) s.add(p.slice(0, n));
+    for (const p of this.members.values()) for (let n = 1; n <= p.length; n++) s.add(p.slice(0, n));
     return s;
   }
 
   equals(other: FieldSet): boolean {
-    return this.size === other.size && this.paths().every((p) => other.has(p));
+    if (this.size !== other.size) return false;
+    for (const k of this.members.keys()) if (!other.members.has(k)) return false;
+    return true;
   }
 
   toFieldsV1(): JsonObject {
@@ -94,19 +105,25 @@ interface Tree {
 function serialize(node: Tree): JsonObject {
   const out: JsonObject = {};
   if (node.member && node.children.size > 0) out['.'] = {};
-  for (const e of [...node.children.keys()].sort(compareElements)) define(out, e, serialize(node.children.get(e) as Tree));
+  const keys = [...node.children.keys()];
+  if (keys.length > 1) {
+    // each element's value parsed once, however many times the sort compares it
+    const values = new Map(keys.map((e) => [e, e[0] === 'f' ? undefined : JSON.parse(e.slice(2))]));
+    keys.sort((a, b) => compareElements(a, b, values));
+  }
+  for (const e of keys) define(out, e, serialize(node.children.get(e) as Tree));
   return out;
 }
 
 const RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
 // kube-apiserver's order: field names, then keys, then values, then indexes; numbers by value.
-function compareElements(a: PathElement, b: PathElement): number {
+function compareElements(a: PathElement, b: PathElement, values: Map<PathElement, unknown>): number {
   const ra = RANK[a[0]] ?? 4;
   const rb = RANK[b[0]] ?? 4;
   if (ra !== rb) return ra - rb;
   if (a[0] === 'k' || a[0] === 'v' || a[0] === 'i') {
-    const c = compareJson(JSON.parse(a.slice(2)), JSON.parse(b.slice(2)));
+    const c = compareJson(values.get(a), values.get(b));
     if (c !== 0) return c;
   }
   return a < b ? -1 : a > b ? 1 : 0;

@@ -3,7 +3,7 @@
 // owns as a whole). Structs are not members: their fields are. The fields the server owns alone
 // (apiVersion, kind, name, uid, resourceVersion, ..., and status, written by the control plane) are
 // left out, as kube-apiserver strips them from every manager's set.
-import { FieldSet, fieldElement, keyElement, valueElement, type FieldPath } from './field-set';
+import { FieldSet, fieldElement, keyElement, keyOf, valueElement, type FieldPath } from './field-set';
 import { canonicalJson, has, isObject, type JsonObject } from './json';
 import { invalid, PatchError } from './result';
 import { fieldOf, itemsOf, listTypeOf, type FieldSchema } from './schema';
@@ -30,7 +30,7 @@ export const canonical = (v: unknown): string => canonicalJson(v) ?? 'null';
 export function inventory(obj: unknown, schema: FieldSchema, strict: boolean): Inventory {
   const out: Inventory = new Map();
   const put = (e: Entry): void => {
-    out.set(JSON.stringify(e.path), e);
+    out.set(keyOf(e.path), e);
   };
   const walk = (value: unknown, s: FieldSchema, path: FieldPath, where: string): void => {
     if (isObject(value)) {

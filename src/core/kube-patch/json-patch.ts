@@ -1,6 +1,10 @@
 // RFC 6902 JSON Patch over RFC 6901 JSON Pointers. kube-apiserver answers 400 when the patch
 // cannot be read and 422 when it reads but does not apply (a failed "test" included); both are
 // PatchErrors here. The document is copied first, so a patch that fails half-way changes nothing.
+// Where kube-apiserver's JSON patch library accepts more than the RFC, so do we, since a patch that
+// works there must work here: negative array indexes count from the end (for add, -1 appends),
+// indexes may have leading zeros, replace of a missing member adds it, test of a missing value
+// against null succeeds, and copy from a missing value copies null.
 import { badRequest, invalid, PatchError } from './result';
 import { clone, deepEqual, define, has, isObject } from './json';
 
@@ -53,8 +57,9 @@ export function applyJsonPatch(document: unknown, operations: JsonPatchOperation
       case 'add': doc = add(doc, path, clone(op.value), fail); break;
       case 'remove': doc = remove(doc, path, fail).doc; break;
       case 'replace': {
-        get(doc, path, fail);
-        doc = path.length === 0 ? clone(op.value) : set(doc, path, clone(op.value), fail);
+        if (path.length === 0) doc = clone(op.value);
+        else if (isObject(parentOf(doc, path, fail))) doc = add(doc, path, clone(op.value), fail);
+        else doc = set(doc, path, clone(op.value), fail);
         break;
       }
       case 'move': {
@@ -64,9 +69,9 @@ export function applyJsonPatch(document: unknown, operations: JsonPatchOperation
         doc = add(removed.doc, path, removed.value, fail);
         break;
       }
-      case 'copy': doc = add(doc, path, clone(get(doc, parsePointer(op.from as string), fail)), fail); break;
+      case 'copy': doc = add(doc, path, clone(lookup(doc, parsePointer(op.from as string), fail)), fail); break;
       case 'test': {
-        if (!deepEqual(get(doc, path, fail), op.value)) fail('the value there is not the one tested for');
+        if (!deepEqual(lookup(doc, path, fail), op.value)) fail('the value there is not the one tested for');
         break;
       }
     }
@@ -78,10 +83,20 @@ type Fail = (msg: string) => never;
 
 function arrayIndex(token: string, length: number, forAdd: boolean, fail: Fail): number {
   if (forAdd && token === '-') return length;
-  if (!/^(0|[1-9][0-9]*)$/.test(token)) fail(`"${token}" is not an array index`);
-  const n = Number(token);
-  if (n > length || (!forAdd && n === length)) fail(`index ${n} is out of bounds (length ${length})`);
+  if (!/^-?[0-9]+$/.test(token)) fail(`"${token}" is not an array index`);
+  let n = Number(token);
+  if (n < 0) n += forAdd ? length + 1 : length;
+  if (n < 0 || n > length || (!forAdd && n === length)) fail(`index ${token} is out of bounds (length ${length})`);
   return n;
+}
+
+/** The value at a path, null where an object lacks the last member (test and copy read it so). */
+function lookup(doc: unknown, path: string[], fail: Fail): unknown {
+  if (path.length === 0) return doc;
+  const parent = parentOf(doc, path, fail);
+  const last = path[path.length - 1];
+  if (isObject(parent) && !has(parent, last)) return null;
+  return child(parent, last, fail);
 }
 
 function child(container: unknown, token: string, fail: Fail): unknown {
@@ -124,7 +139,7 @@ function remove(doc: unknown, path: string[], fail: Fail): { doc: unknown; value
   const parent = parentOf(doc, path, fail);
   const last = path[path.length - 1];
   const value = child(parent, last, fail);
-  if (Array.isArray(parent)) parent.splice(Number(last), 1);
+  if (Array.isArray(parent)) parent.splice(arrayIndex(last, parent.length, false, fail), 1);
   else delete (parent as Record<string, unknown>)[last];
   return { doc, value };
 }

@@ -7,8 +7,11 @@ export type JsonObject = Record<string, unknown>;
 
 export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+// Only "__proto__" has a setter on a plain object (Object.prototype's), so only it needs
+// defineProperty, which is slow and turns the object into a dictionary.
 export function define(obj: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
 }
 
 export const has = (obj: JsonObject, key: string): boolean => Object.prototype.hasOwnProperty.call(obj, key);

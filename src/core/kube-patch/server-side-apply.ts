@@ -4,7 +4,7 @@
 // longer does are removed unless another manager owns them, and a field another manager owns
 // whose value the apply would change is a conflict (409, every field and manager named) unless
 // `force` takes it over.
-import { FieldSet, pathString, type FieldPath } from './field-set';
+import { FieldSet, keyOf, pathString, type FieldPath } from './field-set';
 import { canonical, inventory, ownedBy } from './inventory';
 import { clone, deepEqual, define, isObject, type JsonObject } from './json';
 import { identity, managerName, readManagers, transfer, updateManagers, withManagers, type Conflict, type Manager } from './managed-fields';
@@ -62,7 +62,9 @@ export function serverSideApply(current: JsonObject | undefined, applied: unknow
   if (previous) prune(merged, previous.fields, withSelf, schema);
   omitEmptyMetadata(merged);
 
-  let moved = transfer(live, merged, schema, withSelf, selfId, opts.force === true);
+  const objectChanged = !deepEqual(withoutManaged(live), withoutManaged(merged));
+  // an apply that changes no value moves no ownership: the common re-apply skips the comparison
+  let moved = !objectChanged ? { managers: withSelf, conflicts: [] as Conflict[] } : transfer(live, merged, schema, withSelf, selfId, opts.force === true);
   if (moved.conflicts.length > 0) {
     const allowed = manager === KUBECTL ? allowedByLastApplied(live, config, schema) : new FieldSet();
     const remaining = moved.conflicts.filter((c) => !allowed.has(c.path));
@@ -70,7 +72,9 @@ export function serverSideApply(current: JsonObject | undefined, applied: unknow
     moved = transfer(live, merged, schema, withSelf, selfId, true);
   }
 
-  const objectChanged = !deepEqual(withoutManaged(live), withoutManaged(merged));
+  const hasLastApplied = isObject(live.metadata) && isObject(live.metadata.annotations) && typeof live.metadata.annotations[LAST_APPLIED] === 'string';
+  if (current && !objectChanged && previous?.fields.equals(appliedSet) && !(manager === KUBECTL && hasLastApplied) && appliedMeta.resourceVersion == null)
+    return { ok: true, object: clone(current) };
   const result = moved.managers.map((m) =>
     identity(m) === selfId && (objectChanged || !previous || !previous.fields.equals(appliedSet)) && opts.now ? { ...m, time: opts.now } : m);
 
@@ -153,7 +157,7 @@ function allowedByLastApplied(live: JsonObject, config: JsonObject, schema: Fiel
   const lastInv = inventory(last, schema, false);
   const liveInv = inventory(live, schema, false);
   const appliedInv = inventory(config, schema, false);
-  const same = (e: { path: readonly string[]; value?: string }) => [liveInv, appliedInv].some((inv) => inv.get(JSON.stringify(e.path))?.value === e.value);
+  const same = (e: { path: readonly string[]; value?: string }) => [liveInv, appliedInv].some((inv) => inv.get(keyOf(e.path))?.value === e.value);
   return FieldSet.of([...lastInv.values()]
     .filter((e) => e.kind !== 'map')
     .filter((e) => e.kind !== 'leaf' || same(e))

@@ -76,3 +76,9 @@ for (const s of scenarios) {
     });
   });
 }
+
+it('the kubectl expectations list reads, each entry saying what kubectl does or why', () => {
+  const list = parse(readFileSync(join(import.meta.dirname, '../../fixtures/kube/kubectl-expectations.yaml'), 'utf8')) as Obj[];
+  expect(new Set(list.map((e) => e.id)).size).toBe(list.length);
+  for (const e of list) expect(e.kubectl ?? e.why, e.id).toEqual(expect.any(String));
+});

@@ -164,6 +164,14 @@ describe('writes other than apply', () => {
     expect(same.metadata.resourceVersion).toBe('4');
     expect(apply(legacy, cm({ a: '2' }), 'kubectl')).toMatchObject({ status: 409, causes: [{ field: '.metadata.labels.a', message: 'conflict with "before-first-apply" using v1' }] });
   });
+  it('kubectl moving from client-side apply: a field the server defaulted since is no conflict when applied as last applied', () => {
+    const manifest = { apiVersion: GW, kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'n' }, spec: { parentRefs: [{ name: 'g' }] } };
+    const defaulted = { ...manifest, metadata: { ...manifest.metadata, annotations: { [LAST_APPLIED]: JSON.stringify(manifest) } },
+      spec: { parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'g' }] } };
+    const created = recordUpdate(undefined, defaulted, { fieldManager: 'kubectl-client-side-apply', kind: 'HTTPRoute', apiVersion: GW }) as Obj;
+    expect(apply(created, manifest, 'kubectl')).toMatchObject({ ok: true });
+    expect(apply(created, manifest, 'ci')).toMatchObject({ ok: false, status: 409, causes: [{ field: '.spec.parentRefs' }] });
+  });
   it('kubectl moving from client-side apply: fields last applied client-side, still at those values, are not conflicts', () => {
     const lastApplied = JSON.stringify(cm({ a: '1' }));
     const created = recordUpdate(undefined, { ...cm({ a: '1' }), metadata: { ...cm({ a: '1' }).metadata, annotations: { [LAST_APPLIED]: lastApplied } } },

@@ -82,8 +82,9 @@ describe('directives', () => {
   it('$patch: replace in a map replaces the map', () => {
     expect(patched(live, { spec: { selector: { $patch: 'replace', role: 'api' } } }).spec.selector).toEqual({ role: 'api' });
   });
-  it('$patch: delete on a map removes it', () => {
-    expect(patched(live, { spec: { selector: { $patch: 'delete' } } }).spec).not.toHaveProperty('selector');
+  it('$patch: delete on a map empties it (and, on a field the original lacks, leaves it out)', () => {
+    expect(patched(live, { spec: { selector: { $patch: 'delete' } } }).spec.selector).toEqual({});
+    expect(patched(live, { spec: { sessionAffinityConfig: { $patch: 'delete' } } }).spec).not.toHaveProperty('sessionAffinityConfig');
   });
   it('$patch: merge is the default', () => {
     expect(patched(live, { spec: { selector: { $patch: 'merge', role: 'api' } } }).spec.selector).toEqual({ app: 'web', role: 'api' });
@@ -102,12 +103,16 @@ describe('directives', () => {
   it('finalizers merge as a set; $deleteFromPrimitiveList removes values', () => {
     const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', finalizers: ['a.example/x', 'b.example/y'] } };
     const out = patched(ns, { metadata: { '$deleteFromPrimitiveList/finalizers': ['a.example/x'], finalizers: ['c.example/z', 'b.example/y'] } }, { kind: 'Namespace', apiVersion: 'v1' });
-    expect((out.metadata as unknown as { finalizers: string[] }).finalizers).toEqual(['b.example/y', 'c.example/z']);
+    // the values the patch names come in its order
+    expect((out.metadata as unknown as { finalizers: string[] }).finalizers).toEqual(['c.example/z', 'b.example/y']);
+    const all = patched(ns, { metadata: { '$deleteFromPrimitiveList/finalizers': ['a.example/x', 'b.example/y'] } }, { kind: 'Namespace', apiVersion: 'v1' });
+    expect((all.metadata as unknown as { finalizers: string[] }).finalizers).toEqual([]);
   });
   it('ownerReferences merge by uid', () => {
     const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', ownerReferences: [{ uid: '1', name: 'a', kind: 'X', apiVersion: 'v1' }] }, data: { a: '1' } };
     const out = patched(cm, { metadata: { ownerReferences: [{ uid: '2', name: 'b', kind: 'X', apiVersion: 'v1' }] } }, { kind: 'ConfigMap', apiVersion: 'v1' });
-    expect((out.metadata as unknown as { ownerReferences: { uid: string }[] }).ownerReferences.map((o) => o.uid)).toEqual(['1', '2']);
+    // an item the original lacks comes first, as the patch's items do
+    expect((out.metadata as unknown as { ownerReferences: { uid: string }[] }).ownerReferences.map((o) => o.uid)).toEqual(['2', '1']);
   });
   it('$retainKeys keeps only the keys it lists, and refuses a patch that sets others', () => {
     const schema: FieldSchema = { fields: { strategy: {} } };
@@ -117,9 +122,16 @@ describe('directives', () => {
     expect(() => strategicMergePatch(original, { strategy: { $retainKeys: 'type' } }, schema)).toThrow(PatchError);
   });
   it('no directive reaches the result, not even in a field the original did not have', () => {
-    const out = patched(service([]), { spec: { sessionAffinityConfig: { $patch: 'replace', clientIP: { timeoutSeconds: 10 } }, ports: [{ port: 1, $patch: 'merge' }] } });
+    const out = patched(service([{ port: 1 }]), { spec: { sessionAffinityConfig: { clientIP: { $patch: 'replace', timeoutSeconds: 10 }, other: { a: 1 } }, externalIPs: [{ $patch: 'replace' }] } });
     expect(JSON.stringify(out)).not.toMatch(/\$patch|\$setElementOrder|\$retainKeys/);
-    expect(out.spec).toMatchObject({ sessionAffinityConfig: { clientIP: { timeoutSeconds: 10 } }, ports: [{ port: 1 }] });
+    expect(out.spec).toMatchObject({ sessionAffinityConfig: { other: { a: 1 } }, externalIPs: [] });
+    expect(applyPatch(service([]), { spec: { ports: [{ port: 1, $patch: 'merge' }] } }, SMP, svcOpts)).toMatchObject({ ok: false, status: 400 });
+  });
+  it('$setElementOrder must list the patch\'s items in the patch\'s order', () => {
+    const live = service([{ port: 80 }, { port: 81 }]);
+    expect(applyPatch(live, { spec: { '$setElementOrder/ports': [{ port: 81 }, { port: 80 }], ports: [{ port: 80, name: 'a' }, { port: 81, name: 'b' }] } }, SMP, svcOpts))
+      .toMatchObject({ ok: false, status: 400, message: expect.stringMatching(/does not match/) });
+    expect(applyPatch(service([]), { spec: { '$setElementOrder/ports': [] } }, SMP, svcOpts)).toMatchObject({ ok: false, status: 400 });
   });
 });
 
@@ -159,7 +171,9 @@ describe('property', () => {
       const byPort = new Map(live.map((p) => [p.port, p]));
       const changed = wanted.filter((w) => JSON.stringify(byPort.get(w.port)) !== JSON.stringify(w));
       const dropped = live.filter((l) => !wanted.some((w) => w.port === l.port)).map((l) => ({ $patch: 'delete', port: l.port }));
-      const patch = { spec: { '$setElementOrder/ports': wanted.map((w) => ({ port: w.port })), ports: [...changed, ...dropped] } };
+      // kubectl writes the order only of a list the manifest holds items of
+      const order = wanted.length > 0 ? { '$setElementOrder/ports': wanted.map((w) => ({ port: w.port })) } : {};
+      const patch = { spec: { ...order, ports: [...changed, ...dropped] } };
       const out = patched(service(live), patch);
       expect(out.spec.ports.map((p) => JSON.stringify(p, ['name', 'port', 'targetPort']))).toEqual(wanted.map((p) => JSON.stringify(p, ['name', 'port', 'targetPort'])));
     }), { numRuns: 2000 });
