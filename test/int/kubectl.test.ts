@@ -77,6 +77,25 @@ describe.skipIf(missing !== null)('kubectl', () => {
     expect(await eventCount()).toBe(before);
   }, 60_000);
 
+  it('apply --server-side: a conflict with another manager is exit 1; --dry-run=server writes nothing; --force-conflicts takes over', async () => {
+    const cm = (mode: string) => manifestFile(`cm-${mode}.yaml`, [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: NS }, data: { mode } }], '');
+    const mine = await k.run(['apply', '--server-side', '--field-manager=alice', '-f', cm('a')]);
+    expect(mine.code, mine.stderr).toBe(0);
+    const clash = await k.run(['apply', '--server-side', '-f', cm('b')]);
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toContain('conflict with "alice"');
+    expect(clash.stderr).toContain('.data.mode');
+    const before = await eventCount();
+    const dry = await k.run(['apply', '--server-side', '--force-conflicts', '--dry-run=server', '-f', cm('b')]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('serverside-applied (server dry run)');
+    expect(await eventCount()).toBe(before);
+    expect((await k.run(['get', 'configmap', 'settings', '-n', NS, '-o', 'jsonpath={.data.mode}'])).stdout).toBe('a');
+    const forced = await k.run(['apply', '--server-side', '--force-conflicts', '-f', cm('b')]);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect((await k.run(['get', 'configmap', 'settings', '-n', NS, '-o', 'jsonpath={.data.mode}'])).stdout).toBe('b');
+  }, 60_000);
+
   it('wait --for=condition=Programmed sees the Gateway programmed', async () => {
     const r = await k.run(['wait', '--for=condition=Programmed', `gateway/same-namespace`, '-n', NS, '--timeout=30s']);
     expect(r.code, r.stderr).toBe(0);
