@@ -14,6 +14,7 @@ import { selfSignedCertificate } from '../../src/runtime/self-signed';
 import { unknownFieldPaths, withoutPaths } from '../../src/core/kube/prune';
 import { matchesLabels } from '../../src/core/kube/labels';
 import { KINDS } from '../../src/core/model/kinds';
+import { isUnchanged } from '../../src/core/objects/write';
 
 const GW = 'gateway.networking.k8s.io';
 
@@ -137,5 +138,17 @@ describe('unknown fields', () => {
     expect(unknownFieldPaths([{ path: 'spec.x', message: 'unknown field "spec.x"' }, { path: 'spec.y', message: 'Required value' }])).toEqual([]);
     const paths = unknownFieldPaths([{ path: 'spec.rules[0].bogus', message: 'unknown field "spec.rules[0].bogus"' }]);
     expect(withoutPaths({ spec: { rules: [{ bogus: 1, keep: 2 }] } }, paths)).toEqual({ spec: { rules: [{ keep: 2 }] } });
+  });
+});
+
+describe('managedFields and "nothing changed"', () => {
+  const base = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'a' }, data: { k: 'v' } };
+  const a = { manager: 'kubectl', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:k': {} } }, time: '2026-12-01T10:00:00Z' };
+  const b = { manager: 'kubectl-last-applied', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': {} }, time: '2026-12-01T10:00:00Z' };
+  const withManagers = (mf: unknown[]) => ({ ...base, metadata: { ...base.metadata, managedFields: mf } }) as never;
+  it('ignores their timestamps and order, and counts a change of owners', () => {
+    expect(isUnchanged(withManagers([a, b]), withManagers([b, { ...a, time: '2026-12-01T11:00:00Z' }]))).toBe(true);
+    expect(isUnchanged(withManagers([a, b]), withManagers([a]))).toBe(false);
+    expect(isUnchanged(withManagers([a]), withManagers([{ ...a, manager: 'ci' }]))).toBe(false);
   });
 });
