@@ -7,21 +7,28 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
 import { getObject, getSecretData, listObjects, type ObjectRow } from '../adapters/store/objects';
 import { lastVisiblePosition } from '../adapters/store/eventlog';
+import { firstEventAfter, objectsStatusedBy } from '../adapters/store/kube-watch-reads';
 import type { KindInfo } from '../core/model/kinds';
 import type { K8sObject } from '../core/model/objects';
 import type { Requirement } from '../core/objects/label-selector';
 import { streamKey } from '../core/objects/keys';
 import { decideWrite, stripServerFields, type WriteMode } from '../core/objects/write';
 import { unknownFieldPaths, withoutPaths } from '../core/kube/prune';
+import { withServerDefaults } from '../core/kube/defaults';
 import { badRequest, conflict, fromDecision, notFound, ServiceError } from './errors';
 import { isSecret, presentSecret, splitSecret } from './secrets';
 import type { Actor, ResourceService } from './resources';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
+/** The managedFields of a write, given the object before it (undefined on create) and the defaulted object after. */
+export type Recorder = (before: K8sObject | undefined, after: K8sObject) => K8sObject;
+
 export interface KubeWriteOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
+  /** compared after defaulting, so that a write which changes nothing records nothing */
+  record?: Recorder;
 }
 
 export interface KubeWriteResult {
@@ -42,7 +49,7 @@ export function resourceName(info: KindInfo): string {
 
 /** An object with the Kubernetes resourceVersion (its last event's position). */
 export function atPosition(o: K8sObject, position: number, apiVersion?: string): K8sObject {
-  return { ...o, ...(apiVersion ? { apiVersion } : {}), metadata: { ...o.metadata, resourceVersion: String(position) } };
+  return withServerDefaults({ ...o, ...(apiVersion ? { apiVersion } : {}), metadata: { ...o.metadata, resourceVersion: String(position) } });
 }
 
 export class KubeObjects {
@@ -72,6 +79,17 @@ export class KubeObjects {
     return atPosition(await this.present(row.object, actor, row.stream), row.position);
   }
 
+  /** When the first change after a resourceVersion was made (null: none yet): how far back a watch would resume. */
+  async nextChangeTime(position: number): Promise<string | null> {
+    return (await firstEventAfter(this.db, position))?.time ?? null;
+  }
+
+  /** The objects of a kind these Gateways' recomputes may have given a new status, at their resourceVersion. */
+  async statusedBy(info: KindInfo, gateways: string[], controllerName: string): Promise<K8sObject[]> {
+    const found = await objectsStatusedBy(this.db, info.kind, gateways, controllerName);
+    return found.map((f) => atPosition(f.object, f.position));
+  }
+
   /** The resourceVersion of "now": a watch from it sees every later change. */
   position(): Promise<number> {
     return lastVisiblePosition(this.db.sql);
@@ -90,7 +108,7 @@ export class KubeObjects {
    * Create (`name` undefined) or update. `metadata.resourceVersion`, when the body has one, must be
    * the object's current one: else 409, as kube-apiserver answers.
    */
-  async write(info: KindInfo, namespace: string, name: string | undefined, body: unknown, mode: 'create' | 'update', actor: Actor, opts: KubeWriteOptions & { record?: (before: K8sObject | undefined, after: K8sObject) => K8sObject }): Promise<KubeWriteResult> {
+  async write(info: KindInfo, namespace: string, name: string | undefined, body: unknown, mode: 'create' | 'update', actor: Actor, opts: KubeWriteOptions): Promise<KubeWriteResult> {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a JSON object');
     const meta = ((body as K8sObject).metadata ?? {}) as K8sObject['metadata'];
     const objName = name ?? (typeof meta.name === 'string' ? meta.name : undefined);
@@ -107,8 +125,7 @@ export class KubeObjects {
       // always against the version read, so a race with another writer is a 409, never a lost update
       precondition = String(current.version);
     }
-    const object = opts.record ? opts.record(current?.object, body as K8sObject) : (body as K8sObject);
-    return this.commit(info, namespace, objName, object, mode === 'create' ? 'create' : 'replace', precondition, actor, opts);
+    return this.commit(info, namespace, objName, body as K8sObject, mode === 'create' ? 'create' : 'replace', precondition, actor, opts);
   }
 
   /** Writes `object` (a whole new state) over the version `precondition` names; unknown fields per fieldValidation. */
@@ -119,8 +136,9 @@ export class KubeObjects {
     for (let attempt = 0; ; attempt++) {
       try {
         const stream = this.stream(info, namespace, name);
-        if (opts.dryRun) return { ...(await this.dryRun(info, namespace, name, body, mode, precondition)), warnings };
-        const out = await this.resources.write(info, namespace, mode === 'create' ? undefined : name, body, mode, actor);
+        const toWrite = opts.record ? await this.recorded(info, namespace, name, body, mode, precondition, opts.record) : body;
+        if (opts.dryRun) return { ...(await this.dryRun(info, namespace, name, toWrite, mode, precondition)), warnings };
+        const out = await this.resources.write(info, namespace, mode === 'create' ? undefined : name, toWrite, mode, actor);
         const row = out.position !== undefined ? null : await getObject(this.db.sql, stream);
         const position = out.position ?? row?.position ?? 0;
         return { status: out.status, object: atPosition(out.object, position), changed: out.changed, warnings };
@@ -133,6 +151,15 @@ export class KubeObjects {
         body = withoutPaths(body, unknown);
       }
     }
+  }
+
+  /** The body defaulted as the write will store it, with its managedFields brought up to date. */
+  private async recorded(info: KindInfo, namespace: string, name: string, body: K8sObject, mode: WriteMode, precondition: string | undefined, record: Recorder): Promise<K8sObject> {
+    const { object } = this.resources.prepare(info, namespace, mode === 'create' ? undefined : name, body);
+    const current = await this.live(info, namespace, name, false);
+    const defaulted = this.resources.validated(info, object, current?.object);
+    const out = record(current?.object, defaulted);
+    return { ...out, metadata: { ...out.metadata, ...(precondition !== undefined ? { resourceVersion: precondition } : {}) } };
   }
 
   /** What the write would answer, with nothing written. */
@@ -164,7 +191,8 @@ export class KubeObjects {
       if (row) {
         base = row.object;
         if (isSecret(base)) base = presentSecret(base, await getSecretData(this.db.sql, row.stream));
-        base = atPosition(base, row.position);
+        // as stored (the defaults shown to readers are not written back by a patch)
+        base = { ...base, metadata: { ...base.metadata, resourceVersion: String(row.position) } };
       }
       const next = patched(base);
       const rv = next.metadata?.resourceVersion;

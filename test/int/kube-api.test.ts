@@ -259,22 +259,47 @@ describe('watch', () => {
   it('streams ADDED, MODIFIED and DELETED from a list resourceVersion, resumes from any event, and is 410 when too old', async () => {
     const list = await s.api('GET', routes('team-w'));
     const rv = list.body.metadata.resourceVersion;
-    const watching = watchEvents(`${routes('team-w')}?watch=true&resourceVersion=${rv}`, (ev) => ev.length >= 3);
+    const deleted = (ev: any[]) => ev.some((e) => e.type === 'DELETED');
+    const watching = watchEvents(`${routes('team-w')}?watch=true&resourceVersion=${rv}`, deleted);
     await new Promise((r) => setTimeout(r, 300));
     await s.api('POST', routes('team-w'), route('w1'));
     await s.api('PATCH', `${routes('team-w')}/w1`, { metadata: { labels: { x: 'y' } } }, { 'content-type': 'application/merge-patch+json' });
     await s.api('DELETE', `${routes('team-w')}/w1`);
     const { events } = await watching;
-    expect(events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+    // a status the reconciler writes in between is a MODIFIED too (at the same resourceVersion)
+    expect(events[0].type).toBe('ADDED');
+    expect(events.at(-1).type).toBe('DELETED');
+    const labelled = events.find((e) => e.type === 'MODIFIED' && e.object.metadata.labels?.x === 'y');
+    expect(labelled).toBeDefined();
     const rvs = events.map((e) => Number(e.object.metadata.resourceVersion));
     expect([...rvs].sort((a, b) => a - b)).toEqual(rvs);
-    // resumed after the first: the two after it, nothing before
-    const resumed = await watchEvents(`${routes('team-w')}?watch=true&resourceVersion=${rvs[0]}`, (ev) => ev.length >= 2, undefined, 3000);
+    // resumed after the first event: the changes after it, nothing before
+    const resumed = await watchEvents(`${routes('team-w')}?watch=true&resourceVersion=${rvs[0]}`, deleted, undefined, 3000);
     expect(resumed.events.map((e) => e.type)).toEqual(['MODIFIED', 'DELETED']);
+    expect(resumed.events[0].object.metadata.resourceVersion).toBe(labelled.object.metadata.resourceVersion);
     await new Promise((r) => setTimeout(r, 2500));
     const old = await watchEvents(`${routes('team-w')}?watch=true&resourceVersion=${rv}`, () => true);
     expect(old.status).toBe(410);
     expect(old.events[0]).toMatchObject({ kind: 'Status', reason: 'Expired', code: 410 });
+  });
+
+  it('with a label selector, an object that comes to match is ADDED and one that stops is DELETED', async () => {
+    await s.api('POST', routes('team-l'), route('l1'));
+    const list = await s.api('GET', `${routes('team-l')}?labelSelector=tier%3Dfront`);
+    expect(list.body.items).toEqual([]);
+    const watching = watchEvents(`${routes('team-l')}?watch=true&labelSelector=tier%3Dfront&resourceVersion=${list.body.metadata.resourceVersion}`, (ev) => ev.some((e) => e.type === 'DELETED'));
+    await new Promise((r) => setTimeout(r, 300));
+    const label = (tier: string) => s.api('PATCH', `${routes('team-l')}/l1`, { metadata: { labels: { tier } } }, { 'content-type': 'application/merge-patch+json' });
+    await label('front');
+    await s.api('PATCH', `${routes('team-l')}/l1`, { spec: { hostnames: ['l.example'] } }, { 'content-type': 'application/merge-patch+json' });
+    await label('back');
+    const { events } = await watching;
+    const seen = events.map((e) => `${e.type} ${e.object.metadata.labels?.tier}`);
+    // (a status the reconciler writes meanwhile is one more MODIFIED)
+    expect(seen[0]).toBe('ADDED front');
+    expect(seen.at(-1)).toBe('DELETED back');
+    expect(new Set(seen.slice(1, -1))).toEqual(new Set(['MODIFIED front']));
+    expect(events.some((e) => e.type === 'MODIFIED' && e.object.spec.hostnames?.[0] === 'l.example')).toBe(true);
   });
 
   it('a developer watching every namespace sees none of the others', async () => {
@@ -300,6 +325,16 @@ describe('watch', () => {
     expect(events[0].type).toBe('ADDED');
     expect(events.at(-1)).toMatchObject({ type: 'MODIFIED' });
     expect(events.at(-1).object.status.conditions.find((c: any) => c.type === 'Programmed')).toBeDefined();
+    // and a route's status, which the Gateway's recompute writes
+    const routesNow = await s.api('GET', routes('team-s'));
+    const routeWatch = watchEvents(`${routes('team-s')}?watch=true&resourceVersion=${routesNow.body.metadata.resourceVersion}`,
+      (ev) => ev.some((e) => e.object.status?.parents?.[0]?.conditions?.some((c: any) => c.type === 'Accepted')));
+    await new Promise((r) => setTimeout(r, 300));
+    await s.api('POST', routes('team-s'), route('attached'));
+    const seen = (await routeWatch).events;
+    expect(seen[0].type).toBe('ADDED');
+    expect(seen.at(-1).type).toBe('MODIFIED');
+    expect(seen.at(-1).object.status.parents[0].parentRef.name).toBe('gw');
   });
 });
 

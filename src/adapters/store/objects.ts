@@ -8,14 +8,14 @@ import { inReadingOrder } from '../../core/objects/order';
 
 type Runner = Pick<SqlRunner, '$queryRawUnsafe' | 'prepared'>;
 
-const STATUS = `(SELECT jsonb_agg(jsonb_build_object('owner', sp.owner, 'status', sp.status)) FROM status_parts sp WHERE sp.stream = o.stream)`;
+export const STATUS = `(SELECT jsonb_agg(jsonb_build_object('owner', sp.owner, 'status', sp.status)) FROM status_parts sp WHERE sp.stream = o.stream)`;
 
 export interface ObjectRow extends CurrentState {
   stream: string;
   position: number;
 }
 
-function withStatus(object: K8sObject, parts: unknown): K8sObject {
+export function withStatus(object: K8sObject, parts: unknown): K8sObject {
   const status = mergeStatusParts(parts as never);
   return inReadingOrder(status ? { ...object, status } : object);
 }

@@ -26,8 +26,15 @@ export function contentOf(obj: K8sObject): Record<string, unknown> {
   return content;
 }
 
+/** Field ownership counts as a change (a migration of managers is one), its timestamps and order do not. */
+function managers(obj: K8sObject): string[] {
+  const mf = obj.metadata?.managedFields;
+  if (!Array.isArray(mf)) return [];
+  return mf.map((m) => canonicalJson(m && typeof m === 'object' ? { ...(m as Record<string, unknown>), time: undefined } : m)).sort();
+}
+
 function labelsAndAnnotations(obj: K8sObject) {
-  return { labels: obj.metadata?.labels ?? {}, annotations: obj.metadata?.annotations ?? {} };
+  return { labels: obj.metadata?.labels ?? {}, annotations: obj.metadata?.annotations ?? {}, managedFields: managers(obj) };
 }
 
 export function isUnchanged(current: K8sObject, incoming: K8sObject): boolean {

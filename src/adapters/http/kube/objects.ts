@@ -150,7 +150,8 @@ export function objectHandler(ctx: AppContext, objects: KubeObjects) {
         const out = await objects.patch(info, ns, path.name!, (current) => {
           const next = applyPatchTo(current ? inVersion(path, current) : undefined, { type, body, kind: info.kind, apiVersion, fieldManager: named ?? fieldManagerOf(undefined, req.header('user-agent')), force });
           return { ...next, apiVersion: next.apiVersion ?? apiVersion, kind: info.kind, metadata: { ...(next.metadata ?? {}), name: path.name!, ...(info.scope === 'Namespaced' ? { namespace: ns } : {}) } as K8sObject['metadata'] };
-        }, actor, { ...opts, createIfMissing: createsMissing(type) });
+        // an apply records its own managedFields; every other patch is an update of its manager
+        }, actor, { ...opts, createIfMissing: createsMissing(type), record: type === 'application/apply-patch+yaml' ? undefined : recorder(req, path) });
         warnings(res, out.warnings);
         return send(out.status, out.object);
       }

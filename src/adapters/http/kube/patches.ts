@@ -26,12 +26,7 @@ export function createsMissing(type: PatchType): boolean {
 
 export function applyPatchTo(current: K8sObject | undefined, p: PatchRequest): K8sObject {
   const out = applyPatch(current, p.body, p.type, { fieldManager: p.fieldManager, force: p.force, kind: p.kind, apiVersion: p.apiVersion, now: managedTime() });
-  if (out.ok) {
-    const o = out.object as K8sObject;
-    // non-apply patches record who changed what, as every other write does
-    if (p.type === APPLY_PATCH) return o;
-    return recordUpdate(current, o, { fieldManager: p.fieldManager ?? 'unknown', kind: p.kind, apiVersion: p.apiVersion, now: managedTime() }) as K8sObject;
-  }
+  if (out.ok) return out.object as K8sObject;
   throw new HttpError(out.status, out.message, (out.causes ?? []).map((c) => ({ path: c.field, message: c.message, ...(c.reason ? { reason: c.reason as never } : {}) })));
 }
 

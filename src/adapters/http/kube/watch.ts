@@ -7,6 +7,8 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../context';
 import { HttpError } from '../problem';
+import { sendStatus } from './errors';
+import { failure } from '../../../core/kube/status';
 import type { KubePath } from '../../../core/kube/paths';
 import type { WatchEvent } from '../../../core/kube/types';
 import { tableRow, columnDefinitions, wantsTable } from '../../../core/kube/table';
@@ -16,12 +18,11 @@ import { canonicalJson } from '../../../core/objects/canonical';
 import { streamKey } from '../../../core/objects/keys';
 import type { K8sObject } from '../../../core/model/objects';
 import type { Principal } from '../../../service/principal';
-import { actorOf, listScope } from '../../../service/access';
+import { actorOf, canRead, listScope } from '../../../service/access';
 import { eventPage } from '../../../service/event-feed';
 import { presentSecret } from '../../../service/secrets';
 import { atPosition, type KubeObjects } from '../../../service/kube-objects';
 import { eventsChannel, reconciledChannel, subscribe } from '../../delivery/channels';
-import { firstEventAfter } from '../../store/kube-watch-reads';
 import { apiVersionOf } from '../../../core/kube/resources';
 import type { ListSelectors } from './selectors';
 
@@ -29,6 +30,8 @@ const POLL_MS = 1000;
 const BOOKMARK_MS = 10_000;
 /** status re-reads after recomputes, at most this often */
 const STATUS_EVERY_MS = 250;
+/** and of every object of the kind, at most this often */
+const FULL_STATUS_EVERY_MS = 10_000;
 
 const TYPES = { Created: 'ADDED', Updated: 'MODIFIED', Deleted: 'DELETED' } as const;
 
@@ -59,9 +62,10 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
   if (!fromNow) {
     if (!/^[0-9]{1,16}$/.test(rvParam)) throw new HttpError(400, `resourceVersion: Invalid value: "${rvParam.slice(0, 40)}": must be a resourceVersion this server issued`);
     cursor = Number(rvParam);
-    const next = await firstEventAfter(ctx.db, cursor);
-    if (next && historyMs > 0 && Date.now() - Date.parse(next.time) > historyMs)
-      throw new HttpError(410, `too old resource version: ${rvParam} (the watch history kept is ${ctx.config.kubeWatchHistorySeconds} s)`);
+    const next = await objects.nextChangeTime(cursor);
+    // a Kubernetes answer with no problem+json counterpart: sent as the Status it is
+    if (next && historyMs > 0 && Date.now() - Date.parse(next) > historyMs)
+      return sendStatus(res, failure(410, `too old resource version: ${rvParam} (the watch history kept is ${ctx.config.kubeWatchHistorySeconds} s)`, 'Expired'));
   } else {
     const listed = await objects.list(info, { namespace, namespaces, selector: sel.labels }, actor);
     cursor = listed.resourceVersion;
@@ -89,7 +93,15 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
   };
   const unsubscribe = subscribe(ctx.bus, eventsChannel, poke);
   const tracksStatus = path.resource.group === 'gateway.networking.k8s.io';
-  const unsubscribeStatus = tracksStatus ? subscribe(ctx.bus, reconciledChannel, () => { statusDirty = true; poke(); }) : () => undefined;
+  // the Gateways recomputed since the last status check; a wake-up (notices may have been lost) re-reads all
+  const recomputed = new Set<string>();
+  let rereadAll = false;
+  const unsubscribeStatus = tracksStatus ? subscribe(ctx.bus, reconciledChannel, (m) => {
+    if (m) recomputed.add(m.key);
+    else rereadAll = true;
+    statusDirty = true;
+    poke();
+  }) : () => undefined;
   const timer = setInterval(poke, POLL_MS);
   const ending = timeoutMs > 0 ? setTimeout(() => res.end(), timeoutMs) : null;
   res.on('close', () => {
@@ -130,17 +142,27 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
     return s && s !== 'null' ? { ...o, status: JSON.parse(s) } : o;
   };
 
+  // with a selector, an object that comes to match is ADDED for this watch and one that stops is
+  // DELETED, as kube-apiserver sends them; `known` is what this watch has told the client matches
+  const selective = sel.labels.length > 0 || sel.fields.length > 0;
+  const known = new Set<string>();
   for (const o of initial) {
     remember(o);
+    known.add(keyOf(o));
     await write({ type: 'ADDED', object: shown(o) });
   }
   if (sendInitial && bookmarks) await write({ type: 'BOOKMARK', object: { kind: info.kind, apiVersion: av, metadata: { resourceVersion: String(cursor), annotations: { 'k8s.io/initial-events-end': 'true' } } } });
-  if (tracksStatus && !fromNow) {
+  if ((tracksStatus || selective) && !fromNow) {
+    // resuming: what matches now stands for what matched then (the closest this watch can know)
     const listed = await objects.list(info, { namespace, namespaces, selector: sel.labels }, actor);
-    for (const o of listed.items) remember(o);
+    for (const o of listed.items) {
+      remember(o);
+      if (matches(o)) known.add(keyOf(o));
+    }
   }
 
   let lastStatusCheck = 0;
+  let lastFullCheck = Date.now();
   let lastBookmark = Date.now();
   try {
     while (!closed) {
@@ -148,10 +170,18 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
       const { items, next } = await eventPage(ctx.db, principal, cursor, 500, { kind: info.kind, ...(namespace !== undefined ? { namespace } : {}) });
       for (const ev of items) {
         const o = ev.kind === 'Secret' ? presentSecret(ev.object, undefined) : ev.object;
-        if (!matches(o)) continue;
-        const type = TYPES[ev.type as keyof typeof TYPES];
+        let type: WatchEvent['type'] = TYPES[ev.type as keyof typeof TYPES];
+        const k = keyOf(o);
+        if (selective) {
+          const was = known.has(k);
+          const now = type !== 'DELETED' && matches(o);
+          if (!was && !now) continue;
+          if (type !== 'DELETED') type = was && now ? 'MODIFIED' : now ? 'ADDED' : 'DELETED';
+          if (now) known.add(k);
+          else known.delete(k);
+        } else if (!matches(o)) continue;
         const object = atPosition(type === 'DELETED' ? o : withStatus(o), ev.position);
-        if (type === 'DELETED') statuses.delete(keyOf(o));
+        if (type === 'DELETED') statuses.delete(k);
         await write({ type, object: shown(object) });
       }
       cursor = next;
@@ -159,8 +189,21 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
       if (statusDirty && Date.now() - lastStatusCheck >= STATUS_EVERY_MS) {
         statusDirty = false;
         lastStatusCheck = Date.now();
-        const listed = await objects.list(info, { namespace, namespaces, selector: sel.labels }, actor);
-        for (const o of listed.items) {
+        // the objects of the Gateways recomputed; every object now and then, for a route a recompute
+        // left (its status part is gone, and no longer names that Gateway)
+        const all = rereadAll || Date.now() - lastFullCheck >= FULL_STATUS_EVERY_MS;
+        const keys = [...recomputed];
+        recomputed.clear();
+        rereadAll = false;
+        let candidates: K8sObject[];
+        if (all) {
+          lastFullCheck = Date.now();
+          candidates = (await objects.list(info, { namespace, namespaces, selector: sel.labels }, actor)).items;
+        } else {
+          const found = await objects.statusedBy(info, keys, ctx.config.controllerName);
+          candidates = found.filter((o) => canRead(principal, info.kind, info.scope === 'Namespaced' ? o.metadata.namespace : undefined, o.metadata.name));
+        }
+        for (const o of candidates) {
           if (!matches(o)) continue;
           const k = keyOf(o);
           const s = canonicalJson(o.status ?? null);
