@@ -329,6 +329,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/apis/{group}/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example gateway.networking.k8s.io */
+                group: string;
+                /** @example v1 */
+                version: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Kubernetes discovery of one group version
+         * @description The kinds of the group version, as kube-apiserver's discovery lists them (also at /k8s/apis/{group}/{version}; /k8s/api/v1 for the core kinds, /k8s/apis and /k8s/api for the lists of groups, aggregated discovery when asked for with Accept). The Kubernetes API (objects, list, watch, patch, server-side apply, the status subresource, Table answers) is served under /k8s, the server the kubeconfig written next to the admin token names; its objects, verbs and errors are Kubernetes' own (README, "kubectl").
+         */
+        get: operations["kubeDiscoveryGroupVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/k8s/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example gateway.networking.k8s.io */
+                group: string;
+                /** @example v1 */
+                version: string;
+                namespace: components["parameters"]["Namespace"];
+                /** @example httproutes */
+                resource: string;
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /**
+         * An object at its Kubernetes path
+         * @description Every kind at /k8s/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name} (cluster-scoped kinds without the namespace part; core kinds at /k8s/api/v1/...), with get, list (limit/continue, labelSelector, fieldSelector), watch=true (a stream of KubeWatchEvent lines), create, update, patch (json-patch, merge-patch, strategic-merge-patch for core kinds, apply-patch+yaml with fieldManager and force), delete, the status subresource (read only), dryRun=All and fieldValidation. metadata.resourceVersion is the log position of the object's last change.
+         */
+        get: operations["kubeGetObject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/k8s/apis/{group}/{version}/namespaces/{namespace}/{resource}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                group: string;
+                version: string;
+                namespace: components["parameters"]["Namespace"];
+                resource: string;
+            };
+            cookie?: never;
+        };
+        /** A Kubernetes list, or with watch=true a watch */
+        get: operations["kubeListObjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/events": {
         parameters: {
             query?: never;
@@ -3698,6 +3774,71 @@ export interface components {
                 name: components["schemas"]["HTTPHeaderName"];
             };
         };
+        KubeStatusCause: {
+            /** @description metav1.CauseType: FieldValueInvalid, FieldValueRequired, FieldManagerConflict, ... */
+            reason?: string;
+            message: string;
+            /** @description The field at fault, as Kubernetes writes it: spec.rules[0].matches[0].path.value */
+            field?: string;
+        };
+        /** @description meta/v1 Status: every error on the Kubernetes paths (problem+json stays on the Switchyard paths). `reason` is the Kubernetes StatusReason (NotFound, AlreadyExists, Conflict, Invalid, Forbidden, Unauthorized, Expired, MethodNotAllowed, UnsupportedMediaType, BadRequest, ...). */
+        KubeStatus: {
+            /** @enum {string} */
+            kind: "Status";
+            /** @enum {string} */
+            apiVersion: "v1";
+            metadata: Record<string, never>;
+            /** @enum {string} */
+            status: "Success" | "Failure";
+            message: string;
+            reason: string;
+            details?: {
+                name?: string;
+                group?: string;
+                kind?: string;
+                uid?: string;
+                causes?: components["schemas"]["KubeStatusCause"][];
+                retryAfterSeconds?: number;
+            };
+            code: number;
+        };
+        /** @description One kind in an APIResourceList (discovery), as kubectl api-resources lists it. */
+        KubeAPIResource: {
+            /** @description The plural, or plural/subresource (httproutes/status) */
+            name: string;
+            singularName: string;
+            namespaced: boolean;
+            group?: string;
+            version?: string;
+            kind: string;
+            verbs: string[];
+            shortNames?: string[];
+            /** @description gateway-api for the Gateway API kinds */
+            categories?: string[];
+        };
+        KubeAPIResourceList: {
+            /** @enum {string} */
+            kind: "APIResourceList";
+            /** @enum {string} */
+            apiVersion: "v1";
+            groupVersion: string;
+            resources: components["schemas"]["KubeAPIResource"][];
+        };
+        /** @description A column of a meta.k8s.io/v1 Table (kubectl get), as the CRDs' additionalPrinterColumns give them. */
+        KubeTableColumn: {
+            name: string;
+            type: string;
+            format: string;
+            description: string;
+            /** @description 0: shown by kubectl get; 1: with -o wide */
+            priority: number;
+        };
+        /** @description One line of a watch stream (?watch=true): ADDED, MODIFIED and DELETED carry the object (its metadata.resourceVersion is the log position to resume from), BOOKMARK only a resourceVersion, ERROR a Status (410 Expired: the resourceVersion is older than the history kept; list again). */
+        KubeWatchEvent: {
+            /** @enum {string} */
+            type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+            object: unknown;
+        };
         /** @description Listeners added to an existing Gateway that allows them (gateway.networking.k8s.io v1). */
         ListenerSet: {
             apiVersion: string;
@@ -5358,6 +5499,130 @@ export interface operations {
         responses: {
             200: components["responses"]["StatusExplanation"];
             default: components["responses"]["Problem"];
+        };
+    };
+    kubeDiscoveryGroupVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example gateway.networking.k8s.io */
+                group: string;
+                /** @example v1 */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The kinds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubeAPIResourceList"];
+                };
+            };
+            /** @description A Kubernetes Status (401 without a token, 404 for a group version not served). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubeStatus"];
+                };
+            };
+        };
+    };
+    kubeGetObject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example gateway.networking.k8s.io */
+                group: string;
+                /** @example v1 */
+                version: string;
+                namespace: components["parameters"]["Namespace"];
+                /** @example httproutes */
+                resource: string;
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"];
+                };
+            };
+            /** @description A Kubernetes Status. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubeStatus"];
+                };
+            };
+        };
+    };
+    kubeListObjects: {
+        parameters: {
+            query?: {
+                watch?: boolean;
+                resourceVersion?: string;
+                limit?: number;
+                continue?: string;
+                labelSelector?: string;
+                /** @description metadata.name and metadata.namespace */
+                fieldSelector?: string;
+            };
+            header?: never;
+            path: {
+                group: string;
+                version: string;
+                namespace: components["parameters"]["Namespace"];
+                resource: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A List (metadata.resourceVersion starts a watch), a Table when asked for with Accept, or with watch=true newline-delimited KubeWatchEvent objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyObject"];
+                    "application/json;stream=watch": components["schemas"]["KubeWatchEvent"];
+                };
+            };
+            /** @description The resourceVersion is older than the watch history kept (Expired). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubeStatus"];
+                };
+            };
+            /** @description A Kubernetes Status. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubeStatus"];
+                };
+            };
         };
     };
     listEvents: {
