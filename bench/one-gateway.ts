@@ -9,7 +9,7 @@
 // each with its target, and the CPU each process spent per change (a shared machine disturbs
 // wall-clock figures more than CPU time).
 // Knobs: BENCH_ROUTES (5000; 50000 for the large target), BENCH_MODES (split,single), BENCH_CHANGES
-// (60), BENCH_SUBSCRIBERS (2000).
+// (60), BENCH_SUBSCRIBERS (2000), BENCH_STOP_AFTER=burst (the burst's figures alone).
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -175,12 +175,17 @@ async function run(mode: 'split' | 'single'): Promise<void> {
 
     // the burst: every route of the one Gateway, written as fast as 32 clients can
     const ids = Array.from({ length: ROUTES }, (_, i) => i);
+    const burstCpu0 = { api: cpuMs(pids.api), worker: pids.worker ? cpuMs(pids.worker) : 0 };
     let t = performance.now();
     await pool(ids, (i) => put(base, `/api/v1/namespaces/${teamOf(i)}/httproutes/r-${i}`, httpRoute(i, 'shared', `/svc-${i}`)));
     const burstS = (performance.now() - t) / 1000;
     report(label('burst_writes_per_second'), ROUTES / burstS, 'writes/s', mode === 'single' ? '>= 1500 writes/s' : 'informational');
+    // CPU over the burst's writes, per write (in one process: the API's and the worker's together)
+    report(label('burst_cpu_per_write_api'), (cpuMs(pids.api) - burstCpu0.api) / ROUTES, 'ms', 'informational');
+    if (pids.worker) report(label('burst_cpu_per_write_worker'), (cpuMs(pids.worker) - burstCpu0.worker) / ROUTES, 'ms', 'informational');
     await reconciled(client);
     report(label('burst_reconciled_after'), (performance.now() - t) / 1000, 's', 'informational');
+    if (process.env.BENCH_STOP_AFTER === 'burst') return;
 
     // propagation of one-route changes to a delta watch and a whole-snapshot watch
     const full = await request(base, 'GET', SNAP);
