@@ -25,26 +25,6 @@ describe('holdoff: when a key runs', () => {
     expect(released).toEqual([]);
   });
 
-  it('holds a key whose runs cost much for a multiple of its last run, within a cap', () => {
-    const costly = new Holdoff((key) => released.push({ key, at: Date.now() }), { ...OPTS, costFactor: 4, costCapMs: 5000 }, () => Date.now());
-    costly.ran('cheap', 30);
-    costly.ran('big', 600);
-    costly.ran('huge', 60_000);
-    const keys = ['cheap', 'big', 'huge'];
-    for (let i = 0; i < 3; i++) costly.batch(keys);
-    expect(costly.batch(keys)).toEqual([{ run: 'held', maxMs: 1000 }, { run: 'held', maxMs: 2400 }, { run: 'held', maxMs: 5000 }]);
-    expect(costly.heldFor('big')).toBe(2400);
-    // while the batches keep asking, the costly key runs only when its longer hold ends
-    for (let t = 0; t < 2300; t += 20) {
-      vi.advanceTimersByTime(20);
-      costly.batch(['cheap', 'big', 'huge']);
-    }
-    expect(released.map((r) => r.key)).toEqual(['cheap', 'cheap']);
-    vi.advanceTimersByTime(100);
-    expect(released.map((r) => r.key)).toContain('big');
-    costly.close();
-  });
-
   it('holds a key asked for again and again until the batches stop asking for it', () => {
     for (let i = 0; i < 3; i++) {
       expect(runs(['k'])).toEqual(['now']);

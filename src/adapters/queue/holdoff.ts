@@ -20,17 +20,9 @@ export interface HoldoffOptions {
   maxMs: number;
   /** keys remembered at most (the least recently asked are forgotten first) */
   maxKeys?: number;
-  /**
-   * A held key whose last run took d ms is held up to costFactor x d (at most costCapMs) when that
-   * is longer than maxMs: a Gateway that costs much to recompute (thousands of routes) then takes
-   * a share of the CPU of at most about 1 / (costFactor + 1) during a burst of writes to it,
-   * leaving the rest to the writes (in one process as `npm start` runs, they share one thread).
-   */
-  costFactor?: number;
-  costCapMs?: number;
 }
 
-export const DEFAULT_HOLDOFF: HoldoffOptions = { burst: 5, windowMs: 100, missedBatches: 3, quietMs: 40, maxMs: 1000, costFactor: 4, costCapMs: 10_000 };
+export const DEFAULT_HOLDOFF: HoldoffOptions = { burst: 5, windowMs: 100, missedBatches: 3, quietMs: 40, maxMs: 1000 };
 
 /** What to do with a request: run now, hold a new run (at most `maxMs` ms), or nothing (a held run takes it). */
 export type HoldDecision = { run: 'now' } | { run: 'held'; maxMs: number } | { run: 'joined' };
@@ -44,8 +36,6 @@ interface KeyState {
 export class Holdoff {
   private readonly keys = new Map<string, KeyState>();
   private readonly held = new Set<string>();
-  /** how long each key's last run took, ms */
-  private readonly cost = new Map<string, number>();
   private quiet: NodeJS.Timeout | null = null;
 
   /** `release` is called when a held key's run should start. */
@@ -76,23 +66,7 @@ export class Holdoff {
   /** How long until a held key's run is due at the latest, or null when it is not held. */
   heldFor(key: string): number | null {
     const h = this.keys.get(key)?.held;
-    return h ? Math.max(0, h.since + this.maxFor(key) - this.now()) : null;
-  }
-
-  /** A run of `key` took `ms`: what a later hold of it is scaled by (see costFactor). */
-  ran(key: string, ms: number): void {
-    this.cost.delete(key);
-    this.cost.set(key, ms);
-    for (const k of this.cost.keys()) {
-      if (this.cost.size <= (this.opts.maxKeys ?? 10_000)) break;
-      this.cost.delete(k);
-    }
-  }
-
-  private maxFor(key: string): number {
-    const d = this.cost.get(key);
-    if (d === undefined || !this.opts.costFactor) return this.opts.maxMs;
-    return Math.max(this.opts.maxMs, Math.min(this.opts.costCapMs ?? Infinity, this.opts.costFactor * d));
+    return h ? Math.max(0, h.since + this.opts.maxMs - this.now()) : null;
   }
 
   close(): void {
@@ -100,7 +74,6 @@ export class Holdoff {
     for (const k of this.held) clearTimeout(this.keys.get(k)!.held!.timer);
     this.held.clear();
     this.keys.clear();
-    this.cost.clear();
   }
 
   private decide(key: string, t: number, streaming: boolean): HoldDecision {
@@ -120,10 +93,9 @@ export class Holdoff {
       return { run: 'joined' };
     }
     if (!hot) return { run: 'now' };
-    const maxMs = this.maxFor(key);
-    s.held = { since: t, misses: 0, timer: setTimeout(() => this.fire(key), maxMs) };
+    s.held = { since: t, misses: 0, timer: setTimeout(() => this.fire(key), this.opts.maxMs) };
     this.held.add(key);
-    return { run: 'held', maxMs };
+    return { run: 'held', maxMs: this.opts.maxMs };
   }
 
   private fire(key: string): void {
