@@ -13,7 +13,7 @@ import { BehindSweep } from './adapters/queue/sweep';
 import { scoped } from './adapters/store/scope';
 import { Reconciler, missedChanges } from './service/reconcile';
 import { markWork } from './runtime/idle-gc';
-import { EVENTS_CHANNEL, RECONCILED_CHANNEL, SNAPSHOT_CHANNEL, snapshotNotice } from './adapters/delivery/channels';
+import { DELTA_NOTICE_LIMIT, EVENTS_CHANNEL, publish, RECONCILED_CHANNEL, SNAPSHOT_CHANNEL, snapshotDeltaChannel, snapshotNotice } from './adapters/delivery/channels';
 import { WorkerMetrics } from './adapters/metrics/worker';
 import { readDispatchLag } from './adapters/store/dispatch-lag';
 import { dispatchCheckpoint } from './adapters/store/scope';
@@ -72,7 +72,10 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     // A changed snapshot is announced as soon as it is committed, before the check for missed
     // changes (a notice is a hint: the run that follows announces its own version too).
     if (out.snapshotChanged) {
-      o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${job.namespace}/${job.name}`, out.snapshotVersion ?? null, out.body, out.delta));
+      if (out.delta && out.snapshotVersion !== undefined && out.delta.text.length <= DELTA_NOTICE_LIMIT) {
+        publish(o.bus, snapshotDeltaChannel, { gateway: `${job.namespace}/${job.name}`, from: out.delta.from, to: out.snapshotVersion, text: out.delta.text });
+      }
+      o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${job.namespace}/${job.name}`, out.snapshotVersion ?? null, out.body));
       metrics.snapshot(job.namespace, job.name, out.snapshotVersion === undefined ? null : { version: out.snapshotVersion, body: out.body });
     }
     const again = out.written && (out.missed || (await missedChanges(o.db, out.sourcePosition, out.deps ?? [], scoped(o.controllerName, key))));

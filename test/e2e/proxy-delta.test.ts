@@ -3,14 +3,22 @@
 // fetched; a delta whose hash does not match the table it rebuilds is dropped for a fetch of the
 // whole snapshot, after which it serves the current version and hash.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
 import { startEchoBackend, type EchoBackend } from '../support/echo-backend';
 import { startProxyProcess, type ProxyProcess } from '../support/proxy-process';
 
 const GW = 'gateway.networking.k8s.io/v1';
-const OFFSET = 20000 + Math.floor(Math.random() * 20000);
+/** The proxy binds the listener's port + OFFSET: one the system just handed out, so not one another test holds. */
+let OFFSET = 0;
+async function freeOffset(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port - 80;
+}
 const SNAP = '/api/v1/namespaces/infra/gateways/edge/snapshot';
 
 let s: TestServer;
@@ -119,6 +127,7 @@ beforeAll(async () => {
   await reconciled(s);
   await startRelay(s.url);
   const token = await mintToken(s, { name: 'edge-proxy', role: 'proxy', gateways: ['infra/edge'] });
+  OFFSET = await freeOffset();
   proxy = await startProxyProcess(relayUrl, token, ['--gateway', 'infra/edge', '--port-offset', String(OFFSET), '--id', 'delta-1']);
   await synced();
 }, 120_000);

@@ -35,10 +35,17 @@ afterAll(async () => {
   await s?.close();
 });
 
-/** The held table after a delta, checked against its hash; and it is what a whole GET gives. */
+/**
+ * The held table after a delta, checked against its hash; and it is what a whole GET gives (a
+ * worker's delta may reach the watch before the API has loaded the whole body it leads to).
+ */
 async function applied(held: { version: number; parts: TableParts }, d: SnapshotDelta) {
   const out = applyDelta(held.parts, held.version, d, []);
-  const whole = (await s.api('GET', SNAP)).body as Snapshot;
+  let whole = (await s.api('GET', SNAP)).body as Snapshot;
+  for (const deadline = Date.now() + 10_000; whole.version < d.version && Date.now() < deadline;) {
+    await new Promise((r) => setTimeout(r, 20));
+    whole = (await s.api('GET', SNAP)).body as Snapshot;
+  }
   expect(whole.version).toBe(d.version);
   expect(out.text).toBe(JSON.stringify(whole.table));
   return { version: d.version, parts: out.parts };
@@ -105,7 +112,7 @@ describe('delta delivery', () => {
     await put('/api/v1/namespaces/app/httproutes/r2', route('/since'));
     const ev = await w.next();
     w.close();
-    const r = await s.api('GET', `${SNAP}?since=${cur.version}`);
+    const r = await s.api('GET', `${SNAP}?since=${cur.version}&wait=10`);
     expect(r.status).toBe(200);
     expect(r.headers.get('etag')).toBe(`"${r.body.version}"`);
     expect(JSON.stringify(r.body)).toBe(ev.data);
@@ -129,7 +136,7 @@ describe('delta delivery', () => {
     await put('/api/v1/namespaces/app/httproutes/o2', onOther('/o2'));
     await reconciled(s);
     // this process kept no earlier version of "other" (no delta was asked of it): the delta is the worker's
-    const r = await s.api('GET', `${OTHER}?since=${cur.version}`);
+    const r = await s.api('GET', `${OTHER}?since=${cur.version}&wait=10`);
     expect(r.body.fromVersion).toBe(cur.version);
     const out = applyDelta(tableParts(cur.table), cur.version, r.body, []);
     expect(out.text).toBe(JSON.stringify((await s.api('GET', OTHER)).body.table));

@@ -1,7 +1,7 @@
 // Bus channels: what a publisher encodes a subscriber decodes, and the empty wake-up is no message.
 import { describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../src/adapters/delivery/bus';
-import { eventsChannel, publish, reconciledChannel, snapshotChannel, snapshotNotice, subscribe } from '../../src/adapters/delivery/channels';
+import { eventsChannel, publish, reconciledChannel, snapshotChannel, snapshotDeltaChannel, snapshotNotice, subscribe } from '../../src/adapters/delivery/channels';
 
 describe('bus channels', () => {
   it('round-trip each message shape', () => {
@@ -18,12 +18,12 @@ describe('bus channels', () => {
     expect(snapshotChannel.decode(snapshotNotice('infra/edge', 4, body))).toEqual({ gateway: 'infra/edge', version: 4 });
   });
 
-  it('carry the worker\'s delta beside the body, or alone when the body is too large', () => {
-    const delta = { from: 2, text: JSON.stringify({ version: 3, fromVersion: 2, changes: [{ item: { note: 'a\nb' } }] }) };
-    const notice = { gateway: 'infra/edge', version: 3, body: '{"version":3}', delta };
-    expect(snapshotChannel.decode(snapshotChannel.encode(notice))).toEqual(notice);
-    expect(snapshotChannel.decode(snapshotNotice('infra/edge', 3, 'x'.repeat((1 << 20) + 1), delta))).toEqual({ gateway: 'infra/edge', version: 3, delta });
-    expect(snapshotChannel.decode(snapshotNotice('infra/edge', null, undefined, delta))).toEqual({ gateway: 'infra/edge', version: null });
+  it('carry a worker\'s delta on a channel of its own, and refuse a delta notice without its delta', () => {
+    const m = { gateway: 'infra/edge', from: 2, to: 3, text: JSON.stringify({ version: 3, fromVersion: 2, changes: [{ item: { note: 'a\nb' } }] }) };
+    expect(snapshotDeltaChannel.name).not.toBe(snapshotChannel.name);
+    expect(snapshotDeltaChannel.decode(snapshotDeltaChannel.encode(m))).toEqual(m);
+    expect(snapshotDeltaChannel.decode('')).toBeUndefined();
+    expect(() => snapshotDeltaChannel.decode(JSON.stringify({ gateway: 'infra/edge', from: 2, to: 3 }))).toThrow();
   });
 
   it('hand a wake-up to subscribers as undefined and drop what cannot be read', async () => {

@@ -110,6 +110,17 @@ describe('table parts', () => {
     roundTrip(t, { ...t, listeners: [] });
   });
 
+  it('tells repeated entries apart by their place among their equals', () => {
+    const t = table([{ name: 'a', path: '/a' }, { name: 'b', path: '/b' }]);
+    const l = t.listeners[0];
+    const twice = { ...t, listeners: [{ ...l, httpRoutes: [...l.httpRoutes!, l.httpRoutes![0], l.httpRoutes![0]] }, t.listeners[1]] };
+    const ids = [...tableParts(twice).entries.values()][0].ids;
+    expect(ids.slice(-2)).toEqual(['HTTPRoute/apps/a#0|0||~2', 'HTTPRoute/apps/a#0|0||~3']);
+    expect(JSON.stringify(tableOfParts(tableParts(twice)))).toBe(JSON.stringify(twice));
+    roundTrip(t, twice);
+    roundTrip(twice, t);
+  });
+
   it('gives the second of any two random tables from the first', () => {
     const next = rng(16);
     const names = Array.from({ length: 30 }, (_, i) => `r${String(i).padStart(2, '0')}`);

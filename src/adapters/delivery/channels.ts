@@ -36,47 +36,63 @@ export interface SnapshotNotice {
   version: number | null;
   /** the new body, when it is small enough to travel on the bus */
   body?: string;
-  /** the delta to it from an earlier version (openapi/schemas/snapshot-delta.yaml), when the worker had that version */
-  delta?: { from: number; text: string };
 }
 
 export const SNAPSHOT_CHANNEL = 'snapshots';
 
 // A notice carries its body when that is small enough for pub/sub, so that an API process
-// delivering it need not read it back from PostgreSQL: a line of JSON, then the body. With a
-// delta (`deltaFrom` in the head) the delta's line comes before the body (JSON text holds no raw
-// newline, so the lines split cleanly).
+// delivering it need not read it back from PostgreSQL: a line of JSON, then the body.
 const NOTICE_BODY_LIMIT = 1 << 20;
 
-export function snapshotNotice(gateway: string, version: number | null, body?: string, delta?: { from: number; text: string }): string {
-  const withDelta = delta !== undefined && version !== null && delta.text.length <= NOTICE_BODY_LIMIT;
-  const head = JSON.stringify({ gateway, version, ...(withDelta ? { deltaFrom: delta.from } : {}) });
-  const lines = withDelta ? `${head}\n${delta.text}` : head;
-  return body !== undefined && version !== null && body.length <= NOTICE_BODY_LIMIT ? `${lines}\n${body}` : lines;
+export function snapshotNotice(gateway: string, version: number | null, body?: string): string {
+  const head = JSON.stringify({ gateway, version });
+  return body !== undefined && version !== null && body.length <= NOTICE_BODY_LIMIT ? `${head}\n${body}` : head;
 }
 
 function readSnapshotNotice(text: string): SnapshotNotice | undefined {
   if (text === '') return undefined;
   const nl = text.indexOf('\n');
-  const head = JSON.parse(nl < 0 ? text : text.slice(0, nl)) as { gateway?: unknown; version?: unknown; deltaFrom?: unknown };
+  const head = JSON.parse(nl < 0 ? text : text.slice(0, nl)) as { gateway?: unknown; version?: unknown };
   if (typeof head.gateway !== 'string' || (head.version !== null && typeof head.version !== 'number')) throw new Error('not a snapshot notice');
   const notice: SnapshotNotice = { gateway: head.gateway, version: head.version };
-  if (nl < 0) return notice;
-  let rest = text.slice(nl + 1);
-  if (typeof head.deltaFrom === 'number') {
-    const end = rest.indexOf('\n');
-    notice.delta = { from: head.deltaFrom, text: end < 0 ? rest : rest.slice(0, end) };
-    if (end < 0) return notice;
-    rest = rest.slice(end + 1);
-  }
-  return { ...notice, body: rest };
+  return nl < 0 ? notice : { ...notice, body: text.slice(nl + 1) };
 }
 
 export const snapshotChannel: Channel<SnapshotNotice> = {
   name: SNAPSHOT_CHANNEL,
-  encode: (m) => snapshotNotice(m.gateway, m.version, m.body, m.delta),
+  encode: (m) => snapshotNotice(m.gateway, m.version, m.body),
   decode: readSnapshotNotice,
 };
+
+/**
+ * A worker's delta from an earlier version of a Gateway's snapshot to the one it just wrote
+ * (openapi/schemas/snapshot-delta.yaml): a line of JSON, then the delta. It has a channel of its
+ * own, published just before the snapshot's notice, so that an API process that does not know it
+ * (during a rolling upgrade) never takes it for part of a body.
+ */
+export interface SnapshotDeltaNotice {
+  gateway: string;
+  from: number;
+  to: number;
+  text: string;
+}
+
+export const SNAPSHOT_DELTA_CHANNEL = 'snapshot-deltas';
+
+export const snapshotDeltaChannel: Channel<SnapshotDeltaNotice> = {
+  name: SNAPSHOT_DELTA_CHANNEL,
+  encode: (m) => `${JSON.stringify({ gateway: m.gateway, from: m.from, to: m.to })}\n${m.text}`,
+  decode: (text) => {
+    if (text === '') return undefined;
+    const nl = text.indexOf('\n');
+    const head = JSON.parse(nl < 0 ? text : text.slice(0, nl)) as { gateway?: unknown; from?: unknown; to?: unknown };
+    if (nl < 0 || typeof head.gateway !== 'string' || typeof head.from !== 'number' || typeof head.to !== 'number') throw new Error('not a snapshot delta notice');
+    return { gateway: head.gateway, from: head.from, to: head.to, text: text.slice(nl + 1) };
+  },
+};
+
+/** Deltas larger than this are not sent on the bus (the API makes them itself when asked). */
+export const DELTA_NOTICE_LIMIT = NOTICE_BODY_LIMIT;
 
 export function publish<M>(bus: Bus, channel: Channel<M>, message: M): void {
   bus.publish(channel.name, channel.encode(message));

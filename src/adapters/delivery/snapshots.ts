@@ -8,7 +8,7 @@ import type { Bus } from './bus';
 import type { CompiledTable } from '../../core/compile';
 import { streamKey } from '../../core/objects/keys';
 import { mayReferenceSecrets, parseSnapshot, secretRefsOf, snapshotBody, withSecretData } from '../../core/snapshot/format';
-import { snapshotChannel, subscribe } from './channels';
+import { snapshotChannel, snapshotDeltaChannel, subscribe } from './channels';
 import { DeltaHistory } from './deltas';
 
 /** The store keeps a body's tail deflated: it holds the table, nearly all of the body. */
@@ -67,25 +67,28 @@ export class SnapshotHub {
   constructor(private readonly db: Database, bus: Bus, pollMs = 1000) {
     this.unsubscribe = subscribe(bus, snapshotChannel, (notice) => {
       if (!notice) return void this.refreshWatched();
-      const { gateway, version, body, delta } = notice;
+      const { gateway, version, body } = notice;
       // a Gateway this process has not served is loaded when first asked for, not on every change
       if (!this.cache.has(gateway) && !this.listeners.has(gateway)) return;
-      // the worker's delta, ready for the watchers that take deltas: no table is parsed for them
-      if (delta && version !== null) {
-        this.deltas.offer(gateway, delta.from, version, delta.text);
-        // and sent at once, before the whole body is loaded, unless the Secrets the listeners name
-        // may have changed with it (their data is read per send, for the version it goes with)
-        const held = this.cache.get(gateway);
-        if (held && held.secretRefs.length === 0 && !delta.text.includes('"collection":"listeners"')) {
-          for (const fn of this.deltaListeners.get(gateway) ?? []) fn(delta.from, version, delta.text);
-        }
-      }
       const cur = this.cache.get(gateway);
       if (cur && version !== null && cur.version >= version) return;
       // a load under way may bring an older version: it is not waited for (it never replaces a newer one)
       if (body !== undefined && version !== null) this.accept(gateway, parse(gateway, version, body));
       else void this.reload(gateway);
     });
+    // the worker's delta, ready for the watchers that take deltas: no table is parsed for them
+    const unsubscribeDeltas = subscribe(bus, snapshotDeltaChannel, (d) => {
+      if (!d || (!this.cache.has(d.gateway) && !this.listeners.has(d.gateway))) return;
+      this.deltas.offer(d.gateway, d.from, d.to, d.text);
+      // and sent at once, before the whole body is loaded, unless the Secrets the listeners name
+      // may have changed with it (their data is read per send, for the version it goes with)
+      const held = this.cache.get(d.gateway);
+      if (held && held.secretRefs.length === 0 && !d.text.includes('"collection":"listeners"')) {
+        for (const fn of this.deltaListeners.get(d.gateway) ?? []) fn(d.from, d.to, d.text);
+      }
+    });
+    const unsubscribeNotices = this.unsubscribe;
+    this.unsubscribe = () => { unsubscribeNotices(); unsubscribeDeltas(); };
     this.timer = setInterval(() => void this.refreshWatched(), pollMs);
     this.timer.unref();
   }

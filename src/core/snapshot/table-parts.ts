@@ -56,16 +56,19 @@ export function emptyList(): PartList {
   return { ids: [], parts: new Map() };
 }
 
-/** Ids unique within a list: a repeated one gets "|~2", "|~3" ... in list order. */
-function uniqueId(seen: Map<string, number>, id: string): string {
-  const n = (seen.get(id) ?? 0) + 1;
+/** Ids unique within a list: a repeated one gets "|~2", "|~3" ... in list order (repeats are rare: only they are counted). */
+function uniqueId(list: PartList, seen: Map<string, number>, id: string): string {
+  if (!list.parts.has(id)) return id;
+  let n = seen.get(id) ?? 1;
+  let uid;
+  do uid = `${id}|~${++n}`; while (list.parts.has(uid));
   seen.set(id, n);
-  return n === 1 ? id : `${id}|~${n}`;
+  return uid;
 }
 
 /** `make` is called only when the previous version's part cannot be kept as it is. */
 function push(list: PartList, seen: Map<string, number>, id: string, make: () => Record<string, unknown>, reuse?: PartList, src?: object): void {
-  const uid = uniqueId(seen, id);
+  const uid = uniqueId(list, seen, id);
   const prev = reuse?.parts.get(uid);
   list.ids.push(uid);
   if (src !== undefined && prev?.src === src) return void list.parts.set(uid, prev);
