@@ -69,7 +69,7 @@ async function startOnce(env: Record<string, string | undefined>, script: string
     child, url, output: () => out,
     stop(signal = 'SIGTERM') {
       return new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode); // a process a signal ended has no exit code, and will not exit again
         child.once('exit', (code) => resolve(code));
         child.kill(signal);
       });

@@ -33,7 +33,7 @@ export async function startProxyProcess(apiUrl: string, token: string, args: str
     child, admin, output: () => out,
     stop(signal = 'SIGTERM') {
       return new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode); // a process a signal ended has no exit code, and will not exit again
         child.once('exit', (code) => resolve(code));
         child.kill(signal);
       });

@@ -25,6 +25,13 @@ export async function startTcpEcho(service: string, secure?: { cert: string; key
     s.on('end', () => s.end());
   };
   const server = secure ? tls.createServer({ ...secure, allowHalfOpen: true }, onSocket) : net.createServer({ allowHalfOpen: true }, onSocket);
+  // a TLS server's connections still in their handshake are not among `sockets`: a half-open one (the
+  // peer's FIN, allowHalfOpen) would hold close() forever
+  const raw = new Set<net.Socket>();
+  if (secure) server.on('connection', (s: net.Socket) => {
+    raw.add(s);
+    s.on('close', () => raw.delete(s));
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
     port: (server.address() as net.AddressInfo).port,
@@ -32,6 +39,7 @@ export async function startTcpEcho(service: string, secure?: { cert: string; key
     close: () => new Promise((r) => {
       server.close(() => r());
       for (const s of sockets) s.destroy();
+      for (const s of raw) s.destroy();
     }),
   };
 }
