@@ -20,6 +20,21 @@ describe('MemorySource', () => {
     expect(names(src.routesNaming('a', 'gw'))).toEqual(['a/r3']);
   });
 
+  it('indexes ListenerSets by the Gateway they name, and routes by the ListenerSets they name', () => {
+    const ls = (ns: string, name: string, gw: { name: string; namespace?: string }) =>
+      ({ apiVersion: GW, kind: 'ListenerSet', metadata: { namespace: ns, name }, spec: { parentRef: gw, listeners: [] } }) as unknown as K8sObject;
+    const viaSet = (ns: string, name: string, set: string) =>
+      ({ apiVersion: GW, kind: 'HTTPRoute', metadata: { namespace: ns, name }, spec: { parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'ListenerSet', name: set, namespace: 'team' }] } }) as unknown as K8sObject;
+    const src = new MemorySource([ls('team', 'a', { name: 'gw', namespace: 'infra' }), ls('infra', 'b', { name: 'gw' }), viaSet('apps', 'r', 'a')]);
+    expect(names(src.listenerSetsNaming('infra', 'gw'))).toEqual(['infra/b', 'team/a']);
+    expect(names(src.routesNaming('team', 'a', 'ListenerSet'))).toEqual(['apps/r']);
+    // naming a ListenerSet is not naming a Gateway of that name
+    expect(src.routesNaming('team', 'a')).toEqual([]);
+    src.put(ls('team', 'a', { name: 'other', namespace: 'infra' }));
+    expect(names(src.listenerSetsNaming('infra', 'gw'))).toEqual(['infra/b']);
+    expect(names(src.listenerSetsNaming('infra', 'other'))).toEqual(['team/a']);
+  });
+
   it('moves a route to the Gateways its new parentRefs name and forgets a deleted one', () => {
     const src = new MemorySource([route('infra', 'r', [{ name: 'gw' }])]);
     src.put(route('infra', 'r', [{ name: 'gw2' }]));

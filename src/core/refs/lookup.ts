@@ -151,14 +151,6 @@ function slicesTable(slices: readonly EndpointSlice[]): Map<string, EndpointSlic
   return slicesByService;
 }
 
-function routesTable(routes: readonly Route[]): Map<string, Route[]> {
-  const routesByGateway = new Map<string, Route[]>();
-  for (const r of routes) {
-    for (const k of gatewaysNamedBy(r)) (routesByGateway.get(k) ?? routesByGateway.set(k, []).get(k)!).push(r);
-  }
-  return routesByGateway;
-}
-
 /** The precedence of conflicting policies: the older creationTimestamp, then namespace/name. */
 export function policyOrder(a: BackendTLSPolicy, b: BackendTLSPolicy): number {
   return cmp(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? '')
@@ -181,12 +173,25 @@ function policiesTable(policies: readonly BackendTLSPolicy[]): Map<string, Backe
   return out;
 }
 
-function listenerSetRoutesTable(routes: readonly Route[]): Map<string, Route[]> {
+interface RouteTables { byGateway: Map<string, Route[]>; byListenerSet: Map<string, Route[]> }
+
+/** Routes by the Gateways and by the ListenerSets their parentRefs name, in one pass over the routes. */
+function routeTables(routes: readonly Route[]): RouteTables {
+  const byGateway = new Map<string, Route[]>();
   const byListenerSet = new Map<string, Route[]>();
   for (const r of routes) {
-    for (const k of parentsNamedBy(r, 'ListenerSet')) (byListenerSet.get(k) ?? byListenerSet.set(k, []).get(k)!).push(r);
+    for (const p of r.spec?.parentRefs ?? []) {
+      if (!p || typeof p !== 'object' || !p.name || (p.group ?? GATEWAY_GROUP) !== GATEWAY_GROUP) continue;
+      const kind = p.kind ?? 'Gateway';
+      const table = kind === 'Gateway' ? byGateway : kind === 'ListenerSet' ? byListenerSet : undefined;
+      if (!table) continue;
+      const k = key(p.namespace ?? r.metadata?.namespace, p.name);
+      const list = table.get(k) ?? table.set(k, []).get(k)!;
+      // once per parent, however many parentRefs name it (sections)
+      if (list[list.length - 1] !== r) list.push(r);
+    }
   }
-  return byListenerSet;
+  return { byGateway, byListenerSet };
 }
 
 function listenerSetsTable(sets: readonly ListenerSet[]): Map<string, ListenerSet[]> {
@@ -217,9 +222,9 @@ function build(ctx: TranslationContext, world: World): WorldIndex {
     namespaces: part(ctx, 'namespaces', world.namespaces, clusterTable),
     grantsByNamespace: part(ctx, 'grants', world.referenceGrants, grantsTable),
     slicesByService: part(ctx, 'slices', world.endpointSlices, slicesTable),
-    routesByGateway: part(ctx, 'routes', world.routes, routesTable),
+    routesByGateway: part(ctx, 'routes', world.routes, routeTables).byGateway,
     policiesByService: part(ctx, 'backendTLSPolicies', world.backendTLSPolicies, policiesTable),
-    routesByListenerSet: part(ctx, 'listenerSetRoutes', world.routes, listenerSetRoutesTable),
+    routesByListenerSet: part(ctx, 'routes', world.routes, routeTables).byListenerSet,
     listenerSetsByGateway: part(ctx, 'listenerSets', world.listenerSets, listenerSetsTable),
   };
 }

@@ -38,6 +38,7 @@ function conditionsOf(analysis: GatewayAnalysis, s: ListenerSetVerdict, ls: List
 export function listenerSetStatusesOf(
   analysis: GatewayAnalysis, now: string, previousFor: (namespace: string, name: string) => Partial<ListenerSetStatus> | undefined,
 ): ListenerSetStatusEntry[] {
+  if (!analysis.listenerSets.length) return [];
   const counts = attachedRouteCounts(analysis);
   return analysis.listenerSets.map((s) => {
     const generation = s.listenerSet.metadata.generation;
