@@ -23,9 +23,12 @@ const bits = (b: Buffer) => tlv(0x03, Buffer.from([0]), b);
 const utf8 = (s: string) => tlv(0x0c, Buffer.from(s, 'utf8'));
 const bool = (v: boolean) => tlv(0x01, Buffer.from([v ? 0xff : 0]));
 
+/** A non-negative DER INTEGER: minimal, so no leading zero byte unless the next one has its high bit set. */
 function integer(b: Buffer): Buffer {
-  const trimmed = b[0] & 0x80 ? Buffer.concat([Buffer.from([0]), b]) : b;
-  return tlv(0x02, trimmed);
+  let i = 0;
+  while (i < b.length - 1 && b[i] === 0) i++;
+  const trimmed = b.subarray(i);
+  return tlv(0x02, trimmed[0] & 0x80 ? Buffer.concat([Buffer.from([0]), trimmed]) : trimmed);
 }
 
 function oid(dotted: string): Buffer {
@@ -71,7 +74,6 @@ export function selfSignedCertificate(names: string[], now = new Date(), days = 
     seq(oid('2.5.29.17'), octets(san)),
   );
   const serial = randomBytes(16);
-  serial[0] &= 0x7f;
   const tbs = seq(
     tlv(0xa0, integer(Buffer.from([2]))),
     integer(serial),
