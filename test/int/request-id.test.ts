@@ -103,8 +103,12 @@ describe('ACCESS_LOG=errors', () => {
   it('writes the lines of 4xx answers and not those of successes', async () => {
     expect((await s.api('GET', '/api/v1/namespaces', undefined, { 'x-request-id': 'fine-1' })).status).toBe(200);
     expect((await s.api('GET', '/api/v1/nothing', undefined, { 'x-request-id': 'lost-1' })).status).toBe(404);
-    await until('the 404 line', () => log.lines.find((l) => l.reqId === 'lost-1'));
+    const line = await until('the 404 line', () => log.lines.find((l) => l.reqId === 'lost-1'));
     expect(log.lines.find((l) => l.reqId === 'fine-1')).toBeUndefined();
+    // the line a request of the sample would have had: pino-http's shape, the request summed up
+    expect(line).toMatchObject({ level: 40, msg: 'request completed', req: { method: 'GET', url: '/api/v1/nothing' }, res: { statusCode: 404 } });
+    expect(Object.keys(line.req as object).sort()).toEqual(['method', 'url']);
+    expect(typeof line.responseTime).toBe('number');
     // the id is still echoed: it does not depend on the log
     expect((await s.api('GET', '/api/v1/namespaces', undefined, { 'x-request-id': 'fine-2' })).headers.get('x-request-id')).toBe('fine-2');
   });
