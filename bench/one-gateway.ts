@@ -13,7 +13,7 @@
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { BENCH_TOKEN, freshDatabase, percentile, report, startService } from './support';
+import { BENCH_TOKEN, freshDatabase, percentile, report, startService, timedClient } from './support';
 import { startWorkerProcess } from '../test/support/process';
 import { caughtUp } from '../src/adapters/store/checkpoints';
 
@@ -33,31 +33,7 @@ const now = () => performance.timeOrigin + performance.now();
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
 
-function request(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: string; at: number }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(base + path, {
-      method, agent, headers: { authorization: AUTH, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}), ...headers },
-    }, (res) => {
-      const at = now();
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString('utf8'), at }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-async function put(base: string, path: string, body: unknown): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    const r = await request(base, 'PUT', path, body);
-    if (r.status === 200 || r.status === 201) return r.at;
-    if (attempt >= 5 || (r.status !== 409 && r.status !== 429 && r.status < 500)) throw new Error(`PUT ${path}: ${r.status} ${r.body}`);
-    await new Promise((res) => setTimeout(res, 50 * (attempt + 1)));
-  }
-}
+const { request, put } = timedClient(agent, AUTH);
 
 async function pool<T>(items: T[], fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;

@@ -60,3 +60,39 @@ export function lightClient(baseUrl: string, token: string, sockets = 16) {
       req.end();
     });
 }
+
+export interface TimedAnswer { status: number; body: string; at: number }
+
+/**
+ * The benchmarks' JSON client on a keep-alive agent: each answer with the wall-clock time (ms since
+ * the epoch, comparable across processes) its head arrived, and a PUT that tries again on the
+ * answers a busy service gives (409, 429, 5xx).
+ */
+export function timedClient(agent: http.Agent, auth = `Bearer ${BENCH_TOKEN}`) {
+  const now = () => performance.timeOrigin + performance.now();
+  const request = (base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, a: http.Agent = agent): Promise<TimedAnswer> =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = http.request(base + path, {
+        method, agent: a,
+        headers: { authorization: auth, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}), ...headers },
+      }, (res) => {
+        const at = now();
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString('utf8'), at }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  const put = async (base: string, path: string, body: unknown): Promise<number> => {
+    for (let attempt = 0; ; attempt++) {
+      const r = await request(base, 'PUT', path, body);
+      if (r.status === 200 || r.status === 201) return r.at;
+      if (attempt >= 5 || (r.status !== 409 && r.status !== 429 && r.status < 500)) throw new Error(`PUT ${path}: ${r.status} ${r.body}`);
+      await new Promise((res) => setTimeout(res, 50 * (attempt + 1)));
+    }
+  };
+  return { request, put };
+}

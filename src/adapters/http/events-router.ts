@@ -7,6 +7,7 @@ import type { Principal } from '../../service/principal';
 import { presentEvent } from '../../service/event-view';
 import { eventPage, feedEnd, MAX_PAGE, type EventFilters } from '../../service/event-feed';
 import { eventsChannel, subscribe } from '../delivery/channels';
+import { Wakeup } from './wakeup';
 
 const POLL_MS = 1000;
 
@@ -55,14 +56,8 @@ export function eventsRouter(ctx: AppContext): Router {
     const stream = openSse(req, res, ctx.sse);
     stream.onClose(release);
     stream.onClose(ctx.metrics.sseOpened('events'));
-    let wake: (() => void) | null = null;
-    let dirty = false;
-    const poke = () => {
-      dirty = true;
-      const w = wake;
-      wake = null;
-      w?.();
-    };
+    const wakeup = new Wakeup();
+    const poke = wakeup.poke;
     const unsubscribe = subscribe(ctx.bus, eventsChannel, poke);
     const timer = setInterval(poke, POLL_MS);
     stream.onClose(() => {
@@ -73,14 +68,14 @@ export function eventsRouter(ctx: AppContext): Router {
     stream.comment('connected');
     try {
       while (!stream.closed) {
-        dirty = false;
+        wakeup.reset();
         const { items, next: nextPos } = await eventPage(ctx.db, principal, cursor, 500, f);
         for (const ev of items) {
           await stream.send({ id: ev.position, event: ev.type, data: JSON.stringify(presentEvent(principal, ev)) });
         }
         cursor = nextPos;
         if (items.length === 500) continue;
-        if (!dirty && !stream.closed) await new Promise<void>((resolve) => { wake = resolve; });
+        if (!stream.closed) await wakeup.sleep();
       }
     } catch (e) {
       ctx.logger.warn({ err: e }, 'events watch ended by an error');

@@ -25,6 +25,7 @@ import { atPosition, type KubeObjects } from '../../../service/kube-objects';
 import { eventsChannel, reconciledChannel, subscribe } from '../../delivery/channels';
 import { apiVersionOf } from '../../../core/kube/resources';
 import type { ListSelectors } from './selectors';
+import { Wakeup } from '../wakeup';
 
 const POLL_MS = 1000;
 const BOOKMARK_MS = 10_000;
@@ -82,15 +83,9 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
   req.socket.setTimeout(0);
   ctx.sse.add(res);
   let closed = false;
-  let wake: (() => void) | null = null;
-  let dirty = false;
+  const wakeup = new Wakeup();
   let statusDirty = false;
-  const poke = () => {
-    dirty = true;
-    const w = wake;
-    wake = null;
-    w?.();
-  };
+  const poke = wakeup.poke;
   const unsubscribe = subscribe(ctx.bus, eventsChannel, poke);
   const tracksStatus = path.resource.group === 'gateway.networking.k8s.io';
   // the Gateways recomputed since the last status check; a wake-up (notices may have been lost) re-reads all
@@ -166,7 +161,7 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
   let lastBookmark = Date.now();
   try {
     while (!closed) {
-      dirty = false;
+      wakeup.reset();
       const { items, next } = await eventPage(ctx.db, principal, cursor, 500, { kind: info.kind, ...(namespace !== undefined ? { namespace } : {}) });
       for (const ev of items) {
         const o = ev.kind === 'Secret' ? presentSecret(ev.object, undefined) : ev.object;
@@ -220,7 +215,7 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
         lastBookmark = Date.now();
         await write({ type: 'BOOKMARK', object: { kind: info.kind, apiVersion: av, metadata: { resourceVersion: String(cursor) } } });
       }
-      if (!dirty && !closed) await new Promise<void>((resolve) => { wake = resolve; });
+      if (!closed) await wakeup.sleep();
     }
   } catch (e) {
     ctx.logger.warn({ err: e }, 'kubernetes watch ended by an error');
