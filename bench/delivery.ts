@@ -19,9 +19,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { BENCH_TOKEN, freshDatabase, percentile, report, startService, timedClient, workerNodeFlags } from './support';
+import { BENCH_TOKEN, freshDatabase, percentile, report, startService, timedClient, workerNodeFlags, cpuMs, reconciled } from './support';
 import { ROOT } from '../test/support/process';
-import { caughtUp } from '../src/adapters/store/checkpoints';
 
 const ROUTES_PER_GATEWAY = 100;
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 150);
@@ -187,24 +186,7 @@ async function seedGateways(base: string, from: number, to: number): Promise<voi
   await pool(routes, SEED_CONCURRENCY, (i) => put(base, `/api/v1/namespaces/${teamOf(i)}/httproutes/r-${i}`, httpRoute(i, gatewayName(Math.floor(i / ROUTES_PER_GATEWAY)), `/svc-${i}`)));
 }
 
-/** Waits until the worker has recomputed everything written so far. */
-async function reconciled(client: pg.Client, timeoutMs = 120_000): Promise<void> {
-  const runner = { $queryRawUnsafe: async (sql: string, ...params: unknown[]) => (await client.query(sql, params)).rows };
-  const db = { prisma: runner, sql: runner } as never;
-  const { rows } = await client.query('SELECT max(position) AS p FROM events');
-  const target = Number(rows[0].p ?? 0);
-  const deadline = Date.now() + timeoutMs;
-  while (!(await caughtUp(db, target))) {
-    if (Date.now() > deadline) throw new Error(`the worker did not catch up within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
-/** CPU time (user + system) a process has used, in milliseconds. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
-}
 
 /** The PostgreSQL backends serving the benchmark's database. */
 async function backendPids(client: pg.Client): Promise<number[]> {

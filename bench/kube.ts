@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import http from 'node:http';
-import { BENCH_TOKEN, freshDatabase, percentile, report, startService } from './support';
+import { BENCH_TOKEN, cpuMs, freshDatabase, percentile, report, startService } from './support';
 import { kubeconfig } from '../src/core/kube/kubeconfig';
 
 const ROUTES = Number(process.env.BENCH_ROUTES ?? 10_000);
@@ -18,10 +18,6 @@ const CHANGES = Number(process.env.BENCH_CHANGES ?? 100);
 const GW = 'gateway.networking.k8s.io';
 const NAMESPACES = 20;
 
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sy-bench-kube-'));
 const db = await freshDatabase();

@@ -14,13 +14,13 @@
 // BENCH_ROUTES (default 1000) and BENCH_ROUTES_TOTAL (default 10000) shrink a run;
 // PROXY_NODE_FLAGS (for example --cpu-prof --cpu-prof-dir=/tmp/prof) reach the proxy's node.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { BENCH_TOKEN, freshDatabase, lightClient, percentile, report, startService } from './support';
+import { BENCH_TOKEN, cpuMs, freshDatabase, lightClient, percentile, report, rssMB, startService } from './support';
 import { ROOT, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../test/support/process';
 
 const GW = 'gateway.networking.k8s.io/v1';
@@ -143,16 +143,7 @@ async function startProxy(api: string, token: string): Promise<Proxy> {
   }
 }
 
-function rssMB(pid: number): number {
-  const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
-/** CPU time (user + system) a process has used, in ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
 
 /** wrk's requests/s and p99 latency (ms) at CONNECTIONS connections. */
 function wrk(url: string): { rps: number; p99: number; errors: number } {

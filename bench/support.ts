@@ -1,5 +1,7 @@
 // Shared by the benchmark scripts: a fresh database, the service as its own process, percentiles.
 import pg from 'pg';
+import { readFileSync } from 'node:fs';
+import { caughtUp } from '../src/adapters/store/checkpoints';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { startProcess, type ServiceProcess } from '../test/support/process';
@@ -95,4 +97,29 @@ export function timedClient(agent: http.Agent, auth = `Bearer ${BENCH_TOKEN}`) {
     }
   };
   return { request, put };
+}
+
+/** CPU time (user + system) process `pid` has used, in ms (Linux /proc; ticks of 1/100 s). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** Resident memory of process `pid`, in MB (Linux /proc). */
+export function rssMB(pid: number): number {
+  const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Waits until the worker has recomputed everything written so far (the checkpoints in PostgreSQL). */
+export async function reconciled(client: pg.Client, timeoutMs = 120_000, pollMs = 50): Promise<void> {
+  const runner = { $queryRawUnsafe: async (sql: string, ...params: unknown[]) => (await client.query(sql, params)).rows };
+  const db = { prisma: runner, sql: runner } as never;
+  const { rows } = await client.query('SELECT max(position) AS p FROM events');
+  const target = Number(rows[0].p ?? 0);
+  const deadline = Date.now() + timeoutMs;
+  while (!(await caughtUp(db, target))) {
+    if (Date.now() > deadline) throw new Error(`the worker did not catch up within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
 }
