@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { BENCH_TOKEN, freshDatabase, percentile, report, startService, timedClient, workerNodeFlags, cpuMs, reconciled } from './support';
+import { BENCH_TOKEN, freshDatabase, percentile, report, startService, timedClient, workerNodeFlags, cpuMs, reconciled, sseWatch, type SseWatch } from './support';
 import { ROOT } from '../test/support/process';
 
 const ROUTES_PER_GATEWAY = 100;
@@ -39,43 +39,6 @@ const CHILD_NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: proc
 const now = () => performance.timeOrigin + performance.now();
 
 // ---------------------------------------------------------------------------------------------
-// A tiny SSE client on node:http: keeps only what a subscriber needs (the event id, the data).
-
-interface Watch {
-  close(): void;
-}
-
-function watch(base: string, path: string, agent: http.Agent | false, onEvent: (id: number, data: string, at: number) => void, onError?: (e: Error) => void): Promise<Watch> {
-  return new Promise((resolveWatch, reject) => {
-    const req = http.get(base + path, { agent, headers: { authorization: AUTH, accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) {
-        reject(new Error(`SSE ${path}: ${res.statusCode}`));
-        res.resume();
-        return;
-      }
-      res.setEncoding('utf8');
-      let buf = '';
-      res.on('data', (chunk: string) => {
-        const at = now();
-        buf += chunk;
-        let i;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          if (!block.startsWith('id: ')) continue; // comments (connected, heartbeat)
-          const nl = block.indexOf('\n');
-          const id = Number(block.slice(4, nl));
-          onEvent(id, block, at);
-        }
-      });
-      res.on('error', (e) => onError?.(e));
-      resolveWatch({ close: () => req.destroy() });
-    });
-    req.on('error', (e) => { reject(e); onError?.(e); });
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
 // The subscriber process: opens N watches of one Gateway, reports when all have the current
 // version, then when all have the next one.
 
@@ -84,12 +47,12 @@ async function subscriberMain(): Promise<void> {
   const count = Number(countRaw);
   const latest = new Array<number>(count).fill(-1);
   const arrival = new Array<number>(count).fill(0);
-  const watches: Watch[] = [];
+  const watches: SseWatch[] = [];
   let target = Infinity;
   let reached = 0;
   let readyCount = 0;
   const send = (m: unknown) => process.send!(m);
-  const onEvent = (k: number) => (id: number, _data: string, at: number) => {
+  const onEvent = (k: number) => (id: number, _event: string, _block: string, at: number) => {
     const before = latest[k];
     latest[k] = id;
     arrival[k] = at;
@@ -112,7 +75,7 @@ async function subscriberMain(): Promise<void> {
   // open in batches so the listen backlog is not flooded
   for (let i = 0; i < count; i += 100) {
     const batch = [];
-    for (let k = i; k < Math.min(count, i + 100); k++) batch.push(watch(base, path, false, onEvent(k)).then((w) => watches.push(w)));
+    for (let k = i; k < Math.min(count, i + 100); k++) batch.push(sseWatch(base, path, { auth: AUTH }, onEvent(k)).then((w) => watches.push(w)));
     await Promise.all(batch);
   }
   send({ type: 'open', count: watches.length });
@@ -261,13 +224,13 @@ interface Propagation { total: number[]; worker: number[]; api: number[]; recomp
 /** Changes one route at a time and measures the write's 200 -> the new version at the Gateway's SSE subscriber. */
 async function propagation(base: string, client: pg.Client, pids: { api: number; worker: number }, gateways: number, changes: number, round: number): Promise<Propagation> {
   const waiting = new Map<number, { marker: string; resolve: (at: number, id: number) => void }>();
-  const watches: Watch[] = [];
+  const watches: SseWatch[] = [];
   const ready: Promise<void>[] = [];
   for (let g = 0; g < gateways; g++) {
     let first: () => void;
     ready.push(new Promise((r) => (first = r)));
     let seen = false;
-    watches.push(await watch(base, `/api/v1/namespaces/infra/gateways/${gatewayName(g)}/snapshot/watch`, false, (id, data, at) => {
+    watches.push(await sseWatch(base, `/api/v1/namespaces/infra/gateways/${gatewayName(g)}/snapshot/watch`, { auth: AUTH }, (id, _event, data, at) => {
       if (!seen) { seen = true; first(); }
       const w = waiting.get(g);
       if (w && data.includes(w.marker)) {

@@ -12,7 +12,7 @@
 // (60), BENCH_SUBSCRIBERS (2000), BENCH_STOP_AFTER=burst (the burst's figures alone).
 import http from 'node:http';
 import pg from 'pg';
-import { BENCH_TOKEN, freshDatabase, percentile, report, startService, timedClient, cpuMs, rssMB, reconciled } from './support';
+import { BENCH_TOKEN, freshDatabase, percentile, report, startService, timedClient, cpuMs, rssMB, reconciled, sseWatch, type SseWatch } from './support';
 
 /** Tables of thousands of routes take longer to catch up with. */
 const reconciledLong = (client: pg.Client) => reconciled(client, 600_000, 25);
@@ -82,34 +82,6 @@ async function seedBase(base: string): Promise<void> {
 
 
 
-interface Watch { close(): void }
-
-/** An SSE watch: every event block with an id goes to onEvent, with the time its last chunk arrived. */
-function watch(base: string, path: string, headers: Record<string, string>, onEvent: (id: number, event: string, block: string, at: number) => void): Promise<Watch> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(base + path, { agent: false, headers: { authorization: AUTH, accept: 'text/event-stream', ...headers } }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        return reject(new Error(`SSE ${path}: ${res.statusCode}`));
-      }
-      res.setEncoding('utf8');
-      let buf = '';
-      res.on('data', (chunk: string) => {
-        const at = now();
-        buf += chunk;
-        let i;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const id = /^id: (\d+)$/m.exec(block)?.[1];
-          if (id) onEvent(Number(id), /^event: (\w+)$/m.exec(block)?.[1] ?? 'message', block, at);
-        }
-      });
-      resolve({ close: () => req.destroy() });
-    });
-    req.on('error', reject);
-  });
-}
 
 async function currentVersion(base: string): Promise<number> {
   return JSON.parse((await request(base, 'GET', SNAP)).body).version as number;
@@ -123,7 +95,7 @@ async function run(mode: 'split' | 'single'): Promise<void> {
   const big = { MAX_SSE_PER_TOKEN: '100000', BODY_LIMIT_BYTES: String(8 * 1024 * 1024) };
   const api = await startService({ ...common, ...big }, 'src/main.ts', mode === 'split' ? ['--role=api'] : []);
   const worker = mode === 'split' ? await startWorkerProcess({ ...common, ADMIN_TOKEN: BENCH_TOKEN }) : undefined;
-  const watches: Watch[] = [];
+  const watches: SseWatch[] = [];
   const label = (name: string) => `${mode}_${ROUTES}_routes_${name}`;
   try {
     await client.connect();
@@ -158,8 +130,8 @@ async function run(mode: 'split' | 'single'): Promise<void> {
       }
     };
     const v0 = await currentVersion(base);
-    watches.push(await watch(base, `${SNAP}/watch?delta=true`, { 'last-event-id': String(v0) }, arrivals('delta:')));
-    watches.push(await watch(base, `${SNAP}/watch`, { 'last-event-id': String(v0) }, arrivals('whole:')));
+    watches.push(await sseWatch(base, `${SNAP}/watch?delta=true`, { auth: AUTH, headers: { 'last-event-id': String(v0) } }, arrivals('delta:')));
+    watches.push(await sseWatch(base, `${SNAP}/watch`, { auth: AUTH, headers: { 'last-event-id': String(v0) } }, arrivals('whole:')));
     const deltaMs: number[] = [];
     const wholeMs: number[] = [];
     const deltaBytes: number[] = [];
@@ -207,7 +179,7 @@ async function run(mode: 'split' | 'single'): Promise<void> {
     const marker = `/svc-0/fanout`;
     for (let k = 0; k < SUBSCRIBERS; k += 100) {
       await Promise.all(Array.from({ length: Math.min(100, SUBSCRIBERS - k) }, () =>
-        watch(base, `${SNAP}/watch?delta=true`, { 'last-event-id': String(v1) }, (_id, _e, block, at) => {
+        sseWatch(base, `${SNAP}/watch?delta=true`, { auth: AUTH, headers: { 'last-event-id': String(v1) } }, (_id, _e, block, at) => {
           if (!block.includes(marker)) return;
           last = Math.max(last, at);
           if (++reached === SUBSCRIBERS) allReached();

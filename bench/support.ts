@@ -123,3 +123,41 @@ export async function reconciled(client: pg.Client, timeoutMs = 120_000, pollMs 
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
+
+export interface SseWatch { close(): void }
+
+/**
+ * An SSE watch for the benchmarks: every event block with an id goes to onEvent with its event name
+ * and the wall-clock time (ms since the epoch) its last chunk arrived; comments are skipped.
+ */
+export function sseWatch(
+  base: string, path: string, opts: { agent?: http.Agent | false; headers?: Record<string, string>; auth?: string },
+  onEvent: (id: number, event: string, block: string, at: number) => void, onError?: (e: Error) => void,
+): Promise<SseWatch> {
+  const now = () => performance.timeOrigin + performance.now();
+  return new Promise((resolve, reject) => {
+    const headers = { authorization: opts.auth ?? `Bearer ${BENCH_TOKEN}`, accept: 'text/event-stream', ...opts.headers };
+    const req = http.get(base + path, { agent: opts.agent ?? false, headers }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        return reject(new Error(`SSE ${path}: ${res.statusCode}`));
+      }
+      res.setEncoding('utf8');
+      let buf = '';
+      res.on('data', (chunk: string) => {
+        const at = now();
+        buf += chunk;
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const id = /^id: (\d+)$/m.exec(block)?.[1];
+          if (id) onEvent(Number(id), /^event: (\w+)$/m.exec(block)?.[1] ?? 'message', block, at);
+        }
+      });
+      res.on('error', (e) => onError?.(e));
+      resolve({ close: () => req.destroy() });
+    });
+    req.on('error', (e) => { reject(e); onError?.(e); });
+  });
+}

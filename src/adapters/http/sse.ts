@@ -13,16 +13,23 @@ export interface SseStream {
 
 export const HEARTBEAT_MS = 15_000;
 
-export function openSse(req: Request, res: Response, tracker?: Set<Response>): SseStream {
+/**
+ * Starts a long-lived streamed answer (an SSE stream, a Kubernetes watch): the head goes out at
+ * once and unbuffered by a proxy in front, each write leaves without Nagle's delay, the socket never
+ * idles out, and `tracker` holds the answer so that a shutdown can end it.
+ */
+export function startStream(req: Request, res: Response, headers: Record<string, string>, tracker?: Set<Response>): void {
   res.status(200);
-  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-cache, no-transform');
-  res.setHeader('Connection', 'keep-alive');
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('X-Accel-Buffering', 'no');
   res.flushHeaders();
   req.socket.setNoDelay(true);
   req.socket.setTimeout(0);
   tracker?.add(res);
+}
+
+export function openSse(req: Request, res: Response, tracker?: Set<Response>): SseStream {
+  startStream(req, res, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive' }, tracker);
   const closers: (() => void)[] = [];
   const stream: SseStream = {
     closed: false,

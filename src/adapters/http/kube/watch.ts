@@ -26,6 +26,7 @@ import { eventsChannel, reconciledChannel, subscribe } from '../../delivery/chan
 import { apiVersionOf } from '../../../core/kube/resources';
 import type { ListSelectors } from './selectors';
 import { Wakeup } from '../wakeup';
+import { startStream } from '../sse';
 
 const POLL_MS = 1000;
 const BOOKMARK_MS = 10_000;
@@ -74,14 +75,7 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
   }
 
   const release = ctx.limits.acquireSse(principal);
-  res.status(200);
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Cache-Control', 'no-cache, private');
-  res.setHeader('X-Accel-Buffering', 'no');
-  res.flushHeaders();
-  req.socket.setNoDelay(true);
-  req.socket.setTimeout(0);
-  ctx.sse.add(res);
+  startStream(req, res, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' }, ctx.sse);
   let closed = false;
   const wakeup = new Wakeup();
   let statusDirty = false;
