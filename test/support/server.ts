@@ -99,4 +99,16 @@ export async function reconciled(s: TestServer, timeoutMs = 20_000): Promise<voi
     if (Date.now() > deadline) throw new Error(`the reconciler did not catch up with position ${target} within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }
+  // The worker commits a table before its notice reaches this API's snapshot cache: wait for the
+  // cache too, so that a read right after this sees what the worker wrote.
+  const cache = (s.running.ctx.snapshots as unknown as { cache: Map<string, { version: number } | null> }).cache;
+  for (;;) {
+    const keys = [...cache.keys()];
+    const rows = await db.prisma.$queryRawUnsafe<{ gateway: string; version: bigint }[]>(
+      'SELECT gateway, version FROM snapshots WHERE gateway = ANY($1::text[])', keys.map((k) => `Gateway/${k}`));
+    const stored = new Map(rows.map((r) => [r.gateway.slice('Gateway/'.length), Number(r.version)]));
+    if (keys.every((k) => (cache.get(k)?.version ?? null) === (stored.get(k) ?? null))) return;
+    if (Date.now() > deadline) throw new Error(`the API's snapshot cache did not catch up with the stored snapshots within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
