@@ -69,7 +69,7 @@ export function translate(
   if (!validated) return undefined;
   const analysis: GatewayAnalysis = { ...validated, ...attachRoutes(view, validated) };
   const refs = resolveReferences(view, analysis.gateway, analysis.routes);
-  const attachment = attachmentOf(analysis);
+  const attachment = attachmentOf(analysis, ctx);
   const ordered = orderGateway(ctx, attachment);
   const client = refs.clientCertificate?.ok ? refs.clientCertificate : undefined;
   const table = compileTable(view, attachment, ordered, refsOf(view, refs), {
@@ -106,7 +106,7 @@ function statuses(
   const listenerSetStatuses = listenerSetStatusesOf(analysis, opts.now, previousSet);
   return {
     gatewayStatus: gatewayStatusOf(analysis, refs, opts.now, prevGateway, attachedListenerSetsOf(analysis, listenerSetStatuses)),
-    routeParents: routeParentsOf(analysis, refsOf(view, refs), opts.controllerName, opts.now, previousFor),
+    routeParents: routeParentsOf(analysis, refsOf(view, refs), opts.controllerName, opts.now, previousFor, view.ctx),
     policyAncestors: policyAncestorsOf(view, analysis, refsOf(view, refs), opts.controllerName, opts.now, policyBefore),
     listenerSetStatuses,
   };

@@ -38,9 +38,14 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
     if (!deepEqual(before.gatewayStatus ?? null, c.statuses.gatewayStatus)) statusChanges.push({ stream: c.owner, owner: c.scope, status: c.statuses.gatewayStatus });
     for (const r of c.statuses.routeParents) {
       const stream = `${r.kind}/${r.namespace}/${r.name}`;
+      const was = before.parts.get(stream);
+      // the core answers a route's entries it did not remake as the same array (status/route.ts)
+      if (was && was.parents === r.parents) {
+        after.parts.set(stream, was);
+        continue;
+      }
       const status = { parents: r.parents };
       after.parts.set(stream, status);
-      const was = before.parts.get(stream);
       if (!was || !deepEqual(was, status)) statusChanges.push({ stream, owner: c.routeOwner, status });
     }
     for (const p of c.statuses.policyAncestors ?? []) {

@@ -10,7 +10,7 @@ import { keepRecent } from '../core/model/recent';
 import { deflateTail } from '../adapters/delivery/snapshots';
 import { secretDigests, snapshotBody, snapshotHash, snapshotTail } from '../core/snapshot/format';
 import { translate, gatewayClassStatus, DEFAULT_CAPACITY, TranslationContext, type Translation, type TranslateGatewayOptions } from '../core/translate';
-import { ruleBodyOf, tableJson } from '../core/compile';
+import { partIdsOf, ruleBodyOf, tableJson } from '../core/compile';
 import { tableParts, type PartSources, type TableParts } from '../core/snapshot/table-parts';
 import { snapshotDelta } from '../core/snapshot/delta';
 import { planRecompute } from './recompute-plan';
@@ -94,7 +94,7 @@ export class Reconciler {
   private readonly translation = new TranslationContext({ capacity: MEMORY_CAPACITY });
   /** the parts of the table each Gateway's last snapshot written here holds, and its version: the base of the next delta */
   private readonly parts = new Map<string, { version: number; parts: TableParts }>();
-  private readonly sources: PartSources = { rule: (r) => ruleBodyOf(this.translation, r) };
+  private readonly sources: PartSources = { rule: (r) => ruleBodyOf(this.translation, r), ids: (table) => partIdsOf(this.translation, table) };
 
   constructor(private readonly db: Database, private readonly opts: ReconcileOptions) {
     this.clock = opts.clock ?? (() => new Date());

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { worldOf, CONTROLLER } from '../support/compile-world';
 import { translate, TranslationContext } from '../../src/core/translate';
-import { ruleBodyOf, tableJson } from '../../src/core/compile';
+import { partIdsOf, ruleBodyOf, tableJson } from '../../src/core/compile';
 import { tableOfParts, tableParts } from '../../src/core/snapshot/table-parts';
 import { applyDelta, snapshotDelta } from '../../src/core/snapshot/delta';
 import { snapshotHash } from '../../src/core/snapshot/format';
@@ -130,7 +130,7 @@ describe('incremental translation and deltas against a full recompute', () => {
       const ctx = new TranslationContext();
       let server = translated(world, ctx);
       // the server's parts are made as the worker makes them: unchanged sources are not serialized again
-      const sources = { rule: (r: any) => ruleBodyOf(ctx, r) };
+      const sources = { rule: (r: any) => ruleBodyOf(ctx, r), ids: (table: any) => partIdsOf(ctx, table) };
       let serverParts = tableParts(server.table, undefined, sources);
       let client = { version: 1, parts: tableParts(JSON.parse(server.text)) };
       let deltas = 0;

@@ -75,7 +75,7 @@ export function analyzeManifests(input: AnalyzeInput): AnalysisWarning[] {
         out.add(s.listenerSet as K8sObject, 'DanglingParentRef', 'spec.parentRef', `not attached: ${s.message}`);
     const analysis = { ...validated, ...attachRoutes(view, validated) };
     for (const o of analysis.outcomes) if (order.has(streamOf(o.route as K8sObject))) parentWarnings(out, gateway, validated.listeners, o);
-    for (const listener of orderGateway(view.ctx, attachmentOf(analysis))) tallyShadowing(listener, shadows);
+    for (const listener of orderGateway(view.ctx, attachmentOf(analysis, view.ctx))) tallyShadowing(listener, shadows);
   }
 
   for (const o of input.manifest) {

@@ -15,7 +15,7 @@ import { RouteReason } from '../status/reasons';
 import { featureSet } from '../status/features';
 import { GATEWAY_GROUP, cmp, key, refName, type WorldView } from '../refs/lookup';
 import { ageAndName, byAgeThenName } from '../precedence/ladder';
-import { memoSlot } from '../translate/context';
+import { memoSlot, type TranslationContext } from '../translate/context';
 import { analyzeListeners, type ListenerAnalysis } from './listeners';
 import { gatewayClassOf, gatewayVerdict, isOurGateway, type GatewayVerdict } from './gateway';
 import { poolEntries } from './addresses';
@@ -262,32 +262,53 @@ function matchParentRef(
   return { ...base, attached, counted, accepted: true, reason: RouteReason.Accepted, message: `Accepted by ${gw} on listener${attached.size > 1 ? 's' : ''} ${names}` };
 }
 
+// An outcome's attached entries, and a route's sort key, are kept with the (memoized) outcome and
+// the route object: a recompute that changes one route makes that route's entries alone.
+const ATTACHED = memoSlot('attach.attached', () => new WeakMap<ParentOutcome, Map<number, AttachedRoute>>());
+const AGES = memoSlot('attach.ages', () => new WeakMap<Route, ReturnType<typeof ageAndName>>());
+
 /** Per listener, the routes attached to it, oldest first (the order Gateway API gives to equal routes). */
-export function attachmentOf(analysis: GatewayAnalysis): GatewayAttachment {
+export function attachmentOf(analysis: GatewayAnalysis, ctx?: TranslationContext): GatewayAttachment {
   const perListener = analysis.listeners.map(() => new Map<Route, AttachedRoute>());
   const rejected: RejectedRoute[] = [];
+  const made = ctx?.memo(ATTACHED);
   for (const o of analysis.outcomes) {
     if (!o.accepted) {
       rejected.push({ kind: o.kind, route: o.route, parentRefIndex: o.parentRefIndex, reason: o.reason, message: o.message });
       continue;
     }
+    let byListener = made?.get(o);
+    if (made && !byListener) made.set(o, (byListener = new Map()));
     for (const [li, hostnames] of o.attached) {
       const m = perListener[li];
-      const prev = m.get(o.route);
-      if (!prev) m.set(o.route, { kind: o.kind, route: o.route, parentRefIndex: o.parentRefIndex, hostnames: [...hostnames] });
+      if (m.has(o.route)) continue;
+      let ar = byListener?.get(li);
+      if (!ar) {
+        ar = { kind: o.kind, route: o.route, parentRefIndex: o.parentRefIndex, hostnames: [...hostnames] };
+        byListener?.set(li, ar);
+      }
+      m.set(o.route, ar);
     }
   }
+  const ages = ctx?.memo(AGES);
   const listeners: ListenerAttachment[] = analysis.listeners.map((l, i) => ({
     listener: l.listener,
     ...(l.listenerSet ? { listenerSet: { ...l.listenerSet } } : {}),
     valid: l.valid,
-    routes: oldestFirst([...perListener[i].values()]),
+    routes: oldestFirst([...perListener[i].values()], ages),
   }));
   return { gateway: analysis.gateway, listeners, rejected };
 }
 
-function oldestFirst(routes: AttachedRoute[]): AttachedRoute[] {
-  const keyed = routes.map((ar) => ({ ar, key: ageAndName(ar.route.metadata) }));
+function oldestFirst(routes: AttachedRoute[], ages?: WeakMap<Route, ReturnType<typeof ageAndName>>): AttachedRoute[] {
+  const ageOf = (r: Route) => {
+    const hit = ages?.get(r);
+    if (hit) return hit;
+    const a = ageAndName(r.metadata);
+    ages?.set(r, a);
+    return a;
+  };
+  const keyed = routes.map((ar) => ({ ar, key: ageOf(ar.route) }));
   keyed.sort((a, b) => byAgeThenName(a.key, b.key) || cmp(a.ar.kind, b.ar.kind));
   return keyed.map((k) => k.ar);
 }

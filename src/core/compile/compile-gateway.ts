@@ -15,6 +15,7 @@ import { RouteReason } from '../status/reasons';
 import { memoSlot, TranslationContext } from '../translate/context';
 import { orderGateway, routeKey, routeMeta, type OrderedListener, type RoutePlan } from '../precedence/order';
 import { compileBackend, type BackendResolver } from './backends';
+import type { TableIds } from '../snapshot/table-parts';
 import { durationMillis } from './duration';
 import { compileFilters, type FilterContext } from './filters';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from './matches';
@@ -107,12 +108,15 @@ export function compileTable(
 
   const pending = ordered.map((o) => ({
     head: listenerHead(view, o, gw, gwNs),
-    http: o.http?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: e.match })),
-    grpc: o.grpc?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: e.match })),
-    tls: o.tls?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri) })),
-    tcp: o.tcp?.map((e) => ({ rule: ruleOf(e.plan, e.ri) })),
-    udp: o.udp?.map((e) => ({ rule: ruleOf(e.plan, e.ri) })),
+    http: o.http?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: e.match, src: e })),
+    grpc: o.grpc?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: e.match, src: e })),
+    tls: o.tls?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), src: e })),
+    tcp: o.tcp?.map((e) => ({ rule: ruleOf(e.plan, e.ri), src: e })),
+    udp: o.udp?.map((e) => ({ rule: ruleOf(e.plan, e.ri), src: e })),
   }));
+  // an entry's part id is its plan entry's (see precedence/order)
+  const entryIdLists: string[][][] = pending.map((p) => [p.http, p.grpc, p.tls, p.tcp, p.udp].map((list) => (list ?? []).map((e) => e.src.id)));
+
 
   // indices: routes by kind, namespace, name; rules by route, then rule index
   const routeList = [...routes.values()].sort((a, b) =>
@@ -123,6 +127,7 @@ export function compileTable(
     (routeIndex.get(a.routeKey)! - routeIndex.get(b.routeKey)!) || a.index - b.index);
   const ruleIndex = new Map(ruleList.map(([key], i) => [key, i]));
   const bound = (key: string): number => ruleIndex.get(key)!;
+  const made = view.ctx.memo(LISTENERS_MADE);
   // the entry objects are made here, in this key order, so that the JSON reads {hostname, rule, matchIndex, match}
   const listeners: CompiledListener[] = pending.map((p) => {
     const l: CompiledListener = { ...p.head };
@@ -131,10 +136,11 @@ export function compileTable(
     if (p.tls) l.tlsRoutes = p.tls.map((e): CompiledSNIEntry => ({ hostname: e.hostname, rule: bound(e.rule) }));
     if (p.tcp) l.tcpRoutes = p.tcp.map((e): CompiledStreamEntry => ({ rule: bound(e.rule) }));
     if (p.udp) l.udpRoutes = p.udp.map((e): CompiledStreamEntry => ({ rule: bound(e.rule) }));
+    made.add(l);
     return l;
   });
 
-  return {
+  const table: CompiledTable = {
     format: TABLE_FORMAT,
     gateway: { namespace: gwNs, name: gw.metadata.name },
     infrastructure: infrastructureOf(gw),
@@ -145,6 +151,8 @@ export function compileTable(
     rules: ruleList.map(([, r]) => withRoute(view.ctx, routeIndex.get(r.routeKey)!, r.rule)),
     unattached: opts.includeUnattached === false ? [] : compileUnattached(attachment.rejected ?? []),
   };
+  view.ctx.memo(PART_IDS).set(table, { routes: routeList.map((r) => r.key), rules: ruleList.map(([key]) => key), entries: entryIdLists });
+  return table;
 }
 
 /**
@@ -179,19 +187,47 @@ export function ruleBodyOf(ctx: TranslationContext, rule: CompiledRule): object 
   return ctx.memo(RULE_BODIES).get(rule);
 }
 const RULE_JSON = memoSlot('compile.ruleJson', () => new WeakMap<RuleBody, string>());
+/** the part ids (core/snapshot/table-parts) of a table compiled here: the keys compile works with */
+const PART_IDS = memoSlot('compile.partIds', () => new WeakMap<CompiledTable, TableIds>());
+
+/** The part ids of a table `ctx` compiled, as tableParts would make them (see PartSources). */
+export function partIdsOf(ctx: TranslationContext, table: CompiledTable): TableIds | undefined {
+  return ctx.memo(PART_IDS).get(table);
+}
+/** the listeners compileTable made: their members are in the order it wrote them, entry lists last */
+const LISTENERS_MADE = memoSlot('compile.listenersMade', () => new WeakSet<CompiledListener>());
+/** the text of a match, or of a route's metadata, by the (kept) object */
+const OBJECT_JSON = memoSlot('compile.objectJson', () => new WeakMap<object, string>());
+
+function memoJson(texts: WeakMap<object, string>, o: object): string {
+  let text = texts.get(o);
+  if (text === undefined) texts.set(o, (text = JSON.stringify(o)));
+  return text;
+}
 
 /**
  * JSON.stringify(table), byte for byte, faster with the context the table was compiled in: most of
- * a table is its rules, and a rule compiled before (the same object, see compiled()) is serialized
- * once and its text reused.
+ * a table is its rules and its listeners' entries, and a rule compiled before (the same object, see
+ * compiled()), a match or a route's metadata kept with its route's plan is serialized once and its
+ * text reused.
  */
 export function tableJson(table: CompiledTable, ctx?: TranslationContext): string {
   if (!ctx) return JSON.stringify(table);
   const bodies = ctx.memo(RULE_BODIES);
   const texts = ctx.memo(RULE_JSON);
+  const objects = ctx.memo(OBJECT_JSON);
+  const made = ctx.memo(LISTENERS_MADE);
   const parts: string[] = [];
   for (const [k, v] of Object.entries(table)) {
     if (v === undefined) continue;
+    if (k === 'routes') {
+      parts.push(`"routes":[${(v as CompiledRoute[]).map((r) => memoJson(objects, r)).join(',')}]`);
+      continue;
+    }
+    if (k === 'listeners') {
+      parts.push(`"listeners":[${(v as CompiledListener[]).map((l) => (made.has(l) ? listenerJson(l, objects) : JSON.stringify(l))).join(',')}]`);
+      continue;
+    }
     if (k !== 'rules') {
       parts.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
       continue;
@@ -206,6 +242,32 @@ export function tableJson(table: CompiledTable, ctx?: TranslationContext): strin
     parts.push(`"rules":[${rules.join(',')}]`);
   }
   return `{${parts.join(',')}}`;
+}
+
+const ENTRY_LISTS = ['httpRoutes', 'grpcRoutes', 'tlsRoutes', 'tcpRoutes', 'udpRoutes'] as const;
+
+/** A listener compileTable made: its head, then its entry lists (in ENTRY_LISTS order, as it appends them). */
+function listenerJson(l: CompiledListener, objects: WeakMap<object, string>): string {
+  const head: Record<string, unknown> = {};
+  const lists: string[] = [];
+  for (const [k, v] of Object.entries(l)) {
+    if (!(ENTRY_LISTS as readonly string[]).includes(k)) head[k] = v;
+    else if (v !== undefined) lists.push(`${JSON.stringify(k)}:[${(v as Entry[]).map((e) => entryJson(e, objects)).join(',')}]`);
+  }
+  const h = JSON.stringify(head);
+  return lists.length === 0 ? h : h === '{}' ? `{${lists.join(',')}}` : `${h.slice(0, -1)},${lists.join(',')}}`;
+}
+
+type Entry = { hostname?: unknown; rule?: unknown; matchIndex?: unknown; match?: object };
+
+/** An entry as compileTable writes it ({hostname, rule, matchIndex, match}, {hostname, rule} or {rule}), the match's text kept. */
+function entryJson(e: Entry, objects: WeakMap<object, string>): string {
+  if (typeof e.rule !== 'number') return JSON.stringify(e);
+  if (e.hostname === undefined && e.matchIndex === undefined && e.match === undefined) return `{"rule":${e.rule}}`;
+  if (typeof e.hostname !== 'string') return JSON.stringify(e);
+  if (e.matchIndex === undefined && e.match === undefined) return `{"hostname":${JSON.stringify(e.hostname)},"rule":${e.rule}}`;
+  if (typeof e.matchIndex !== 'number' || typeof e.match !== 'object' || e.match === null) return JSON.stringify(e);
+  return `{"hostname":${JSON.stringify(e.hostname)},"rule":${e.rule},"matchIndex":${e.matchIndex},"match":${memoJson(objects, e.match)}}`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,2 +1,2 @@
-export { compileGateway, compileTable, compileUnattached, tableJson, ruleBodyOf } from './compile-gateway';
+export { compileGateway, compileTable, compileUnattached, tableJson, ruleBodyOf, partIdsOf } from './compile-gateway';
 export * from './types';

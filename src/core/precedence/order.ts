@@ -44,10 +44,11 @@ export interface RoutePlan {
   stream: StreamPlanEntry[];
 }
 
-export interface HTTPPlanEntry { plan: RoutePlan; rank: HTTPRank; hostname: string; ri: number; mi: number; match: CompiledHTTPMatch }
-export interface GRPCPlanEntry { plan: RoutePlan; rank: GRPCRank; hostname: string; ri: number; mi: number; match: CompiledGRPCMatch }
-export interface SNIPlanEntry { plan: RoutePlan; rank: SNIRank; hostname: string; ri: number }
-export interface StreamPlanEntry { plan: RoutePlan; rank: StreamRank; ri: number }
+// `id`: the entry's part id in a snapshot (core/snapshot/table-parts entryId), made once per plan
+export interface HTTPPlanEntry { plan: RoutePlan; rank: HTTPRank; hostname: string; ri: number; mi: number; match: CompiledHTTPMatch; id: string }
+export interface GRPCPlanEntry { plan: RoutePlan; rank: GRPCRank; hostname: string; ri: number; mi: number; match: CompiledGRPCMatch; id: string }
+export interface SNIPlanEntry { plan: RoutePlan; rank: SNIRank; hostname: string; ri: number; id: string }
+export interface StreamPlanEntry { plan: RoutePlan; rank: StreamRank; ri: number; id: string }
 
 /** One listener's entries in the order a proxy tries them; a list is absent when the protocol carries no such routes. */
 export interface OrderedListener {
@@ -90,7 +91,7 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         httpMatchesOf(rule).forEach((m, mi) => {
           const match = compileHTTPMatch(m);
           for (const hostname of hostnames) {
-            if (once(`${hostname}|${ri}|${mi}`)) plan.http.push({ plan, rank: httpRank(hostname, match, meta, ri, mi), hostname, ri, mi, match });
+            if (once(`${hostname}|${ri}|${mi}`)) plan.http.push({ plan, rank: httpRank(hostname, match, meta, ri, mi), hostname, ri, mi, match, id: `${plan.ruleKeys[ri]}|${mi}|${hostname}` });
           }
         });
         return;
@@ -98,16 +99,16 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         grpcMatchesOf(rule).forEach((m, mi) => {
           const match = compileGRPCMatch(m);
           for (const hostname of hostnames) {
-            if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push({ plan, rank: grpcRank(hostname, match, meta, ri, mi), hostname, ri, mi, match });
+            if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push({ plan, rank: grpcRank(hostname, match, meta, ri, mi), hostname, ri, mi, match, id: `${plan.ruleKeys[ri]}|${mi}|${hostname}` });
           }
         });
         return;
       case 'TLSRoute':
-        for (const hostname of hostnames) if (once(`${hostname}|${ri}`)) plan.sni.push({ plan, rank: sniRank(hostname, meta, ri), hostname, ri });
+        for (const hostname of hostnames) if (once(`${hostname}|${ri}`)) plan.sni.push({ plan, rank: sniRank(hostname, meta, ri), hostname, ri, id: `${plan.ruleKeys[ri]}||${hostname}` });
         return;
       case 'TCPRoute':
       case 'UDPRoute':
-        plan.stream.push({ plan, rank: streamRank(meta, ri), ri });
+        plan.stream.push({ plan, rank: streamRank(meta, ri), ri, id: `${plan.ruleKeys[ri]}||` });
         return;
       default:
         return unreachable(kind, 'route kind');
@@ -128,34 +129,100 @@ function hostnamesOf(ar: AttachedRoute, listenerHostname: string | undefined): s
   return [...new Set(given.length > 0 ? given : [listenerHostname ?? ''])].sort();
 }
 
+type Lists = Pick<OrderedListener, 'http' | 'grpc' | 'tls' | 'tcp' | 'udp'>;
+
+// What a listener was ordered from last time, and the order: a recompute that changes a few routes
+// takes the previous order, drops the entries of the plans that went and inserts those of the plans
+// that came. Each ladder is a total order over a listener's entries (the tie-breaks end at the
+// route's name, its rule and match, and the hostname), so this gives exactly what a sort gives.
+interface OrderedMemo {
+  protocol: string;
+  hostname: string | undefined;
+  plans: RoutePlan[];
+  planSet: Set<RoutePlan>;
+  lists: Lists;
+}
+const ORDERED = memoSlot('precedence.ordered', () => new WeakMap<object, OrderedMemo>());
+/** beyond this many plans come or gone, sorting afresh is as cheap */
+const PATCH_LIMIT = 256;
+
+const LADDERS = {
+  http: (a: HTTPPlanEntry, b: HTTPPlanEntry) => orderHTTP(a.rank, b.rank) || tieByHostname(a, b),
+  grpc: (a: GRPCPlanEntry, b: GRPCPlanEntry) => orderGRPC(a.rank, b.rank) || tieByHostname(a, b),
+  tls: (a: SNIPlanEntry, b: SNIPlanEntry) => orderSNI(a.rank, b.rank) || tieByHostname(a, b),
+  tcp: (a: StreamPlanEntry, b: StreamPlanEntry) => orderStream(a.rank, b.rank),
+  udp: (a: StreamPlanEntry, b: StreamPlanEntry) => orderStream(a.rank, b.rank),
+};
+
+function entriesOf(plan: RoutePlan, list: keyof Lists): readonly unknown[] {
+  switch (list) {
+    case 'http': return plan.http;
+    case 'grpc': return plan.grpc;
+    case 'tls': return plan.sni;
+    case 'tcp': return plan.kind === 'TCPRoute' ? plan.stream : [];
+    case 'udp': return plan.kind === 'UDPRoute' ? plan.stream : [];
+  }
+}
+
+function insertSorted<T>(list: T[], e: T, cmp: (a: T, b: T) => number): void {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cmp(list[mid], e) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, e);
+}
+
 function orderListener(ctx: TranslationContext, la: ListenerAttachment): OrderedListener {
   const l = la.listener;
   const protocol = String(l?.protocol ?? '');
   const hostname = l?.hostname ? String(l.hostname).toLowerCase() : undefined;
   const out: OrderedListener = { attachment: la, protocol, ...(hostname ? { hostname } : {}) };
-  const http: HTTPPlanEntry[] | undefined = protocol === 'HTTP' || protocol === 'HTTPS' ? [] : undefined;
-  const grpc: GRPCPlanEntry[] | undefined = http ? [] : undefined;
-  const tls: SNIPlanEntry[] | undefined = protocol === 'TLS' ? [] : undefined;
-  const tcp: StreamPlanEntry[] | undefined = protocol === 'TCP' ? [] : undefined;
-  const udp: StreamPlanEntry[] | undefined = protocol === 'UDP' ? [] : undefined;
+  const lists: Lists = {};
+  if (protocol === 'HTTP' || protocol === 'HTTPS') { lists.http = []; lists.grpc = []; }
+  if (protocol === 'TLS') lists.tls = [];
+  if (protocol === 'TCP') lists.tcp = [];
+  if (protocol === 'UDP') lists.udp = [];
+  const names = Object.keys(lists) as (keyof Lists)[];
 
+  const plans: RoutePlan[] = [];
   for (const ar of la.routes ?? []) {
     const kind = ar.kind;
-    const list = kind === 'HTTPRoute' ? http : kind === 'GRPCRoute' ? grpc : kind === 'TLSRoute' ? tls : kind === 'TCPRoute' ? tcp : udp;
-    if (!list) continue;
-    const plan = planOf(ctx, kind, ar.route, hostnamesOf(ar, hostname));
-    if (http) for (const e of plan.http) http.push(e);
-    if (grpc) for (const e of plan.grpc) grpc.push(e);
-    if (tls) for (const e of plan.sni) tls.push(e);
-    const stream = kind === 'TCPRoute' ? tcp : kind === 'UDPRoute' ? udp : undefined;
-    if (stream) for (const e of plan.stream) stream.push(e);
+    const list = kind === 'HTTPRoute' ? lists.http : kind === 'GRPCRoute' ? lists.grpc : kind === 'TLSRoute' ? lists.tls : kind === 'TCPRoute' ? lists.tcp : lists.udp;
+    if (list) plans.push(planOf(ctx, kind, ar.route, hostnamesOf(ar, hostname)));
   }
 
-  if (http) out.http = http.sort((a, b) => orderHTTP(a.rank, b.rank) || tieByHostname(a, b));
-  if (grpc) out.grpc = grpc.sort((a, b) => orderGRPC(a.rank, b.rank) || tieByHostname(a, b));
-  if (tls) out.tls = tls.sort((a, b) => orderSNI(a.rank, b.rank) || tieByHostname(a, b));
-  if (tcp) out.tcp = tcp.sort((a, b) => orderStream(a.rank, b.rank));
-  if (udp) out.udp = udp.sort((a, b) => orderStream(a.rank, b.rank));
+  const memo = l ? ctx.memo(ORDERED) : undefined;
+  const prev = l ? memo!.get(l) : undefined;
+  const planSet = new Set(plans);
+  let patched: Lists | undefined;
+  if (prev && prev.protocol === protocol && prev.hostname === hostname) {
+    const added = plans.filter((p) => !prev.planSet.has(p));
+    const gone = added.length <= PATCH_LIMIT ? new Set(prev.plans.filter((p) => !planSet.has(p))) : undefined;
+    if (gone && gone.size <= PATCH_LIMIT) {
+      patched = {};
+      for (const name of names) {
+        const before = prev.lists[name] as { plan: RoutePlan }[];
+        const list = gone.size ? before.filter((e) => !gone.has(e.plan)) : before.slice();
+        const cmp = LADDERS[name] as (a: unknown, b: unknown) => number;
+        for (const p of added) for (const e of entriesOf(p, name)) insertSorted<unknown>(list, e, cmp);
+        (patched as Record<string, unknown>)[name] = list;
+      }
+    }
+  }
+  if (!patched) {
+    patched = {};
+    for (const name of names) {
+      const list: unknown[] = [];
+      for (const p of plans) for (const e of entriesOf(p, name)) list.push(e);
+      (patched as Record<string, unknown>)[name] = list.sort(LADDERS[name] as (a: unknown, b: unknown) => number);
+    }
+  }
+  if (memo) memo.set(l!, { protocol, hostname, plans, planSet, lists: patched });
+  // the lists are shared with the next recompute's patch: callers read them, never change them
+  Object.assign(out, patched);
   return out;
 }
 

@@ -25,6 +25,18 @@ export interface Part {
  */
 export interface PartSources {
   rule(rule: CompiledTable['rules'][number]): object | undefined;
+  /**
+   * The ids the table's routes, rules and entries get here (before repeats are told apart), when
+   * its maker kept them: the same strings as made here, without making them again.
+   */
+  ids?(table: CompiledTable): TableIds | undefined;
+}
+
+/** Ids by position: routes, rules, and per listener its entry lists in ENTRY_LISTS order. */
+export interface TableIds {
+  routes: string[];
+  rules: string[];
+  entries: string[][][];
 }
 
 /** An entry is its id (rule id, matchIndex, hostname) and its match; an entry without a match is its id alone. */
@@ -88,43 +100,49 @@ const entryId = (rule: string, e: { matchIndex?: number; hostname?: string }): s
  * their text; the answer is the same without it.
  */
 export function tableParts(table: CompiledTable, previous?: TableParts, sources?: PartSources): TableParts {
+  // the maker's ids hold while no id repeats (a repeat's id is told apart here, and so are the ids made from it)
+  let known = sources?.ids?.(table);
   const routes = emptyList();
   const routeSeen = new Map<string, number>();
   // a route's item is the compile's own object, kept while the route is unchanged
-  for (const r of table.routes) push(routes, routeSeen, routeId(r), () => r as never, previous?.routes, sources && r);
+  table.routes.forEach((r, i) => push(routes, routeSeen, known?.routes[i] ?? routeId(r), () => r as never, previous?.routes, sources && r));
+  if (routeSeen.size) known = undefined;
   const rules = emptyList();
   const ruleSeen = new Map<string, number>();
   const ruleIds: string[] = [];
-  for (const r of table.rules) {
+  for (let i = 0; i < table.rules.length; i++) {
+    const r = table.rules[i];
     const rid = routes.ids[r.route];
     if (rid === undefined) throw new Error(`rule ${r.index} names route ${r.route}, which the table does not hold`);
     const before = rules.ids.length;
-    push(rules, ruleSeen, ruleId(rid, r.index), () => ({ ...r, route: rid }), previous?.rules, sources?.rule(r));
+    push(rules, ruleSeen, known?.rules[i] ?? ruleId(rid, r.index), () => ({ ...r, route: rid }), previous?.rules, sources?.rule(r));
     ruleIds.push(rules.ids[before]);
   }
+  if (ruleSeen.size) known = undefined;
   const listeners = emptyList();
   const listenerSeen = new Map<string, number>();
   const entries = new Map<string, PartList>();
-  for (const l of table.listeners) {
+  table.listeners.forEach((l, li) => {
     const head: Record<string, unknown> = { ...l };
     for (const list of ENTRY_LISTS) if (head[list] !== undefined) head[list] = [];
     const before = listeners.ids.length;
     push(listeners, listenerSeen, l.name, () => head, previous?.listeners);
     const lid = listeners.ids[before];
-    for (const list of ENTRY_LISTS) {
+    ENTRY_LISTS.forEach((list, k) => {
       const items = l[list] as { rule: number; matchIndex?: number; hostname?: string; match?: object }[] | undefined;
-      if (!items) continue;
+      if (!items) return;
+      const given = known?.entries[li]?.[k];
       const key = entriesKey(lid, list);
       const out = emptyList();
       const seen = new Map<string, number>();
-      for (const e of items) {
+      items.forEach((e, i) => {
         const rid = ruleIds[e.rule];
         if (rid === undefined) throw new Error(`an entry of listener ${l.name} names rule ${e.rule}, which the table does not hold`);
-        push(out, seen, entryId(rid, e), () => ({ ...e, rule: rid }), previous?.entries.get(key), sources && (e.match ?? ID_ALONE));
-      }
+        push(out, seen, given?.[i] ?? entryId(rid, e), () => ({ ...e, rule: rid }), previous?.entries.get(key), sources && (e.match ?? ID_ALONE));
+      });
       entries.set(key, out);
-    }
-  }
+    });
+  });
   const head: Record<string, unknown> = { ...table, listeners: [], routes: [], rules: [] };
   const prevHead = previous?.head;
   const h = part(head);

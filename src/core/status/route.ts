@@ -5,6 +5,7 @@ import type { RouteRefs } from '../refs/route-refs';
 import { GATEWAY_GROUP } from '../refs/lookup';
 import { draft, mergeConditions, type ConditionDraft } from './conditions';
 import { ConditionType, OWNED_CONDITION_TYPES, RouteReason } from './reasons';
+import { memoSlot, type TranslationContext } from '../translate/context';
 
 export type { RouteParentStatus };
 
@@ -23,32 +24,59 @@ function sameParentRef(route: Route, a: Partial<ParentReference> | undefined, b:
     && (a.sectionName ?? '') === (b.sectionName ?? '') && (a.port ?? null) === (b.port ?? null);
 }
 
+// A route's entries depend on its outcomes, its references and the entries it had: when its
+// outcomes and references are the same objects as at the last recompute, and the entries it had are
+// the ones that recompute made, merging conditions with their own result changes nothing (whatever
+// the time), and the same array is answered, so that the diff against what was written costs
+// nothing for the routes a change did not touch.
+interface ParentsMemo {
+  outcomes: ParentOutcome[];
+  refs: RouteRefs;
+  controllerName: string;
+  result: RouteParents;
+}
+const PARENTS = memoSlot('status.routeParents', () => new WeakMap<Route, ParentsMemo>());
+
+const sameItems = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
 export function routeParentsOf(
   analysis: GatewayAnalysis, refsOf: (route: Route) => RouteRefs, controllerName: string, now: string,
-  previousFor: (route: Route) => RouteParentStatus[] | undefined,
+  previousFor: (route: Route) => RouteParentStatus[] | undefined, ctx?: TranslationContext,
 ): RouteParents[] {
   const byRoute = new Map<Route, ParentOutcome[]>();
   for (const o of analysis.outcomes) (byRoute.get(o.route) ?? byRoute.set(o.route, []).get(o.route)!).push(o);
+  const memo = ctx?.memo(PARENTS);
   return analysis.routes.map((route) => {
-    const prev = (previousFor(route) ?? []).filter((p) => p?.controllerName === controllerName);
+    const outcomes = byRoute.get(route) ?? [];
     const refs = refsOf(route);
-    const parents = (byRoute.get(route) ?? []).map((o): RouteParentStatus => {
-      const drafts: ConditionDraft[] = [
-        draft(ConditionType.Accepted, o.accepted, o.reason, o.message),
-        draft(ConditionType.ResolvedRefs, refs.resolved, refs.reason, refs.message),
-      ];
-      if (o.accepted && o.droppedRules.size)
-        drafts.push(draft(ConditionType.PartiallyInvalid, true, RouteReason.UnsupportedValue,
-          `Dropped Rule${o.droppedRules.size > 1 ? 's' : ''} ${[...o.droppedRules].map(([i, m]) => `${i} (${m})`).join(', ')}`));
-      const before = prev.find((p) => sameParentRef(route, p.parentRef, o.parentRef));
-      return {
-        parentRef: o.parentRef,
-        controllerName,
-        conditions: mergeConditions(drafts, before?.conditions, {
-          generation: route.metadata.generation, now, owned: OWNED_CONDITION_TYPES.routeParent,
-        }),
-      };
-    });
-    return { kind: route.kind, namespace: route.metadata.namespace ?? '', name: route.metadata.name, parents };
+    const previous = previousFor(route);
+    const hit = memo?.get(route);
+    if (hit && hit.refs === refs && hit.controllerName === controllerName && hit.result.parents === previous
+      && sameItems(hit.outcomes, outcomes)) return hit.result;
+    const result = entriesOf(route, outcomes, refs, controllerName, now, previous);
+    memo?.set(route, { outcomes, refs, controllerName, result });
+    return result;
   });
+}
+
+function entriesOf(route: Route, outcomes: ParentOutcome[], refs: RouteRefs, controllerName: string, now: string, previous: RouteParentStatus[] | undefined): RouteParents {
+  const prev = (previous ?? []).filter((p) => p?.controllerName === controllerName);
+  const parents = outcomes.map((o): RouteParentStatus => {
+    const drafts: ConditionDraft[] = [
+      draft(ConditionType.Accepted, o.accepted, o.reason, o.message),
+      draft(ConditionType.ResolvedRefs, refs.resolved, refs.reason, refs.message),
+    ];
+    if (o.accepted && o.droppedRules.size)
+      drafts.push(draft(ConditionType.PartiallyInvalid, true, RouteReason.UnsupportedValue,
+        `Dropped Rule${o.droppedRules.size > 1 ? 's' : ''} ${[...o.droppedRules].map(([i, m]) => `${i} (${m})`).join(', ')}`));
+    const before = prev.find((p) => sameParentRef(route, p.parentRef, o.parentRef));
+    return {
+      parentRef: o.parentRef,
+      controllerName,
+      conditions: mergeConditions(drafts, before?.conditions, {
+        generation: route.metadata.generation, now, owned: OWNED_CONDITION_TYPES.routeParent,
+      }),
+    };
+  });
+  return { kind: route.kind, namespace: route.metadata.namespace ?? '', name: route.metadata.name, parents };
 }

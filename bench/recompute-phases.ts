@@ -1,0 +1,147 @@
+// `npm run bench:phases`: where a one-route change's recompute spends its time, in process and
+// without I/O, for one Gateway with BENCH_ROUTES routes (5,000): loading the world from the object
+// source, translating (attach, order, compile, statuses), serializing and hashing the table,
+// deflating the stored tail, the status diff and the delta's parts. Each phase is the median over
+// BENCH_CHANGES (200) changes to random routes, after a warm-up.
+import { MemorySource } from '../src/adapters/store/memory-source';
+import { loadGatewayWorld, loaderMemo } from '../src/adapters/store/world-loader';
+import { translateLoaded } from '../src/service/reconcile';
+import { planRecompute } from '../src/service/recompute-plan';
+import { deflateTail } from '../src/adapters/delivery/snapshots';
+import { TranslationContext } from '../src/core/translate';
+import { partIdsOf, ruleBodyOf } from '../src/core/compile';
+import { tableParts, type TableParts } from '../src/core/snapshot/table-parts';
+import { snapshotDelta } from '../src/core/snapshot/delta';
+import type { Written } from '../src/adapters/store/recompute-write';
+import type { K8sObject } from '../src/core/model/objects';
+import { percentile, report } from './support';
+
+const ROUTES = Number(process.env.BENCH_ROUTES ?? 5000);
+const CHANGES = Number(process.env.BENCH_CHANGES ?? 200);
+const GW = 'gateway.networking.k8s.io/v1';
+const teamOf = (i: number) => `team-${i % 20}`;
+const obj = (o: unknown) => o as K8sObject;
+
+function httpRoute(i: number, path: string) {
+  return obj({
+    apiVersion: GW, kind: 'HTTPRoute', metadata: { namespace: teamOf(i), name: `r-${i}`, generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: {
+      parentRefs: [{ name: 'shared', namespace: 'infra' }],
+      hostnames: [`h${i % 10}.example.com`],
+      rules: [
+        {
+          matches: [{ path: { type: 'PathPrefix', value: path } }, { path: { type: 'PathPrefix', value: `${path}-alt` }, headers: [{ name: 'x-canary', value: 'yes' }] }],
+          filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-route', value: `r-${i}` }] } }],
+          backendRefs: [{ name: `svc-${i % 100}`, port: 80 }],
+        },
+        { matches: [{ path: { type: 'Exact', value: `${path}/health` }, method: 'GET' }], backendRefs: [{ name: `svc-${i % 100}`, port: 80 }] },
+      ],
+    },
+  });
+}
+
+const source = new MemorySource([
+  obj({ apiVersion: GW, kind: 'GatewayClass', metadata: { name: 'sy', generation: 1 }, spec: { controllerName: 'switchyard.dev/gateway-controller' } }),
+  obj({ apiVersion: GW, kind: 'Gateway', metadata: { namespace: 'infra', name: 'shared', generation: 1 }, spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }] } }),
+  ...Array.from({ length: 20 }, (_, t) => obj({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `team-${t}` } })),
+  ...Array.from({ length: 100 }, (_, j) => obj({ apiVersion: 'v1', kind: 'Service', metadata: { namespace: teamOf(j), name: `svc-${j}` }, spec: { ports: [{ name: 'http', port: 80, targetPort: 'http' }] } })),
+  ...Array.from({ length: 100 }, (_, j) => obj({
+    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { namespace: teamOf(j), name: `svc-${j}-1`, labels: { 'kubernetes.io/service-name': `svc-${j}` } }, addressType: 'IPv4',
+    endpoints: [0, 1, 2].map((e) => ({ addresses: [`10.${j}.0.${e + 1}`], conditions: { ready: true } })), ports: [{ name: 'http', port: 8080 }],
+  })),
+  ...Array.from({ length: ROUTES }, (_, i) => httpRoute(i, `/svc-${i}`)),
+]);
+
+const memo = loaderMemo(128);
+const ctx = new TranslationContext({ capacity: 128 });
+const ref = { namespace: 'infra', name: 'shared' };
+const opts = { controllerName: 'switchyard.dev/gateway-controller', now: '2026-12-01T00:00:00.000Z' };
+let before: Written = { gate: null, parts: new Map(), deps: '[]', hash: null };
+let prevParts: TableParts | undefined;
+const sources = { rule: (r: never) => ruleBodyOf(ctx, r), ids: (table: any) => partIdsOf(ctx, table) };
+const phases = new Map<string, number[]>();
+const time = <T>(name: string, fn: () => T): T => {
+  const t = performance.now();
+  const out = fn();
+  (phases.get(name) ?? phases.set(name, []).get(name)!).push(performance.now() - t);
+  return out;
+};
+
+async function once(n: number): Promise<void> {
+  const t0 = performance.now();
+  const loaded = await loadGatewayWorld(source, 'infra', 'shared', memo, before.gatewayStatus);
+  (phases.get('load') ?? phases.set('load', []).get('load')!).push(performance.now() - t0);
+  const out = time('translate+serialize+hash', () => translateLoaded(loaded, ref, before, opts, ctx));
+  const { plan, after } = time('plan (status diff)', () => planRecompute(before, {
+    gateKey: 'g', owner: 'Gateway/infra/shared', scope: opts.controllerName, routeOwner: 'g', sourcePosition: n, now: opts.now, durationMs: 0, deps: loaded.deps,
+    statuses: out.translation && { gatewayStatus: out.translation.gatewayStatus, routeParents: out.translation.routeParents, policyAncestors: out.translation.policyAncestors, listenerSets: out.translation.listenerSetStatuses },
+    snapshot: out.hash !== undefined ? { hash: out.hash, unattached: out.unattached, content: () => time('deflate tail', () => deflateTail(out.tail)) } : undefined,
+  }));
+  void plan;
+  before = after;
+  const parts = time('table parts + delta', () => {
+    const p = tableParts(out.translation!.table, prevParts, sources);
+    if (prevParts) JSON.stringify(snapshotDelta(ref, n - 1, n, out.hash!, prevParts, p));
+    return p;
+  });
+  prevParts = parts;
+  (phases.get('total') ?? phases.set('total', []).get('total')!).push(performance.now() - t0);
+}
+
+await once(0);
+for (let k = 0; k < 20; k++) {
+  const i = Math.floor(Math.random() * ROUTES);
+  source.put(httpRoute(i, `/svc-${i}/w${k}`));
+  await once(k + 1);
+}
+phases.clear();
+for (let k = 0; k < CHANGES; k++) {
+  const i = Math.floor(Math.random() * ROUTES);
+  source.put(httpRoute(i, `/svc-${i}/c${k}`));
+  await once(100 + k);
+}
+for (const [name, ms] of phases) report(`${ROUTES}_routes_${name.replace(/[^a-z]+/g, '_')}_p50`, percentile(ms.sort((a, b) => a - b), 50), 'ms', 'informational');
+if (process.env.BENCH_SERIALIZE) {
+  const { tableJson } = await import('../src/core/compile');
+  const loaded = await loadGatewayWorld(source, 'infra', 'shared', memo, before.gatewayStatus);
+  const out = translateLoaded(loaded, ref, before, opts, ctx);
+  const table = out.translation!.table;
+  for (const [name, fn] of [['tableJson', () => tableJson(table, ctx)], ['stringify', () => JSON.stringify(table)]] as const) {
+    const ms: number[] = [];
+    for (let k = 0; k < 30; k++) { const t = performance.now(); fn(); ms.push(performance.now() - t); }
+    report(`${ROUTES}_routes_${name}_p50`, percentile(ms.sort((a, b) => a - b), 50), 'ms', 'informational');
+  }
+}
+if (process.env.BENCH_STEPS) {
+  const { viewOf } = await import('../src/core/refs/lookup');
+  const { validateGateway, attachRoutes, attachmentOf } = await import('../src/core/attach/attach');
+  const { resolveReferences, refsOf } = await import('../src/core/refs/resolution');
+  const { orderGateway } = await import('../src/core/precedence/order');
+  const { compileTable, tableJson } = await import('../src/core/compile');
+  const { routeParentsOf } = await import('../src/core/status/route');
+  const { gatewayStatusOf } = await import('../src/core/status/gateway');
+  const steps = new Map<string, number[]>();
+  const t = <T>(name: string, fn: () => T): T => { const s = performance.now(); const o = fn(); (steps.get(name) ?? steps.set(name, []).get(name)!).push(performance.now() - s); return o; };
+  for (let k = 0; k < 40; k++) {
+    const i = Math.floor(Math.random() * ROUTES);
+    source.put(httpRoute(i, `/svc-${i}/s${k}`));
+    const loaded = await loadGatewayWorld(source, 'infra', 'shared', memo, before.gatewayStatus);
+    const view = t('viewOf', () => viewOf(loaded.world, ctx));
+    const validated = t('validate', () => validateGateway(view, ref, opts))!;
+    const att = t('attachRoutes', () => attachRoutes(view, validated));
+    const analysis = { ...validated, ...att };
+    const refs = t('resolveReferences', () => resolveReferences(view, analysis.gateway, analysis.routes));
+    const attachment = t('attachmentOf', () => attachmentOf(analysis, ctx));
+    const ordered = t('orderGateway', () => orderGateway(ctx, attachment));
+    const table = t('compileTable', () => compileTable(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false }));
+    t('tableJson', () => tableJson(table, ctx));
+    const parts = t('tableParts', () => tableParts(table, prevParts, sources));
+    if (prevParts) t('snapshotDelta', () => JSON.stringify(snapshotDelta(ref, 1, 2, 'h', prevParts!, parts)));
+    prevParts = parts;
+    const prevMap = new Map<string, unknown>();
+    t('routeParentsOf', () => routeParentsOf(analysis, refsOf(view, refs), opts.controllerName, opts.now, () => undefined, ctx));
+    t('gatewayStatusOf', () => gatewayStatusOf(analysis, refs, opts.now, undefined as never, undefined as never));
+    void prevMap;
+  }
+  for (const [name, ms] of steps) report(`${ROUTES}_routes_step_${name}_p50`, percentile(ms.sort((a, b) => a - b), 50), 'ms', 'informational');
+}
