@@ -39,6 +39,11 @@ export interface PreviousStatuses {
   policyAncestors?: PolicyAncestors[];
   /** the ListenerSet statuses this Gateway wrote before; default: each ListenerSet's status in the world */
   listenerSets?: ListenerSetStatusEntry[];
+  /**
+   * Instead of the three lists above: every status part this Gateway wrote before, by the object's
+   * stream ("Kind/namespace/name"): a route's {parents}, a policy's {ancestors}, a ListenerSet's status.
+   */
+  parts?: ReadonlyMap<string, Record<string, unknown>>;
 }
 
 export interface GatewayTranslation {
@@ -90,19 +95,25 @@ function statuses(
   opts: TranslateGatewayOptions, previous: PreviousStatuses | undefined,
 ): Pick<GatewayTranslation, 'gatewayStatus' | 'routeParents' | 'policyAncestors' | 'listenerSetStatuses'> {
   const prevGateway = previous?.gatewayStatus ?? analysis.gateway.status;
-  const prevRoutes = previous?.routeParents
+  const parts = previous?.parts;
+  const prevRoutes = !parts && previous?.routeParents
     ? new Map(previous.routeParents.map((r) => [`${r.kind}/${r.namespace}/${r.name}`, r.parents]))
     : undefined;
-  const previousFor = (route: Route): RouteParentStatus[] | undefined =>
-    prevRoutes ? prevRoutes.get(`${route.kind}/${route.metadata.namespace ?? ''}/${route.metadata.name}`) : route.status?.parents;
-  const prevPolicies = previous?.policyAncestors && new Map(previous.policyAncestors.map((p) => [`${p.namespace}/${p.name}`, p.ancestors]));
-  const policyBefore = (ns: string, name: string) => prevPolicies
-    ? prevPolicies.get(`${ns}/${name}`)
-    : view.index.policiesByService.size ? view.world.backendTLSPolicies?.find((p) => p.metadata.namespace === ns && p.metadata.name === name)?.status?.ancestors : undefined;
-  const prevSets = previous?.listenerSets ? new Map(previous.listenerSets.map((e) => [`${e.namespace}/${e.name}`, e.status])) : undefined;
-  const previousSet = (namespace: string, name: string): Partial<ListenerSetStatus> | undefined => prevSets
-    ? prevSets.get(`${namespace}/${name}`)
-    : analysis.listenerSets.find((s) => s.namespace === namespace && s.name === name)?.listenerSet.status;
+  const previousFor = (route: Route): RouteParentStatus[] | undefined => parts
+    ? parts.get(`${route.kind}/${route.metadata.namespace ?? ''}/${route.metadata.name}`)?.parents as RouteParentStatus[] | undefined
+    : prevRoutes ? prevRoutes.get(`${route.kind}/${route.metadata.namespace ?? ''}/${route.metadata.name}`) : route.status?.parents;
+  const prevPolicies = !parts && previous?.policyAncestors && new Map(previous.policyAncestors.map((p) => [`${p.namespace}/${p.name}`, p.ancestors]));
+  const policyBefore = (ns: string, name: string) => parts
+    ? parts.get(`BackendTLSPolicy/${ns}/${name}`)?.ancestors as never
+    : prevPolicies
+      ? prevPolicies.get(`${ns}/${name}`)
+      : view.index.policiesByService.size ? view.world.backendTLSPolicies?.find((p) => p.metadata.namespace === ns && p.metadata.name === name)?.status?.ancestors : undefined;
+  const prevSets = !parts && previous?.listenerSets ? new Map(previous.listenerSets.map((e) => [`${e.namespace}/${e.name}`, e.status])) : undefined;
+  const previousSet = (namespace: string, name: string): Partial<ListenerSetStatus> | undefined => parts
+    ? parts.get(`ListenerSet/${namespace}/${name}`) as Partial<ListenerSetStatus> | undefined
+    : prevSets
+      ? prevSets.get(`${namespace}/${name}`)
+      : analysis.listenerSets.find((s) => s.namespace === namespace && s.name === name)?.listenerSet.status;
   const listenerSetStatuses = listenerSetStatusesOf(analysis, opts.now, previousSet);
   return {
     gatewayStatus: gatewayStatusOf(analysis, refs, opts.now, prevGateway, attachedListenerSetsOf(analysis, listenerSetStatuses)),

@@ -14,7 +14,7 @@ import { partIdsOf, ruleBodyOf, tableJson } from '../core/compile';
 import { tableParts, type PartSources, type TableParts } from '../core/snapshot/table-parts';
 import { snapshotDelta } from '../core/snapshot/delta';
 import { planRecompute } from './recompute-plan';
-import { parseStreamKey, streamKey } from '../core/objects/keys';
+import { streamKey } from '../core/objects/keys';
 
 export { missedChanges } from '../adapters/store/recompute-write';
 
@@ -61,15 +61,7 @@ export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; 
   translation?: Translation; unattached: string; hash?: string; tail: string;
 } {
   const translation = loaded.gateway
-    ? translate(loaded.world, ref, opts, {
-        gatewayStatus: before.gatewayStatus as never,
-        routeParents: [...before.parts].filter(([stream]) => !stream.startsWith('BackendTLSPolicy/') && !stream.startsWith('ListenerSet/'))
-          .map(([stream, part]) => ({ ...parseStreamKey(stream), parents: (part.parents ?? []) as never[] })) as never,
-        policyAncestors: [...before.parts].filter(([stream]) => stream.startsWith('BackendTLSPolicy/'))
-          .map(([stream, part]) => ({ ...parseStreamKey(stream), ancestors: (part.ancestors ?? []) as never[] })) as never,
-        listenerSets: [...before.parts].filter(([stream]) => stream.startsWith('ListenerSet/'))
-          .map(([stream, part]) => { const k = parseStreamKey(stream); return { namespace: k.namespace, name: k.name, status: part as never }; }),
-      }, ctx)
+    ? translate(loaded.world, ref, opts, { gatewayStatus: before.gatewayStatus as never, parts: before.parts as ReadonlyMap<string, Record<string, unknown>> }, ctx)
     : undefined;
   const unattached = translation ? JSON.stringify(translation.unattached) : '[]';
   // compile's output is byte-for-byte deterministic, so its JSON is serialized once, natively, and

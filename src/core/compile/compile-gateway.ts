@@ -13,6 +13,7 @@ import { routeRefs, type RouteRefs } from '../refs/route-refs';
 import { backendMemo, cmp, viewOf, type WorldView } from '../refs/lookup';
 import { RouteReason } from '../status/reasons';
 import { memoSlot, TranslationContext } from '../translate/context';
+import { keepRecent } from '../model/recent';
 import { orderGateway, routeKey, routeMeta, type OrderedListener, type RoutePlan } from '../precedence/order';
 import { compileBackend, type BackendResolver } from './backends';
 import type { TableIds } from '../snapshot/table-parts';
@@ -119,12 +120,21 @@ export function compileTable(
 
 
   // indices: routes by kind, namespace, name; rules by route, then rule index
-  const routeList = [...routes.values()].sort((a, b) =>
-    KIND_ORDER.indexOf(a.meta.kind) - KIND_ORDER.indexOf(b.meta.kind) ||
-    cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name));
+  const routeList = sortedRoutes(view.ctx, `${gwNs}/${gw.metadata.name}`, routes);
   const routeIndex = new Map(routeList.map((r, i) => [r.key, i]));
-  const ruleList = [...rules.entries()].sort(([, a], [, b]) =>
-    (routeIndex.get(a.routeKey)! - routeIndex.get(b.routeKey)!) || a.index - b.index);
+  // rules by route, then rule index: each route's rules, in the routes' order
+  const byRoute = new Map<string, [string, { routeKey: string; index: number; rule: RuleBody }][]>();
+  for (const entry of rules) {
+    const list = byRoute.get(entry[1].routeKey);
+    if (list) list.push(entry);
+    else byRoute.set(entry[1].routeKey, [entry]);
+  }
+  const ruleList: [string, { routeKey: string; index: number; rule: RuleBody }][] = [];
+  for (const r of routeList) {
+    const list = byRoute.get(r.key)!;
+    if (list.length > 1) list.sort(([, a], [, b]) => a.index - b.index);
+    for (const entry of list) ruleList.push(entry);
+  }
   const ruleIndex = new Map(ruleList.map(([key], i) => [key, i]));
   const bound = (key: string): number => ruleIndex.get(key)!;
   const made = view.ctx.memo(LISTENERS_MADE);
@@ -153,6 +163,43 @@ export function compileTable(
   };
   view.ctx.memo(PART_IDS).set(table, { routes: routeList.map((r) => r.key), rules: ruleList.map(([key]) => key), entries: entryIdLists });
   return table;
+}
+
+const byKindNamespaceName = (a: RouteInfo, b: RouteInfo): number =>
+  KIND_ORDER.indexOf(a.meta.kind) - KIND_ORDER.indexOf(b.meta.kind) || cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name);
+
+// A Gateway's routes in table order, and the route infos they were sorted from, kept per Gateway (by
+// name: the Gateway object itself is remade with its status): a recompute that changes a few routes
+// drops and inserts those (kind, namespace and name are unique, so this is the order a sort gives).
+const SORTED_ROUTES = memoSlot('compile.sortedRoutes', () => new Map<string, { list: RouteInfo[]; keys: Map<string, RouteInfo> }>());
+const ROUTE_PATCH_LIMIT = 256;
+
+function sortedRoutes(ctx: TranslationContext, gateway: string, routes: Map<string, RouteInfo>): RouteInfo[] {
+  const memo = ctx.memo(SORTED_ROUTES);
+  const prev = memo.get(gateway);
+  let list: RouteInfo[] | undefined;
+  if (prev) {
+    const added: RouteInfo[] = [];
+    for (const [k, r] of routes) if (prev.keys.get(k)?.meta !== r.meta && added.push(r) > ROUTE_PATCH_LIMIT) break;
+    let gone = 0;
+    if (added.length <= ROUTE_PATCH_LIMIT) for (const [k, r] of prev.keys) if (routes.get(k)?.meta !== r.meta) gone++;
+    if (added.length <= ROUTE_PATCH_LIMIT && gone <= ROUTE_PATCH_LIMIT) {
+      list = gone ? prev.list.filter((r) => routes.get(r.key)?.meta === r.meta) : prev.list.slice();
+      for (const r of added) {
+        let lo = 0;
+        let hi = list.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (byKindNamespaceName(list[mid], r) <= 0) lo = mid + 1;
+          else hi = mid;
+        }
+        list.splice(lo, 0, r);
+      }
+    }
+  }
+  list ??= [...routes.values()].sort(byKindNamespaceName);
+  keepRecent(memo, gateway, { list, keys: new Map(list.map((r) => [r.key, r])) }, ctx.capacity);
+  return list;
 }
 
 /**
