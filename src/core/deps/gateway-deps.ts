@@ -2,7 +2,7 @@
 // naming it, the routes naming it or them, and every object their references reach. The loader loads exactly these, the store records
 // them, and a change to any of them recomputes the Gateway. When in doubt it over-includes.
 import type { Gateway } from '../model/objects';
-import { dep, type Dependency } from './keys';
+import { dep, depKey, type Dependency } from './keys';
 
 interface Ref { group?: unknown; kind?: unknown; namespace?: unknown; name?: unknown }
 
@@ -149,8 +149,10 @@ export function withPolicyDependencies(deps: Dependency[], policiesOf: PoliciesO
   const services = new Set<string>();
   for (let i = 0; i < out.length; i++) {
     const d = out[i];
-    if (d.kind !== 'Service' || services.has(`${d.namespace}/${d.name}`)) continue;
-    services.add(`${d.namespace}/${d.name}`);
+    if (d.kind !== 'Service') continue;
+    const k = depKey(d);
+    if (services.has(k)) continue;
+    services.add(k);
     for (const p of policiesOf(d.namespace, d.name)) out.push(...policyDependencies(p), ...policyTargets(p));
   }
   return out;

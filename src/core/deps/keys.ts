@@ -36,8 +36,18 @@ export const dep = {
   listenerSet: (namespace: string, name: string): Dependency => ({ kind: 'ListenerSet', namespace, name }),
 };
 
-// The spellings predate this module (gateway_deps rows written by earlier versions stay valid).
+// A route's dependencies are kept with the route object (see gatewayDependencies), so the same
+// objects come back on every recompute of its Gateway: their keys are spelled once.
+const KEYS = new WeakMap<Dependency, DepKey>();
+
 export function depKey(d: Dependency): DepKey {
+  let k = KEYS.get(d);
+  if (k === undefined) KEYS.set(d, (k = spell(d)));
+  return k;
+}
+
+// The spellings predate this module (gateway_deps rows written by earlier versions stay valid).
+function spell(d: Dependency): DepKey {
   switch (d.kind) {
     case 'Gateway': return `Gateway/${d.namespace}/${d.name}` as DepKey;
     case 'GatewayClass': return `GatewayClass//${d.name}` as DepKey;
