@@ -109,7 +109,9 @@ if (process.env.BENCH_SERIALIZE) {
   const loaded = await loadGatewayWorld(source, 'infra', 'shared', memo, before.gatewayStatus);
   const out = translateLoaded(loaded, ref, before, opts, ctx);
   const table = out.translation!.table;
-  for (const [name, fn] of [['tableJson', () => tableJson(table, ctx)], ['stringify', () => JSON.stringify(table)]] as const) {
+  for (const [name, fn] of [['tableJson', () => tableJson(table, ctx)], ['stringify', () => JSON.stringify(table)],
+    ['listenersOnly', () => tableJson({ ...table, rules: [], routes: [] }, ctx)], ['rulesOnly', () => tableJson({ ...table, listeners: [], routes: [] }, ctx)],
+    ['routesOnly', () => tableJson({ ...table, listeners: [], rules: [] }, ctx)]] as const) {
     const ms: number[] = [];
     for (let k = 0; k < 30; k++) { const t = cpuNow(); fn(); ms.push(cpuNow() - t); }
     report(`${ROUTES}_routes_${name}_p50`, percentile(ms.sort((a, b) => a - b), 50), 'ms', 'informational');

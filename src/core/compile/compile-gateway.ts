@@ -146,7 +146,7 @@ export function compileTable(
     if (p.tls) l.tlsRoutes = p.tls.map((e): CompiledSNIEntry => ({ hostname: e.hostname, rule: bound(e.rule) }));
     if (p.tcp) l.tcpRoutes = p.tcp.map((e): CompiledStreamEntry => ({ rule: bound(e.rule) }));
     if (p.udp) l.udpRoutes = p.udp.map((e): CompiledStreamEntry => ({ rule: bound(e.rule) }));
-    made.add(l);
+    made.set(l, [p.http, p.grpc, p.tls, p.tcp, p.udp].map((list) => list?.map((e) => e.src)));
     return l;
   });
 
@@ -241,8 +241,15 @@ const PART_IDS = memoSlot('compile.partIds', () => new WeakMap<CompiledTable, Ta
 export function partIdsOf(ctx: TranslationContext, table: CompiledTable): TableIds | undefined {
   return ctx.memo(PART_IDS).get(table);
 }
-/** the listeners compileTable made: their members are in the order it wrote them, entry lists last */
-const LISTENERS_MADE = memoSlot('compile.listenersMade', () => new WeakSet<CompiledListener>());
+/**
+ * the listeners compileTable made (their members are in the order it wrote them, entry lists last),
+ * with the plan entry each of their entries was made from, per list in ENTRY_LISTS order
+ */
+const LISTENERS_MADE = memoSlot('compile.listenersMade', () => new WeakMap<CompiledListener, (readonly PlanEntry[] | undefined)[]>());
+/** an entry's text around its rule index, by the plan entry it is made from */
+const ENTRY_TEXT = memoSlot('compile.entryText', () => new WeakMap<PlanEntry, [string, string]>());
+/** an HTTP, GRPC, SNI or stream plan entry of precedence/order */
+type PlanEntry = object;
 /** the text of a match, or of a route's metadata, by the (kept) object */
 const OBJECT_JSON = memoSlot('compile.objectJson', () => new WeakMap<object, string>());
 
@@ -272,7 +279,11 @@ export function tableJson(table: CompiledTable, ctx?: TranslationContext): strin
       continue;
     }
     if (k === 'listeners') {
-      parts.push(`"listeners":[${(v as CompiledListener[]).map((l) => (made.has(l) ? listenerJson(l, objects) : JSON.stringify(l))).join(',')}]`);
+      const entryTexts = ctx.memo(ENTRY_TEXT);
+      parts.push(`"listeners":[${(v as CompiledListener[]).map((l) => {
+        const sources = made.get(l);
+        return sources ? listenerJson(l, sources, entryTexts, objects) : JSON.stringify(l);
+      }).join(',')}]`);
       continue;
     }
     if (k !== 'rules') {
@@ -281,10 +292,14 @@ export function tableJson(table: CompiledTable, ctx?: TranslationContext): strin
     }
     const rules = (v as CompiledRule[]).map((r) => {
       const body = bodies.get(r);
-      if (!body || r.route === undefined) return JSON.stringify(r);
-      let text = texts.get(body);
-      if (text === undefined) texts.set(body, (text = JSON.stringify(body)));
-      return text === '{}' ? `{"route":${JSON.stringify(r.route)}}` : `{"route":${JSON.stringify(r.route)},${text.slice(1)}`;
+      if (!body || typeof r.route !== 'number') return JSON.stringify(r);
+      // the body's text after its opening brace, or "}" for an empty body
+      let rest = texts.get(body);
+      if (rest === undefined) {
+        const text = JSON.stringify(body);
+        texts.set(body, (rest = text === '{}' ? '}' : `,${text.slice(1)}`));
+      }
+      return '{"route":' + r.route + rest;
     });
     parts.push(`"rules":[${rules.join(',')}]`);
   }
@@ -294,27 +309,38 @@ export function tableJson(table: CompiledTable, ctx?: TranslationContext): strin
 const ENTRY_LISTS = ['httpRoutes', 'grpcRoutes', 'tlsRoutes', 'tcpRoutes', 'udpRoutes'] as const;
 
 /** A listener compileTable made: its head, then its entry lists (in ENTRY_LISTS order, as it appends them). */
-function listenerJson(l: CompiledListener, objects: WeakMap<object, string>): string {
+function listenerJson(l: CompiledListener, sources: (readonly PlanEntry[] | undefined)[], entryTexts: WeakMap<PlanEntry, [string, string]>, objects: WeakMap<object, string>): string {
   const head: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(l)) if (!(ENTRY_LISTS as readonly string[]).includes(k)) head[k] = v;
   const lists: string[] = [];
-  for (const [k, v] of Object.entries(l)) {
-    if (!(ENTRY_LISTS as readonly string[]).includes(k)) head[k] = v;
-    else if (v !== undefined) lists.push(`${JSON.stringify(k)}:[${(v as Entry[]).map((e) => entryJson(e, objects)).join(',')}]`);
-  }
+  ENTRY_LISTS.forEach((name, k) => {
+    const entries = l[name] as { rule: number }[] | undefined;
+    if (!entries) return;
+    const from = sources[k]!;
+    const texts = entries.map((e, i) => {
+      const pe = from[i];
+      let t = entryTexts.get(pe);
+      if (!t) entryTexts.set(pe, (t = entryText(name, pe, objects)));
+      return t[0] + e.rule + t[1];
+    });
+    lists.push(`"${name}":[${texts.join(',')}]`);
+  });
   const h = JSON.stringify(head);
   return lists.length === 0 ? h : h === '{}' ? `{${lists.join(',')}}` : `${h.slice(0, -1)},${lists.join(',')}}`;
 }
 
-type Entry = { hostname?: unknown; rule?: unknown; matchIndex?: unknown; match?: object };
-
-/** An entry as compileTable writes it ({hostname, rule, matchIndex, match}, {hostname, rule} or {rule}), the match's text kept. */
-function entryJson(e: Entry, objects: WeakMap<object, string>): string {
-  if (typeof e.rule !== 'number') return JSON.stringify(e);
-  if (e.hostname === undefined && e.matchIndex === undefined && e.match === undefined) return `{"rule":${e.rule}}`;
-  if (typeof e.hostname !== 'string') return JSON.stringify(e);
-  if (e.matchIndex === undefined && e.match === undefined) return `{"hostname":${JSON.stringify(e.hostname)},"rule":${e.rule}}`;
-  if (typeof e.matchIndex !== 'number' || typeof e.match !== 'object' || e.match === null) return JSON.stringify(e);
-  return `{"hostname":${JSON.stringify(e.hostname)},"rule":${e.rule},"matchIndex":${e.matchIndex},"match":${memoJson(objects, e.match)}}`;
+/** The text of an entry made from `pe` around its rule index, as compileTable makes the entry: {hostname, rule, matchIndex, match}, {hostname, rule} or {rule}. */
+function entryText(list: (typeof ENTRY_LISTS)[number], entry: PlanEntry, objects: WeakMap<object, string>): [string, string] {
+  const pe = entry as { hostname?: string; mi?: number; match?: object };
+  switch (list) {
+    case 'httpRoutes':
+    case 'grpcRoutes':
+      return [`{"hostname":${JSON.stringify(pe.hostname)},"rule":`, `,"matchIndex":${pe.mi},"match":${memoJson(objects, pe.match!)}}`];
+    case 'tlsRoutes':
+      return [`{"hostname":${JSON.stringify(pe.hostname)},"rule":`, '}'];
+    default:
+      return ['{"rule":', '}'];
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
