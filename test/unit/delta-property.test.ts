@@ -112,9 +112,21 @@ function change(w: World, r: R): World {
   }
 }
 
-function translated(w: World, ctx: TranslationContext) {
-  const t = translate(w, ref, { controllerName: CONTROLLER, now }, undefined, ctx)!;
-  return { text: tableJson(t.table, ctx), table: t.table, statuses: JSON.stringify({ gw: t.gatewayStatus, routes: t.routeParents }) };
+type Previous = { gatewayStatus?: any; parts?: Map<string, Record<string, unknown>> };
+
+/** `previous`: what the last recompute wrote, as the worker passes it (the parts as that recompute made them). */
+function translated(w: World, ctx: TranslationContext, previous?: Previous, at = now) {
+  const t = translate(w, ref, { controllerName: CONTROLLER, now: at }, previous, ctx)!;
+  const parts = new Map<string, Record<string, unknown>>();
+  for (const r of t.routeParents) {
+    const stream = `${r.kind}/${r.namespace}/${r.name}`;
+    const was = previous?.parts?.get(stream);
+    parts.set(stream, was && was.parents === r.parents ? was : { parents: r.parents });
+  }
+  return {
+    text: tableJson(t.table, ctx), table: t.table, statuses: JSON.stringify({ gw: t.gatewayStatus, routes: t.routeParents }),
+    written: { gatewayStatus: t.gatewayStatus, parts } as Previous,
+  };
 }
 
 describe('incremental translation and deltas against a full recompute', () => {
@@ -136,8 +148,10 @@ describe('incremental translation and deltas against a full recompute', () => {
       let deltas = 0;
       for (let step = 0; step < STEPS; step++) {
         world = change(world, r);
-        const incremental = translated(world, ctx);
-        const fresh = translated(structuredClone(world), new TranslationContext());
+        // a later time at every step: a condition that did not change keeps its lastTransitionTime
+        const at = new Date(Date.parse(now) + (step + 1) * 1000).toISOString();
+        const incremental = translated(world, ctx, server.written, at);
+        const fresh = translated(structuredClone(world), new TranslationContext(), structuredClone(server.written), at);
         expect(incremental.text, `step ${step}`).toBe(fresh.text);
         expect(incremental.statuses, `step ${step}`).toBe(fresh.statuses);
         // the delta travels as JSON and is applied to what the client held
