@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { readFileSync } from 'node:fs';
-import { mintToken, startTestServer, type TestServer } from '../support/server';
+import { mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
 import { conformanceDir } from '../support/corpora';
 import { kubectlFor, kubectlMissing, type Kubectl } from '../support/kubectl';
 
@@ -159,10 +159,14 @@ describe.skipIf(missing !== null)('kubectl', () => {
   }, 60_000);
 
   it('diff exits 1 on drift and 0 without', async () => {
+    // diff reads the live object and a dry run at two moments: a status the reconciler writes in
+    // between (after the earlier tests' changes, or the apply below) would show as drift too
+    await reconciled(s);
     const drift = await k.run(['diff', '-f', files.drifted]);
     expect(drift.code, drift.stderr).toBe(1);
     expect(drift.stdout).toContain('+  - drift.example');
     await k.run(['apply', '--server-side', '--force-conflicts', '-f', files.drifted]);
+    await reconciled(s);
     const none = await k.run(['diff', '-f', files.drifted]);
     expect(none.code, none.stdout + none.stderr).toBe(0);
   }, 60_000);
