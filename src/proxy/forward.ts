@@ -5,7 +5,7 @@
 // backend timeout, up to `attempts` more tries after `backoffMs`, within the request timeout) and its
 // mirrors (copies sent, in TLS too when their backend's policy says so; answers dropped). The answer's
 // headers go back through the response filters.
-import type { Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import type { Decision } from '../core/resolve';
 import type { CompiledBackend } from '../core/compile/types';
 import type { HeaderMap } from '../core/match/headers';
@@ -17,7 +17,7 @@ import { endpointOf, grpcAnswer, GRPC_CODE, speaksH2 } from './http-common';
 import type { HandlerDeps } from './handler-deps';
 import { H1Try, mirrorH1, streamedBody, upstreamRequestHeaders } from './upstream-h1';
 import { H2Try } from './upstream-h2';
-import type { Req, Res, TryOwner, UpstreamTry } from './upstream-try';
+import { unreachable, type Req, type Res, type TryOwner, type UpstreamTry } from './upstream-try';
 
 /** Before a retry when the rule gives no backoff (Envoy's base interval). */
 const DEFAULT_BACKOFF_MS = 25;
@@ -114,7 +114,13 @@ export class Forwarding implements TryOwner {
     const t = new H1Try(this, n);
     this.current = t;
     if (backendMs) this.tryTimer = setTimeout(tryTimedOut, backendMs, this, t);
-    t.start(this.deps.pools.pool(ep, this.originate), {
+    let pool: Pool;
+    try {
+      pool = this.deps.pools.pool(ep, this.originate);
+    } catch (e) {
+      return this.failed(t, unreachable(e as Error), 503);
+    }
+    t.start(pool, {
       method: (this.req.method ?? 'GET') as H1Method, path: this.outPath, headers: this.headers,
       body: this.body ?? streamedBody(this.req),
       ...(this.originate ? { servername: this.originate.servername } : {}),
@@ -187,9 +193,13 @@ export class Forwarding implements TryOwner {
     const ep = endpointOf(b);
     if (!ep) return;
     const o = originateTLS(this.served, b);
-    mirrorH1(this.deps.pools.pool(ep, o), {
-      method: (this.req.method ?? 'GET') as H1Method, path: this.outPath, headers: this.headers, body: this.body, ...(o ? { servername: o.servername } : {}),
-    });
+    try {
+      mirrorH1(this.deps.pools.pool(ep, o), {
+        method: (this.req.method ?? 'GET') as H1Method, path: this.outPath, headers: this.headers, body: this.body, ...(o ? { servername: o.servername } : {}),
+      });
+    } catch {
+      // a mirror that cannot be sent is not the request's failure
+    }
   }
 
   /** the backend timeout of try `t` is over */

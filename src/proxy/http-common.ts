@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from './listener-servers';
 import type { CompiledBackend, CompiledEndpoint } from '../core/compile/types';
 import type { Decision } from '../core/resolve';
+import { EndpointPicker } from './endpoints';
 
 type Req = Parameters<RequestHandler>[0];
 type Res = Parameters<RequestHandler>[1];
@@ -28,14 +29,10 @@ export function grpcAnswer(res: Res, code: number, message: string): void {
 /** HTTP/2 to the backend: every gRPC call, and backends whose appProtocol is kubernetes.io/h2c. */
 export const speaksH2 = (b: CompiledBackend, grpc: boolean) => grpc || b.appProtocol === 'kubernetes.io/h2c';
 
-/** Round-robin over each backend's endpoints, per backend. */
-const cursors = new Map<string, number>();
+/** Round-robin over each backend's endpoints, a cursor per backend shared by every HTTP port. */
+const httpEndpoints = new EndpointPicker();
 export function endpointOf(b: CompiledBackend): CompiledEndpoint | undefined {
-  if (b.endpoints.length <= 1) return b.endpoints[0];
-  const key = `${b.namespace}/${b.name}:${b.port ?? ''}`;
-  const i = cursors.get(key) ?? 0;
-  cursors.set(key, (i + 1) % b.endpoints.length);
-  return b.endpoints[i % b.endpoints.length];
+  return httpEndpoints.next(b);
 }
 
 /** The request's headers as the table matches them: HTTP/2's pseudo-headers and hop-by-hop ones left out. */
