@@ -5,6 +5,7 @@ import type { ProxyMetrics } from './metrics';
 import type { AccessLog } from './access-log';
 import type { H2Pool } from './upstream-h2';
 import type { UpstreamPools } from './upstream-pools';
+import type { InFlight } from './in-flight';
 
 export interface HandlerDeps {
   tables: Tables;
@@ -13,7 +14,7 @@ export interface HandlerDeps {
   /** HTTP/1.1 connections to the endpoints (undici pools, kept alive) */
   pools: UpstreamPools;
   /** requests in flight, for a graceful stop */
-  inflight: Set<object>;
+  inflight: InFlight;
   /** HTTP/2 sessions to the endpoints that speak it (gRPC, appProtocol kubernetes.io/h2c) */
   h2: H2Pool;
 }

@@ -29,8 +29,10 @@ type Recorded = Res & { [RECORD]?: RequestRecord };
 
 function responseClosed(this: Recorded): void {
   const r = this[RECORD]!;
+  // what the request held is let go now, not when its connection lets go of the response
+  this[RECORD] = undefined;
   r.forwarding?.closed();
-  r.deps.inflight.delete(this);
+  r.deps.inflight.end();
   const series = r.series;
   series.answered(this.statusCode);
   if (!r.deps.log.enabled) return;
@@ -52,7 +54,7 @@ export function httpHandler(deps: HandlerDeps, gateway: string, port: number, ki
     // counted without a listener or route until the table decides
     const record = new RequestRecord(deps, gateway, req, id, authority, served, started, seriesOf.of(served, '', ''));
     (res as Recorded)[RECORD] = record;
-    deps.inflight.add(res);
+    deps.inflight.begin();
     res.on('close', responseClosed);
     const grpc = isGrpc(req);
     if (!served) {

@@ -17,6 +17,7 @@ import { H2Pool } from './upstream-h2';
 import { UpstreamPools } from './upstream-pools';
 import { upgradeHandler } from './upgrade-handler';
 import { EndpointPicker } from './endpoints';
+import { InFlight } from './in-flight';
 import { tlsFrontServer } from './tls-front';
 import { tcpServer } from './tcp-server';
 import { udpServer } from './udp-server';
@@ -56,7 +57,7 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const log: AccessLog = accessLog(o.accessLog, o.logLevel);
   const metrics = new ProxyMetrics();
   const tables = new Tables(o.gateways);
-  const inflight = new Set<object>();
+  const inflight = new InFlight();
   const pools = new UpstreamPools();
   const h2 = new H2Pool();
   const tunnels = new Set<Socket>();
