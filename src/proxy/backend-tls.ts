@@ -3,6 +3,7 @@
 // chain to (the policy's ConfigMaps inline, its Secrets from the snapshot, or the system's), the
 // names the certificate must carry (the policy's subjectAltNames, else the SNI as a DNS name), and
 // the Gateway's client certificate when it names one. Made once per table and backend.
+import { createHash } from 'node:crypto';
 import tls from 'node:tls';
 import type { CompiledBackend, CompiledBackendTLS } from '../core/compile/types';
 import type { ServedTable } from './tables';
@@ -13,7 +14,7 @@ export interface OriginateTLS {
   cert?: string;
   key?: string;
   checkServerIdentity: (host: string, cert: tls.PeerCertificate) => Error | undefined;
-  /** what identifies these options in a connection pool */
+  /** what identifies these options in a connection pool: a digest of everything the handshake uses */
   key_: string;
 }
 
@@ -56,7 +57,8 @@ export function originateTLS(served: ServedTable, b: CompiledBackend): Originate
   };
   const out: OriginateTLS = {
     servername: t.sni, ...(ca.length ? { ca } : {}), ...(cert && key ? { cert, key } : {}), checkServerIdentity,
-    key_: `${t.policy.namespace}/${t.policy.name}|${t.sni}|${client ? `${client.namespace}/${client.name}` : ''}|${served.version}`,
+    // by content, not by table version: a swap that leaves the TLS as it was keeps the connections
+    key_: createHash('sha256').update(JSON.stringify([t.sni, ca, cert ?? '', key ?? '', wanted.map((w) => `${w.type}:${w.value}`)])).digest('hex'),
   };
   byTLS.set(t, out);
   return out;

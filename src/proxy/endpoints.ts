@@ -6,7 +6,8 @@ export class EndpointPicker {
   private readonly cursors = new Map<string, number>();
 
   next(b: CompiledBackend): CompiledEndpoint | undefined {
-    if (b.endpoints.length === 0) return undefined;
+    // one endpoint (or none): no cursor to keep
+    if (b.endpoints.length <= 1) return b.endpoints[0];
     const key = `${b.namespace}/${b.name}:${b.port ?? ''}`;
     const i = this.cursors.get(key) ?? 0;
     this.cursors.set(key, (i + 1) % b.endpoints.length);

@@ -1,31 +1,17 @@
 // What the proxy's HTTP paths share: which headers are the connection's, how a request's Host,
-// headers and URL read, gRPC's own answers, the round-robin over a backend's endpoints, and which
+// headers, URL and id read, the route label, gRPC's own answers, the round-robin over a backend's endpoints, and which
 // backends are spoken to in HTTP/2.
-import type http from 'node:http';
+import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from './listener-servers';
-import type { CompiledBackend } from '../core/compile/types';
-import type { Tables } from './tables';
-import type { ProxyMetrics } from './metrics';
-import type { AccessLog } from './access-log';
-import type { H2Pool } from './upstream-h2';
+import type { CompiledBackend, CompiledEndpoint } from '../core/compile/types';
+import type { Decision } from '../core/resolve';
+import { EndpointPicker } from './endpoints';
 
 type Req = Parameters<RequestHandler>[0];
 type Res = Parameters<RequestHandler>[1];
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) are the connection's, never forwarded. */
 export const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'http2-settings']);
-
-export interface HandlerDeps {
-  tables: Tables;
-  metrics: ProxyMetrics;
-  log: AccessLog;
-  /** keep-alive connections to the endpoints */
-  agent: http.Agent;
-  /** requests in flight, for a graceful stop */
-  inflight: Set<object>;
-  /** HTTP/2 sessions to the endpoints that speak it (gRPC, appProtocol kubernetes.io/h2c) */
-  h2: H2Pool;
-}
 
 /** gRPC status codes the gateway answers with itself. */
 export const GRPC_CODE: Record<string, number> = { Unimplemented: 12, Unavailable: 14, DeadlineExceeded: 4 };
@@ -43,30 +29,19 @@ export function grpcAnswer(res: Res, code: number, message: string): void {
 /** HTTP/2 to the backend: every gRPC call, and backends whose appProtocol is kubernetes.io/h2c. */
 export const speaksH2 = (b: CompiledBackend, grpc: boolean) => grpc || b.appProtocol === 'kubernetes.io/h2c';
 
-/** Round-robin over each backend's endpoints, per backend. */
-const cursors = new Map<string, number>();
-export function endpointOf(b: CompiledBackend): { address: string; port: number } | undefined {
-  if (b.endpoints.length === 0) return undefined;
-  const key = `${b.namespace}/${b.name}:${b.port ?? ''}`;
-  const i = cursors.get(key) ?? 0;
-  cursors.set(key, (i + 1) % b.endpoints.length);
-  return b.endpoints[i % b.endpoints.length];
+/** Round-robin over each backend's endpoints, a cursor per backend shared by every HTTP port. */
+const httpEndpoints = new EndpointPicker();
+export function endpointOf(b: CompiledBackend): CompiledEndpoint | undefined {
+  return httpEndpoints.next(b);
 }
 
 /** The request's headers as the table matches them: HTTP/2's pseudo-headers and hop-by-hop ones left out. */
 export function flatHeaders(req: Req): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (v === undefined || HOP_BY_HOP.has(k) || k.startsWith(':')) continue;
-    out[k] = Array.isArray(v) ? v.join(',') : v;
-  }
-  return out;
-}
-
-export function upstreamHeaders(res: http.IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) {
-    if (v === undefined || HOP_BY_HOP.has(k) || k === 'set-cookie') continue;
+  const all = req.headers;
+  for (const k in all) {
+    const v = all[k];
+    if (v === undefined || HOP_BY_HOP.has(k) || k.charCodeAt(0) === 58 /* : */) continue;
     out[k] = Array.isArray(v) ? v.join(',') : v;
   }
   return out;
@@ -81,4 +56,16 @@ export function authorityOf(req: Req): string {
 export function splitUrl(url: string): [string, string | undefined] {
   const q = url.indexOf('?');
   return q < 0 ? [url, undefined] : [url.slice(0, q), url.slice(q + 1)];
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** A request's own id (X-Request-Id) when it brings a usable one, else a new one. */
+export function requestId(given: string | string[] | undefined): string {
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** The route label of metrics and logs: kind/namespace/name, or '' when no route took the request. */
+export function routeLabel(d: Decision): string {
+  return d.route ? `${d.route.kind}/${d.route.namespace ?? ''}/${d.route.name ?? ''}` : '';
 }

@@ -1,31 +1,61 @@
 // One HTTP request through the proxy: the table the Gateway serves now decides it (the core's own
 // matcher, the same evaluation resolve answers with), and the proxy carries the decision out: an
 // answer of the gateway's own (404, a redirect, a CORS preflight, 500 for an unusable backend's
-// share; for gRPC a grpc-status), or the request forwarded (forward.ts).
+// share; for gRPC a grpc-status), or the request forwarded (forward.ts). When the response closes
+// the request is counted and logged (one listener function for every request, its state on the
+// response).
 import type { TLSSocket } from 'node:tls';
 import type { PortKind, RequestHandler } from './listener-servers';
-import { randomUUID } from 'node:crypto';
 import { decide, type Decision } from '../core/resolve';
-import { authorityOf, flatHeaders, grpcAnswer, GRPC_CODE, isGrpc, splitUrl, type HandlerDeps } from './http-common';
-import { forward } from './forward';
+import type { ResolveRequest } from '../core/resolve/types';
+import { authorityOf, flatHeaders, grpcAnswer, GRPC_CODE, isGrpc, requestId, routeLabel, splitUrl } from './http-common';
+import type { HandlerDeps } from './handler-deps';
+import { forward, type Forwarding } from './forward';
+import { GatewaySeries, type RouteSeries } from './route-series';
+import type { ServedTable } from './tables';
+import type { Req, Res } from './upstream-try';
 
-type Req = Parameters<RequestHandler>[0];
-type Res = Parameters<RequestHandler>[1];
+/** What the response's close reports: kept on the response under this key. */
+const RECORD = Symbol('switchyard.request');
+
+class RequestRecord {
+  forwarding: Forwarding | undefined = undefined;
+
+  constructor(readonly deps: HandlerDeps, readonly gateway: string, readonly req: Req, readonly id: string, readonly authority: string,
+    readonly served: ServedTable | undefined, readonly started: number, public series: RouteSeries) {}
+}
+
+type Recorded = Res & { [RECORD]?: RequestRecord };
+
+function responseClosed(this: Recorded): void {
+  const r = this[RECORD]!;
+  // what the request held is let go now, not when its connection lets go of the response
+  this[RECORD] = undefined;
+  r.forwarding?.closed();
+  r.deps.inflight.end();
+  const series = r.series;
+  series.answered(this.statusCode);
+  if (!r.deps.log.enabled) return;
+  const req = r.req;
+  r.deps.log.request({
+    id: r.id, gateway: r.gateway, listener: series.listener, route: series.route, method: req.method, path: req.url, host: r.authority, protocol: `HTTP/${req.httpVersion}`,
+    code: this.statusCode, ms: Math.round((performance.now() - r.started) * 10) / 10, version: r.served?.version,
+  });
+}
 
 export function httpHandler(deps: HandlerDeps, gateway: string, port: number, kind: PortKind): RequestHandler {
+  const seriesOf = new GatewaySeries(deps.metrics, gateway);
+  const protocol = kind === 'https' ? 'HTTPS' : 'HTTP';
   return (req: Req, res: Res): void => {
     const started = performance.now();
-    const id = typeof req.headers['x-request-id'] === 'string' && /^[\w.:-]{1,128}$/.test(req.headers['x-request-id']) ? req.headers['x-request-id'] : randomUUID();
+    const id = requestId(req.headers['x-request-id']);
     const served = deps.tables.get(gateway)?.served; // read once: this request's table
-    let routeLabel = '';
-    let listenerLabel = '';
-    deps.inflight.add(res);
-    res.on('close', () => {
-      deps.inflight.delete(res);
-      const seconds = (performance.now() - started) / 1000;
-      deps.metrics.requests.inc({ gateway, listener: listenerLabel, route: routeLabel, code: String(res.statusCode) });
-      deps.log.request({ id, gateway, listener: listenerLabel, route: routeLabel, method: req.method, path: req.url, host: authorityOf(req), protocol: `HTTP/${req.httpVersion}`, code: res.statusCode, ms: Math.round(seconds * 1000 * 10) / 10, version: served?.version });
-    });
+    const authority = authorityOf(req);
+    // counted without a listener or route until the table decides
+    const record = new RequestRecord(deps, gateway, req, id, authority, served, started, seriesOf.of(served, '', ''));
+    (res as Recorded)[RECORD] = record;
+    deps.inflight.begin();
+    res.on('close', responseClosed);
     const grpc = isGrpc(req);
     if (!served) {
       if (grpc) return grpcAnswer(res, GRPC_CODE.Unavailable, 'no route table yet');
@@ -33,14 +63,12 @@ export function httpHandler(deps: HandlerDeps, gateway: string, port: number, ki
       return;
     }
     const [path, rawQuery] = splitUrl(req.url ?? '/');
-    const headers = flatHeaders(req);
-    const sni = kind === 'https' ? (req.socket as TLSSocket).servername || '' : undefined;
-    const d: Decision = decide(served.table, {
-      protocol: grpc ? 'GRPC' : kind === 'https' ? 'HTTPS' : 'HTTP', port, hostname: authorityOf(req), ...(sni !== undefined ? { sni } : {}), path, method: req.method ?? 'GET', headers,
-      ...(rawQuery !== undefined ? { rawQuery } : {}),
-    }, { random: Math.random(), maxExplainedCandidates: 0 });
-    listenerLabel = d.listener ?? '';
-    routeLabel = d.route ? `${d.route.kind}/${d.route.namespace ?? ''}/${d.route.name ?? ''}` : '';
+    const asked: ResolveRequest = { protocol: grpc ? 'GRPC' : protocol, port, hostname: authority, path, method: req.method ?? 'GET', headers: flatHeaders(req) };
+    if (kind === 'https') asked.sni = (req.socket as TLSSocket).servername || '';
+    if (rawQuery !== undefined) asked.rawQuery = rawQuery;
+    const d: Decision = decide(served.table, asked, { random: Math.random(), maxExplainedCandidates: 0 });
+    const series = seriesOf.of(served, d.listener ?? '', routeLabel(d));
+    record.series = series;
     if (d.connectionRejected) {
       req.socket.destroy();
       return;
@@ -56,6 +84,6 @@ export function httpHandler(deps: HandlerDeps, gateway: string, port: number, ki
       req.resume();
       return;
     }
-    forward(deps, served, req, res, d, path, rawQuery, id, kind, grpc);
+    record.forwarding = forward(deps, served, req, res, d, { path, rawQuery, authority, id, kind, grpc }, series);
   };
 }

@@ -2,7 +2,6 @@
 // binds the ports the tables name (offset for unprivileged runs), and routes real traffic with the
 // core's matcher. It keeps serving the last good table while the API is away; a snapshot it cannot
 // apply is reported and the last good table kept.
-import http from 'node:http';
 import type { Socket } from 'node:net';
 import { plainServer, tlsServer } from './listener-servers';
 import { TABLE_FORMAT, type Snapshot } from '../core/compile/types';
@@ -15,8 +14,10 @@ import { httpHandler } from './http-handler';
 import { adminServer } from './admin';
 import { Reporter } from './reporter';
 import { H2Pool } from './upstream-h2';
+import { UpstreamPools } from './upstream-pools';
 import { upgradeHandler } from './upgrade-handler';
 import { EndpointPicker } from './endpoints';
+import { InFlight } from './in-flight';
 import { tlsFrontServer } from './tls-front';
 import { tcpServer } from './tcp-server';
 import { udpServer } from './udp-server';
@@ -56,13 +57,13 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const log: AccessLog = accessLog(o.accessLog, o.logLevel);
   const metrics = new ProxyMetrics();
   const tables = new Tables(o.gateways);
-  const inflight = new Set<object>();
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const inflight = new InFlight();
+  const pools = new UpstreamPools();
   const h2 = new H2Pool();
   const tunnels = new Set<Socket>();
   const streams: StreamDeps = { tables, metrics, log, endpoints: new EndpointPicker(), inflight, udpIdleMs: o.udpIdleMs ?? 60_000 };
   const ports = new Ports(o.host, o.portOffset, (gateway, port, kind) => {
-    const deps = { tables, metrics, log, agent, inflight, h2, tunnels };
+    const deps = { tables, metrics, log, pools, inflight, h2, tunnels };
     const handler = (k: 'http' | 'https') => httpHandler(deps, gateway, port, k);
     const upgrade = (k: 'http' | 'https') => upgradeHandler(deps, gateway, port, k);
     switch (kind) {
@@ -166,7 +167,7 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
           await new Promise((r) => setTimeout(r, 25));
         }
         for (const s of servers) s.closeAllConnections();
-        agent.destroy();
+        await pools.close();
         h2.close();
         for (const t of tunnels) t.destroy();
         await new Promise<void>((r) => admin.close(() => r()));

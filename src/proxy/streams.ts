@@ -11,6 +11,7 @@ import type { ServedTable, Tables } from './tables';
 import type { ProxyMetrics } from './metrics';
 import type { AccessLog } from './access-log';
 import type { EndpointPicker } from './endpoints';
+import type { InFlight } from './in-flight';
 
 export interface StreamDeps {
   tables: Tables;
@@ -18,7 +19,7 @@ export interface StreamDeps {
   log: AccessLog;
   endpoints: EndpointPicker;
   /** connections open, for a graceful stop */
-  inflight: Set<object>;
+  inflight: InFlight;
   /** how long a UDP session lives without a datagram either way, ms */
   udpIdleMs: number;
 }
@@ -65,12 +66,11 @@ export function splice(deps: StreamDeps, client: net.Socket, ep: CompiledEndpoin
   const up = originate
     ? tls.connect({ socket: net.connect({ host: ep.address, port: ep.port, allowHalfOpen: true, noDelay: true }), servername: originate.servername, ca: originate.ca, cert: originate.cert, key: originate.key, checkServerIdentity: originate.checkServerIdentity })
     : net.connect({ host: ep.address, port: ep.port, allowHalfOpen: true, noDelay: true });
-  const token = {};
-  deps.inflight.add(token);
+  deps.inflight.begin();
   let closed = 0;
   const onClose = () => {
     if (++closed !== 2) return;
-    deps.inflight.delete(token);
+    deps.inflight.end();
     done?.({ bytesIn: client.bytesRead, bytesOut: client.bytesWritten, ms: Math.round((performance.now() - started) * 10) / 10 });
   };
   up.on('close', onClose);

@@ -7,9 +7,9 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { originateTLS } from './backend-tls';
 import type http from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { decide } from '../core/resolve';
-import { authorityOf, endpointOf, flatHeaders, splitUrl, type HandlerDeps } from './http-common';
+import { authorityOf, endpointOf, flatHeaders, requestId, routeLabel, splitUrl } from './http-common';
+import type { HandlerDeps } from './handler-deps';
 import type { PortKind } from './listener-servers';
 
 const REASONS: Record<number, string> = { 404: 'Not Found', 421: 'Misdirected Request', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable' };
@@ -29,7 +29,7 @@ export function upgradeHandler(deps: UpgradeDeps, gateway: string, port: number,
   return (req: http.IncomingMessage, socket: net.Socket, head: Buffer): void => {
     const started = performance.now();
     socket.on('error', () => undefined);
-    const id = typeof req.headers['x-request-id'] === 'string' && /^[\w.:-]{1,128}$/.test(req.headers['x-request-id']) ? req.headers['x-request-id'] : randomUUID();
+    const id = requestId(req.headers['x-request-id']);
     let listener = '';
     let route = '';
     const done = (code: number | string) => {
@@ -49,7 +49,7 @@ export function upgradeHandler(deps: UpgradeDeps, gateway: string, port: number,
       ...(rawQuery !== undefined ? { rawQuery } : {}),
     }, { random: Math.random(), maxExplainedCandidates: 0 });
     listener = d.listener ?? '';
-    route = d.route ? `${d.route.kind}/${d.route.namespace ?? ''}/${d.route.name ?? ''}` : '';
+    route = routeLabel(d);
     if (d.connectionRejected) {
       done('rejected');
       return void socket.destroy();

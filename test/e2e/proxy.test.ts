@@ -188,6 +188,34 @@ describe('the reference proxy', () => {
     expect(other.status).toBe(404);
   });
 
+  it('streams request and answer bodies of megabytes both ways, with a length or chunked', async () => {
+    const body = Buffer.from('0123456789abcdef'.repeat(256 * 1024)); // 4 MiB
+    const post = (chunked: boolean) => new Promise<{ status: number; echo: EchoAnswer }>((resolve, reject) => {
+      const req = http.request({
+        host: '127.0.0.1', port: 80 + OFFSET, path: '/upload', method: 'POST', agent: false,
+        headers: { host: 'example.com', ...(chunked ? {} : { 'content-length': String(body.length) }) },
+      }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, echo: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      });
+      req.on('error', reject);
+      if (!chunked) return void req.end(body);
+      // in pieces, so that the body is streamed rather than sent at once
+      for (let i = 0; i < body.length; i += 256 * 1024) req.write(body.subarray(i, i + 256 * 1024));
+      req.end();
+    });
+    const sized = await post(false);
+    expect(sized.status).toBe(200);
+    expect(sized.echo.headers['content-length']).toBe(String(body.length));
+    expect(sized.echo.body === body.toString('utf8')).toBe(true);
+    const chunked = await post(true);
+    expect(chunked.status).toBe(200);
+    expect(chunked.echo.headers['transfer-encoding']).toBe('chunked');
+    expect(chunked.echo.body === body.toString('utf8')).toBe(true);
+  });
+
   it('answers a redirect itself, with the Location the table gives', async () => {
     const r = await send(80, '/old');
     expect(r.status).toBe(301);
