@@ -17,6 +17,7 @@ import { BENCH_TOKEN, freshDatabase, percentile, report, startService, timedClie
 /** Tables of thousands of routes take longer to catch up with. */
 const reconciledLong = (client: pg.Client) => reconciled(client, 600_000, 25);
 import { startWorkerProcess } from '../test/support/process';
+import { GW, httpRoute, teamOf } from './large-gateway';
 
 const ROUTES = Number(process.env.BENCH_ROUTES ?? 5000);
 const MODES = (process.env.BENCH_MODES ?? 'split,single').split(',').filter(Boolean) as ('split' | 'single')[];
@@ -26,7 +27,6 @@ const CONCURRENCY = 32;
 const SETTLE_MS = 15_000;
 /** how long a change may take to reach a watch (a whole 50,000-route table is some 60 MB) */
 const ARRIVAL_S = ROUTES >= 20_000 ? 180 : 30;
-const GW = 'gateway.networking.k8s.io/v1';
 const AUTH = `Bearer ${BENCH_TOKEN}`;
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const SNAP = '/api/v1/namespaces/infra/gateways/shared/snapshot';
@@ -41,26 +41,6 @@ async function pool<T>(items: T[], fn: (item: T) => Promise<unknown>): Promise<v
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (next < items.length) await fn(items[next++]);
   }));
-}
-
-const teamOf = (i: number) => `team-${i % 20}`;
-
-function httpRoute(i: number, gateway: string, path: string) {
-  return {
-    apiVersion: GW, kind: 'HTTPRoute', metadata: { name: `r-${i}` },
-    spec: {
-      parentRefs: [{ name: gateway, namespace: 'infra' }],
-      hostnames: [`h${i % 10}.example.com`],
-      rules: [
-        {
-          matches: [{ path: { type: 'PathPrefix', value: path } }, { path: { type: 'PathPrefix', value: `${path}-alt` }, headers: [{ name: 'x-canary', value: 'yes' }] }],
-          filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-route', value: `r-${i}` }] } }],
-          backendRefs: [{ name: `svc-${i % 100}`, port: 80 }],
-        },
-        { matches: [{ path: { type: 'Exact', value: `${path}/health` }, method: 'GET' }], backendRefs: [{ name: `svc-${i % 100}`, port: 80 }] },
-      ],
-    },
-  };
 }
 
 const gatewayBody = () => ({ apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }] } });

@@ -16,32 +16,18 @@ import { snapshotDelta } from '../src/core/snapshot/delta';
 import type { Written } from '../src/adapters/store/recompute-write';
 import type { K8sObject } from '../src/core/model/objects';
 import { percentile, report } from './support';
+import { GW, httpRoute as routeOf, teamOf } from './large-gateway';
 
 const cpuNow = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 
 const ROUTES = Number(process.env.BENCH_ROUTES ?? 5000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 200);
-const GW = 'gateway.networking.k8s.io/v1';
-const teamOf = (i: number) => `team-${i % 20}`;
 const obj = (o: unknown) => o as K8sObject;
-
-function httpRoute(i: number, path: string) {
-  return obj({
-    apiVersion: GW, kind: 'HTTPRoute', metadata: { namespace: teamOf(i), name: `r-${i}`, generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' },
-    spec: {
-      parentRefs: [{ name: 'shared', namespace: 'infra' }],
-      hostnames: [`h${i % 10}.example.com`],
-      rules: [
-        {
-          matches: [{ path: { type: 'PathPrefix', value: path } }, { path: { type: 'PathPrefix', value: `${path}-alt` }, headers: [{ name: 'x-canary', value: 'yes' }] }],
-          filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-route', value: `r-${i}` }] } }],
-          backendRefs: [{ name: `svc-${i % 100}`, port: 80 }],
-        },
-        { matches: [{ path: { type: 'Exact', value: `${path}/health` }, method: 'GET' }], backendRefs: [{ name: `svc-${i % 100}`, port: 80 }] },
-      ],
-    },
-  });
-}
+/** the HTTP benchmark's route, as the store holds it (namespaced, with a generation and an age) */
+const httpRoute = (i: number, path: string) => {
+  const r = routeOf(i, 'shared', path);
+  return obj({ ...r, metadata: { ...r.metadata, namespace: teamOf(i), generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' } });
+};
 
 const source = new MemorySource([
   obj({ apiVersion: GW, kind: 'GatewayClass', metadata: { name: 'sy', generation: 1 }, spec: { controllerName: 'switchyard.dev/gateway-controller' } }),

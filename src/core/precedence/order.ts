@@ -7,6 +7,7 @@ import { rulesOf } from '../model/route-parts';
 import { unreachable } from '../model/unreachable';
 import { unsupportedRules } from '../attach/rules';
 import { memoSlot, type TranslationContext } from '../translate/context';
+import { insertSorted } from '../model/sorted';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from '../compile/matches';
 import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute, RouteKindName } from '../compile/types';
 import { orderGRPC, orderHTTP, orderSNI, orderStream, type GRPCRank, type HTTPRank, type SNIRank, type StreamRank } from './ladder';
@@ -162,17 +163,6 @@ function entriesOf(plan: RoutePlan, list: keyof Lists): readonly unknown[] {
     case 'tcp': return plan.kind === 'TCPRoute' ? plan.stream : [];
     case 'udp': return plan.kind === 'UDPRoute' ? plan.stream : [];
   }
-}
-
-function insertSorted<T>(list: T[], e: T, cmp: (a: T, b: T) => number): void {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (cmp(list[mid], e) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  list.splice(lo, 0, e);
 }
 
 function orderListener(ctx: TranslationContext, la: ListenerAttachment): OrderedListener {

@@ -1,0 +1,14 @@
+// Keeping a sorted list sorted: what the incremental steps (ordering, compile) use to patch the
+// previous recompute's order instead of sorting every route again.
+
+/** Inserts `item` after every element that does not come after it under `cmp`. */
+export function insertSorted<T>(list: T[], item: T, cmp: (a: T, b: T) => number): void {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cmp(list[mid], item) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, item);
+}
