@@ -74,9 +74,15 @@ export class WorkerMetrics {
     name: 'switchyard_snapshot_version', help: 'The snapshot version of each Gateway, as this process last wrote it',
     labelNames: ['namespace', 'name'], registers: [this.registry],
   });
+  /** bodies written since the last scrape: a large table's size is measured when asked for, not on every change */
+  private readonly unmeasured = new Map<string, { labels: { namespace: string; name: string }; body: string }>();
   readonly snapshotBytes = new Gauge({
     name: 'switchyard_snapshot_bytes', help: 'The size of each Gateway\'s snapshot body (JSON, without Secret data), as this process last wrote it',
     labelNames: ['namespace', 'name'], registers: [this.registry],
+    collect: () => {
+      for (const { labels, body } of this.unmeasured.values()) this.snapshotBytes.set(labels, Buffer.byteLength(body));
+      this.unmeasured.clear();
+    },
   });
 
   /** Where the scraped gauges read from; set once the queue and the dispatcher exist. */
@@ -103,6 +109,7 @@ export class WorkerMetrics {
     const key = `${namespace}/${name}`;
     const labels = { namespace, name };
     if (written === null) {
+      this.unmeasured.delete(key);
       if (this.snapshotSeries.delete(key)) {
         this.snapshotVersion.remove(labels);
         this.snapshotBytes.remove(labels);
@@ -114,6 +121,6 @@ export class WorkerMetrics {
       this.snapshotSeries.add(key);
     }
     this.snapshotVersion.set(labels, written.version);
-    if (written.body !== undefined) this.snapshotBytes.set(labels, Buffer.byteLength(written.body));
+    if (written.body !== undefined) this.unmeasured.set(key, { labels, body: written.body });
   }
 }
