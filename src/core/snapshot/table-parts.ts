@@ -78,17 +78,28 @@ function uniqueId(list: PartList, seen: Map<string, number>, id: string): string
   return uid;
 }
 
-/** `make` is called only when the previous version's part cannot be kept as it is. */
-function push(list: PartList, seen: Map<string, number>, id: string, make: () => Record<string, unknown>, reuse?: PartList, src?: object): void {
+/**
+ * Adds part `id` to the list: the previous version's part when it was made from the same `src`,
+ * else `make(a, b)` (a function of the module, not a closure per item: a table has tens of
+ * thousands of parts).
+ */
+function push<A, B>(
+  list: PartList, seen: Map<string, number>, id: string, reuse: PartList | undefined, src: object | undefined,
+  make: (a: A, b: B) => Record<string, unknown>, a: A, b: B,
+): void {
   const uid = uniqueId(list, seen, id);
   const prev = reuse?.parts.get(uid);
   list.ids.push(uid);
   if (src !== undefined && prev?.src === src) return void list.parts.set(uid, prev);
-  const item = make();
+  const item = make(a, b);
   const p: Part = src === undefined ? part(item) : { ...part(item), src };
   // the previous version's text is kept when equal, so that versions held side by side share it
   list.parts.set(uid, prev && prev.text === p.text ? (src === undefined ? prev : { ...prev, src }) : p);
 }
+
+const itself = (o: object): Record<string, unknown> => o as Record<string, unknown>;
+const withRoute = (r: object, route: string): Record<string, unknown> => ({ ...r, route });
+const withRule = (e: object, rule: string): Record<string, unknown> => ({ ...e, rule });
 
 export const routeId = (r: { kind: string; namespace: string; name: string }): string => `${r.kind}/${r.namespace}/${r.name}`;
 export const ruleId = (route: string, index: number): string => `${route}#${index}`;
@@ -105,7 +116,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts, sources?
   const routes = emptyList();
   const routeSeen = new Map<string, number>();
   // a route's item is the compile's own object, kept while the route is unchanged
-  table.routes.forEach((r, i) => push(routes, routeSeen, known?.routes[i] ?? routeId(r), () => r as never, previous?.routes, sources && r));
+  table.routes.forEach((r, i) => push(routes, routeSeen, known?.routes[i] ?? routeId(r), previous?.routes, sources && r, itself, r, undefined));
   if (routeSeen.size) known = undefined;
   const rules = emptyList();
   const ruleSeen = new Map<string, number>();
@@ -115,7 +126,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts, sources?
     const rid = routes.ids[r.route];
     if (rid === undefined) throw new Error(`rule ${r.index} names route ${r.route}, which the table does not hold`);
     const before = rules.ids.length;
-    push(rules, ruleSeen, known?.rules[i] ?? ruleId(rid, r.index), () => ({ ...r, route: rid }), previous?.rules, sources?.rule(r));
+    push(rules, ruleSeen, known?.rules[i] ?? ruleId(rid, r.index), previous?.rules, sources?.rule(r), withRoute, r, rid);
     ruleIds.push(rules.ids[before]);
   }
   if (ruleSeen.size) known = undefined;
@@ -126,7 +137,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts, sources?
     const head: Record<string, unknown> = { ...l };
     for (const list of ENTRY_LISTS) if (head[list] !== undefined) head[list] = [];
     const before = listeners.ids.length;
-    push(listeners, listenerSeen, l.name, () => head, previous?.listeners);
+    push(listeners, listenerSeen, l.name, previous?.listeners, undefined, itself, head, undefined);
     const lid = listeners.ids[before];
     ENTRY_LISTS.forEach((list, k) => {
       const items = l[list] as { rule: number; matchIndex?: number; hostname?: string; match?: object }[] | undefined;
@@ -138,7 +149,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts, sources?
       items.forEach((e, i) => {
         const rid = ruleIds[e.rule];
         if (rid === undefined) throw new Error(`an entry of listener ${l.name} names rule ${e.rule}, which the table does not hold`);
-        push(out, seen, given?.[i] ?? entryId(rid, e), () => ({ ...e, rule: rid }), previous?.entries.get(key), sources && (e.match ?? ID_ALONE));
+        push(out, seen, given?.[i] ?? entryId(rid, e), previous?.entries.get(key), sources && (e.match ?? ID_ALONE), withRule, e, rid);
       });
       entries.set(key, out);
     });
