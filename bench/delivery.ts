@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { BENCH_TOKEN, freshDatabase, percentile, report, startService, timedClient, workerNodeFlags, cpuMs, reconciled, sseWatch, type SseWatch } from './support';
+import { BENCH_TOKEN, freshDatabase, oneGatewayFigures, percentile, report, startService, timedClient, workerNodeFlags, cpuMs, reconciled, sseWatch, type SseWatch } from './support';
 import { ROOT } from '../test/support/process';
 
 const ROUTES_PER_GATEWAY = 100;
@@ -478,4 +478,7 @@ async function main(): Promise<void> {
 }
 
 if (process.argv.includes('--subscribers')) await subscriberMain();
-else await main();
+else {
+  await main();
+  if (process.env.BENCH_STOP_AFTER === undefined) await oneGatewayFigures();
+}

@@ -161,3 +161,21 @@ export function sseWatch(
     req.on('error', (e) => { reject(e); onError?.(e); });
   });
 }
+
+/**
+ * The one-large-Gateway figures (bench/one-gateway.ts: 5,000 routes, api and worker apart and in one
+ * process), run after a benchmark's own so that bench:reconcile and bench:delivery print those
+ * targets too; BENCH_ONE_GATEWAY=0 leaves them out. Its lines go to this process's output.
+ */
+export async function oneGatewayFigures(): Promise<void> {
+  if (process.env.BENCH_ONE_GATEWAY === '0') return;
+  const { spawn } = await import('node:child_process');
+  const { join } = await import('node:path');
+  const { ROOT } = await import('../test/support/process');
+  console.log('# one Gateway with thousands of routes (bench:gateway; BENCH_ONE_GATEWAY=0 skips it)');
+  const code = await new Promise<number | null>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/one-gateway.ts')], { cwd: ROOT, stdio: 'inherit', env: process.env });
+    child.on('exit', resolve);
+  });
+  if (code !== 0) process.exitCode = code ?? 1;
+}
