@@ -21,6 +21,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { BENCH_TOKEN, freshDatabase, oneGatewayFigures, percentile, report, startService, timedClient, workerNodeFlags, cpuMs, reconciled, sseWatch, type SseWatch } from './support';
 import { ROOT } from '../test/support/process';
+import { httpRoute as largeGatewayRoute, teamOf } from './large-gateway';
 
 const ROUTES_PER_GATEWAY = 100;
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 150);
@@ -96,25 +97,8 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
 }
 
 const gatewayName = (g: number) => `gw-${g}`;
-const teamOf = (i: number) => `team-${i % 20}`;
-
-function httpRoute(i: number, gateway: string, path: string, name = `r-${i}`) {
-  return {
-    apiVersion: GW, kind: 'HTTPRoute', metadata: { name, labels: { app: name } },
-    spec: {
-      parentRefs: [{ name: gateway, namespace: 'infra' }],
-      hostnames: [`h${i % 10}.example.com`],
-      rules: [
-        {
-          matches: [{ path: { type: 'PathPrefix', value: path } }, { path: { type: 'PathPrefix', value: `${path}-alt` }, headers: [{ name: 'x-canary', value: 'yes' }] }],
-          filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-route', value: `r-${i}` }] } }],
-          backendRefs: [{ name: `svc-${i % 100}`, port: 80, weight: 90 }, { name: `svc-${(i + 1) % 100}`, namespace: teamOf(i + 1), port: 80, weight: 10 }],
-        },
-        { matches: [{ path: { type: 'Exact', value: `${path}/health` }, method: 'GET' }], backendRefs: [{ name: `svc-${i % 100}`, port: 80 }] },
-      ],
-    },
-  };
-}
+/** the route of this benchmark: labelled, with a 90/10 split onto another team's Service */
+const httpRoute = (i: number, gateway: string, path: string, name?: string) => largeGatewayRoute(i, gateway, path, { name, labelled: true, split: true });
 
 function gatewayBody(listeners = [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }]) {
   return { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners } };
