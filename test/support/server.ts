@@ -101,13 +101,11 @@ export async function reconciled(s: TestServer, timeoutMs = 20_000): Promise<voi
   }
   // The worker commits a table before its notice reaches this API's snapshot cache: wait for the
   // cache too, so that a read right after this sees what the worker wrote.
-  const cache = (s.running.ctx.snapshots as unknown as { cache: Map<string, { version: number } | null> }).cache;
+  const { readSnapshotVersions } = await import('../../src/adapters/store/snapshot-reads');
   for (;;) {
-    const keys = [...cache.keys()];
-    const rows = await db.prisma.$queryRawUnsafe<{ gateway: string; version: bigint }[]>(
-      'SELECT gateway, version FROM snapshots WHERE gateway = ANY($1::text[])', keys.map((k) => `Gateway/${k}`));
-    const stored = new Map(rows.map((r) => [r.gateway.slice('Gateway/'.length), Number(r.version)]));
-    if (keys.every((k) => (cache.get(k)?.version ?? null) === (stored.get(k) ?? null))) return;
+    const held = s.running.ctx.snapshots.heldVersions();
+    const stored = await readSnapshotVersions(db.sql, [...held.keys()].map((k) => `Gateway/${k}`));
+    if ([...held].every(([k, v]) => v === (stored.get(`Gateway/${k}`) ?? null))) return;
     if (Date.now() > deadline) throw new Error(`the API's snapshot cache did not catch up with the stored snapshots within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }

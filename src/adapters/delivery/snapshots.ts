@@ -104,6 +104,15 @@ export class SnapshotHub {
     for (const release of [...this.closers]) release();
   }
 
+  /**
+   * The version this process serves now for each Gateway it holds (null: it holds that there is
+   * none), without loading anything: what a caller compares with the store to know that the
+   * notices of what was written have arrived.
+   */
+  heldVersions(): Map<string, number | null> {
+    return new Map([...this.cache].map(([key, snap]) => [key, snap?.version ?? null]));
+  }
+
   async get(key: string): Promise<CachedSnapshot | null> {
     // a load under way was started by a notice of a newer version: answer with what it brings
     const pending = this.loading.get(key);
