@@ -14,7 +14,7 @@ import { backendMemo, cmp, viewOf, type WorldView } from '../refs/lookup';
 import { RouteReason } from '../status/reasons';
 import { memoSlot, TranslationContext } from '../translate/context';
 import { keepRecent } from '../model/recent';
-import { insertSorted } from '../model/sorted';
+import { patchSorted } from '../model/sorted';
 import { orderGateway, routeKey, routeMeta, type OrderedListener, type RoutePlan } from '../precedence/order';
 import { compileBackend, type BackendResolver } from './backends';
 import type { TableIds } from '../snapshot/table-parts';
@@ -185,8 +185,7 @@ function sortedRoutes(ctx: TranslationContext, gateway: string, routes: Map<stri
     let gone = 0;
     if (added.length <= ROUTE_PATCH_LIMIT) for (const [k, r] of prev.keys) if (routes.get(k)?.meta !== r.meta) gone++;
     if (added.length <= ROUTE_PATCH_LIMIT && gone <= ROUTE_PATCH_LIMIT) {
-      list = gone ? prev.list.filter((r) => routes.get(r.key)?.meta === r.meta) : prev.list.slice();
-      for (const r of added) insertSorted(list, r, byKindNamespaceName);
+      list = patchSorted(prev.list, gone ? (r) => routes.get(r.key)?.meta === r.meta : undefined, added, byKindNamespaceName);
     }
   }
   list ??= [...routes.values()].sort(byKindNamespaceName);

@@ -12,3 +12,10 @@ export function insertSorted<T>(list: T[], item: T, cmp: (a: T, b: T) => number)
   }
   list.splice(lo, 0, item);
 }
+
+/** A sorted list from an earlier one: the elements `keep` keeps (all without it), then `added` inserted in place. */
+export function patchSorted<T>(previous: readonly T[], keep: ((x: T) => boolean) | undefined, added: Iterable<T>, cmp: (a: T, b: T) => number): T[] {
+  const list = keep ? previous.filter(keep) : previous.slice();
+  for (const x of added) insertSorted(list, x, cmp);
+  return list;
+}

@@ -7,7 +7,7 @@ import { rulesOf } from '../model/route-parts';
 import { unreachable } from '../model/unreachable';
 import { unsupportedRules } from '../attach/rules';
 import { memoSlot, type TranslationContext } from '../translate/context';
-import { insertSorted } from '../model/sorted';
+import { patchSorted } from '../model/sorted';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from '../compile/matches';
 import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute, RouteKindName } from '../compile/types';
 import { orderGRPC, orderHTTP, orderSNI, orderStream, type GRPCRank, type HTTPRank, type SNIRank, type StreamRank } from './ladder';
@@ -194,11 +194,9 @@ function orderListener(ctx: TranslationContext, la: ListenerAttachment): Ordered
     if (gone && gone.size <= PATCH_LIMIT) {
       patched = {};
       for (const name of names) {
-        const before = prev.lists[name] as { plan: RoutePlan }[];
-        const list = gone.size ? before.filter((e) => !gone.has(e.plan)) : before.slice();
         const cmp = LADDERS[name] as (a: unknown, b: unknown) => number;
-        for (const p of added) for (const e of entriesOf(p, name)) insertSorted<unknown>(list, e, cmp);
-        (patched as Record<string, unknown>)[name] = list;
+        (patched as Record<string, unknown>)[name] = patchSorted<unknown>(prev.lists[name] as { plan: RoutePlan }[],
+          gone.size ? (e) => !gone.has((e as { plan: RoutePlan }).plan) : undefined, added.flatMap((p) => entriesOf(p, name)), cmp);
       }
     }
   }
