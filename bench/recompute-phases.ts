@@ -64,7 +64,7 @@ async function once(n: number): Promise<void> {
   const { plan, after } = time('plan (status diff)', () => planRecompute(before, {
     gateKey: 'g', owner: 'Gateway/infra/shared', scope: opts.controllerName, routeOwner: 'g', sourcePosition: n, now: opts.now, durationMs: 0, deps: loaded.deps,
     statuses: out.translation && { gatewayStatus: out.translation.gatewayStatus, routeParents: out.translation.routeParents, policyAncestors: out.translation.policyAncestors, listenerSets: out.translation.listenerSetStatuses },
-    snapshot: out.hash !== undefined ? { hash: out.hash, unattached: out.unattached, content: () => time('deflate tail', () => deflateTail(out.tail)) } : undefined,
+    snapshot: out.hash !== undefined ? { hash: out.hash, unattached: out.unattached, content: () => time('deflate tail', () => ({ tailZ: deflateTail(out.tail()), wholeBytes: out.tail().length })) } : undefined,
   }));
   void plan;
   before = after;

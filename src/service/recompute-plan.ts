@@ -1,7 +1,7 @@
 // The diff step of a recompute: from what the last recompute wrote and what this one computed,
 // the plan of what to write (only what changed), and what will then have been written.
 import { deepEqual } from '../core/objects/canonical';
-import type { RecomputePlan, Written } from '../adapters/store/recompute-write';
+import type { RecomputePlan, SnapshotContent, Written } from '../adapters/store/recompute-write';
 
 export interface Computed {
   gateKey: string;
@@ -23,8 +23,8 @@ export interface Computed {
     /** written as status parts of this Gateway, as the route entries are (absent = none) */
     listenerSets?: { namespace: string; name: string; status: unknown }[];
   };
-  /** absent with statuses; `content` builds the stored body when the hash is new */
-  snapshot?: { hash: string; unattached: string; content: () => Buffer };
+  /** absent with statuses; `content` makes what is stored (the table or its delta) when the hash is new */
+  snapshot?: { hash: string; unattached: string; content: () => SnapshotContent };
 }
 
 export function planRecompute(before: Written, c: Computed): { plan: RecomputePlan; after: Written } {
@@ -69,7 +69,7 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
   let snapshot: RecomputePlan['snapshot'] = { kind: 'none' };
   if (c.snapshot) {
     snapshot = before.hash !== c.snapshot.hash
-      ? { kind: 'put', hash: c.snapshot.hash, content: { tailZ: c.snapshot.content(), unattached: c.snapshot.unattached } }
+      ? { kind: 'put', hash: c.snapshot.hash, content: { ...c.snapshot.content(), unattached: c.snapshot.unattached } }
       : { kind: 'put', hash: c.snapshot.hash, ...(before.unattached !== c.snapshot.unattached ? { unattached: c.snapshot.unattached } : {}) };
   } else if (before.hash !== null) snapshot = { kind: 'delete' };
   const plan: RecomputePlan = {

@@ -4,11 +4,13 @@
 import type { Database } from '../adapters/store/database';
 import { loadGatewayWorld, gatewayStream, loaderMemo, type GatewayWorld, type LoaderMemo } from '../adapters/store/world-loader';
 import { ObjectCache } from '../adapters/store/object-cache';
-import { readWritten, writeGatewayClassStatus, writeRecompute, type Written } from '../adapters/store/recompute-write';
+import { readWritten, writeGatewayClassStatus, writeRecompute, type SnapshotContent, type Written } from '../adapters/store/recompute-write';
+import { NOTICE_BODY_LIMIT } from '../adapters/delivery/channels';
 import { scoped } from '../adapters/store/scope';
 import { keepRecent } from '../core/model/recent';
 import { deflateTail } from '../adapters/delivery/snapshots';
-import { secretDigests, snapshotBody, snapshotHash, snapshotTail } from '../core/snapshot/format';
+import { secretDigests, snapshotBody, snapshotTail } from '../core/snapshot/format';
+import { tableHash } from '../core/snapshot/table-hash';
 import { translate, gatewayClassStatus, DEFAULT_CAPACITY, TranslationContext, type Translation, type TranslateGatewayOptions } from '../core/translate';
 import { partIdsOf, ruleBodyOf, tableJson } from '../core/compile';
 import { tableParts, type PartSources, type TableParts } from '../core/snapshot/table-parts';
@@ -33,8 +35,10 @@ export interface GatewayOutcome {
   sourcePosition: number;
   /** what this recompute read or looked for (see missedChanges) */
   deps?: string[];
-  /** the new snapshot's body, when it changed */
+  /** the new snapshot's body, when it changed and is small enough to travel with its notice */
   body?: string;
+  /** the new snapshot's body made on demand (the worker's size gauge), when it changed */
+  bodyOf?: () => string;
   /** the delta to it from the version this process wrote before (openapi/schemas/snapshot-delta.yaml), when it changed */
   delta?: { from: number; text: string };
   /** the write found changes to its dependencies after its position (and recorded them as wanted) */
@@ -50,29 +54,53 @@ const MEMORY_CAPACITY = DEFAULT_CAPACITY;
 
 /**
  * The translate step of a recompute, without I/O: from a Gateway's loaded world and what its last
- * recompute wrote, the translation, its table, and the snapshot's hash and stored tail. Exported so
- * that the golden cases run exactly this.
+ * recompute wrote, the translation, the table as parts (./core/snapshot/table-parts) and the
+ * snapshot's hash over them. `ctx` is the translation memory kept across recomputes and
+ * `previous` the parts of the last table made with it: what makes both incremental. The table's
+ * whole text (the stored tail) is made only when asked for. Exported so that the golden cases run
+ * exactly this.
  */
-/**
- * The translate step of a recompute: statuses, the table and its snapshot hash and tail. `ctx` is
- * the translation memory kept across recomputes (what makes them incremental).
- */
-export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; name: string }, before: Written, opts: TranslateGatewayOptions, ctx: TranslationContext): {
-  translation?: Translation; unattached: string; hash?: string; tail: string;
+export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; name: string }, before: Written, opts: TranslateGatewayOptions, ctx: TranslationContext, previous?: TableParts): {
+  translation?: Translation; unattached: string; hash?: string; parts?: TableParts; tail: () => string;
 } {
   const translation = loaded.gateway
     ? translate(loaded.world, ref, opts, { gatewayStatus: before.gatewayStatus as never, parts: before.parts as ReadonlyMap<string, Record<string, unknown>> }, ctx)
     : undefined;
   const unattached = translation ? JSON.stringify(translation.unattached) : '[]';
-  // compile's output is byte-for-byte deterministic, so its JSON is serialized once, natively, and
-  // serves the hash, the stored tail and the notice's body (see core/snapshot/format)
-  const tableText = translation ? tableJson(translation.table, ctx) : undefined;
-  const hash = tableText !== undefined ? snapshotHash(tableText, secretDigests(loaded.world.secrets)) : undefined;
-  const tail = hash !== undefined ? snapshotTail(hash, tableText!) : '';
-  return { translation, unattached, hash, tail };
+  if (!translation) return { translation, unattached, tail: () => '' };
+  const sources: PartSources = { rule: (r) => ruleBodyOf(ctx, r), ids: (table) => partIdsOf(ctx, table) };
+  const parts = tableParts(translation.table, previous, sources);
+  const hash = tableHash(parts, secretDigests(loaded.world.secrets));
+  let tail: string | undefined;
+  // compile's output is deterministic, so its JSON is serialized natively, once, when needed
+  return { translation, unattached, hash, parts, tail: () => (tail ??= snapshotTail(hash, tableJson(translation.table, ctx))) };
 }
 
 class StaleBase extends Error {}
+
+/**
+ * The table a Gateway's last snapshot written here holds, as parts, with its version: the base of
+ * the next delta. `chain` and `chainBytes`: the deltas the store holds after its last whole tail
+ * (their count and size), `wholeBytes` that tail's size.
+ */
+interface HeldTable {
+  version: number;
+  parts: TableParts;
+  chain: number;
+  chainBytes: number;
+  wholeBytes: number;
+}
+
+/**
+ * A version is stored as its delta from the one before while the deltas since the last whole table
+ * stay few and small beside it: a reader rebuilds the body from that table and its deltas, so the
+ * chain is cut (a whole table written) every MAX_CHAIN versions or once the deltas add up to a
+ * quarter of the table.
+ */
+const MAX_CHAIN = 32;
+const CHAIN_SHARE = 4;
+/** the body travels with the notice up to this size (see adapters/delivery/channels) */
+const NOTICE_BODY_BYTES = NOTICE_BODY_LIMIT;
 
 export class Reconciler {
   private readonly clock: () => Date;
@@ -84,9 +112,8 @@ export class Reconciler {
   private readonly written = new Map<string, Written>();
   private readonly loaded: LoaderMemo = loaderMemo(MEMORY_CAPACITY);
   private readonly translation = new TranslationContext({ capacity: MEMORY_CAPACITY });
-  /** the parts of the table each Gateway's last snapshot written here holds, and its version: the base of the next delta */
-  private readonly parts = new Map<string, { version: number; parts: TableParts }>();
-  private readonly sources: PartSources = { rule: (r) => ruleBodyOf(this.translation, r), ids: (table) => partIdsOf(this.translation, table) };
+  /** by gate key (see HeldTable) */
+  private readonly tables = new Map<string, HeldTable>();
 
   constructor(private readonly db: Database, private readonly opts: ReconcileOptions) {
     this.clock = opts.clock ?? (() => new Date());
@@ -135,14 +162,25 @@ export class Reconciler {
     const now = this.clock().toISOString();
 
     // translate
-    const { translation, unattached, hash, tail } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now, addressPool: this.opts.addressPool }, this.translation);
+    const held = this.tables.get(gateKey);
+    const { translation, unattached, hash, parts, tail } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now, addressPool: this.opts.addressPool }, this.translation, held?.parts);
 
-    // diff
+    // diff: a new table is stored as its delta from the held one while the chain allows (see MAX_CHAIN)
+    const gateway = { namespace: ns, name };
+    let stored: SnapshotContent | undefined;
+    const content = (): SnapshotContent => {
+      const delta = held && parts && hash !== undefined && held.chain < MAX_CHAIN
+        ? JSON.stringify(snapshotDelta(gateway, held.version, held.version + 1, hash, held.parts, parts)) : undefined;
+      stored = delta !== undefined && (held!.chainBytes + delta.length) * CHAIN_SHARE <= held!.wholeBytes
+        ? { delta: { from: held!.version, text: delta } }
+        : { tailZ: deflateTail(tail()), wholeBytes: tail().length, ...(delta !== undefined ? { deltaText: delta } : {}) };
+      return stored;
+    };
     const { plan, after } = planRecompute(before, {
       gateKey, owner, scope, routeOwner: gateKey, sourcePosition: loaded.sourcePosition, now, durationMs: performance.now() - started,
       deps: loaded.deps,
       statuses: translation && { gatewayStatus: translation.gatewayStatus, routeParents: translation.routeParents, policyAncestors: translation.policyAncestors, listenerSets: translation.listenerSetStatuses },
-      snapshot: hash !== undefined ? { hash, unattached, content: () => deflateTail(tail) } : undefined,
+      snapshot: hash !== undefined ? { hash, unattached, content } : undefined,
     });
 
     // write
@@ -150,39 +188,54 @@ export class Reconciler {
     try {
       row = await writeRecompute(this.db, plan);
     } catch (e) {
-      this.remember(gateKey, undefined);
+      this.forget(gateKey);
       throw e;
+    }
+    if (row.chainBroken) {
+      // the store no longer holds the version the delta was made from: the table is written whole
+      this.forget(gateKey);
+      throw new StaleBase();
     }
     if (!row.ok) {
       // what this process knew is no longer current: a newer recompute wrote, or another process or a rebuild did
-      this.remember(gateKey, undefined);
+      this.forget(gateKey);
       if (row.old !== before.gate && (row.old === null || row.old < loaded.sourcePosition)) throw new StaleBase();
       return { key: owner, written: false, snapshotChanged: false, sourcePosition: loaded.sourcePosition };
     }
     this.remember(gateKey, after);
     // a recompute that found the same hash stored keeps its version
     const snapshotVersion = row.version ?? undefined;
-    const body = row.snapshotWritten && snapshotVersion !== undefined && plan.snapshot.kind === 'put' && plan.snapshot.content
-      ? snapshotBody(ns, name, snapshotVersion, tail) : undefined;
-    const delta = body !== undefined && translation && hash !== undefined ? this.deltaTo(gateKey, { namespace: ns, name }, snapshotVersion!, hash, translation) : undefined;
-    if (!translation) this.parts.delete(gateKey);
+    let delta: { from: number; text: string } | undefined;
+    if (!translation || !parts || snapshotVersion === undefined) this.tables.delete(gateKey);
+    else if (row.snapshotWritten && stored && 'delta' in stored) {
+      delta = stored.delta;
+      keepRecent(this.tables, gateKey, { version: snapshotVersion, parts, chain: held!.chain + 1, chainBytes: held!.chainBytes + delta.text.length, wholeBytes: held!.wholeBytes }, MEMORY_CAPACITY);
+    } else if (row.snapshotWritten && stored && 'tailZ' in stored) {
+      // the whole table was stored: the delta from the held version still goes to delta watchers
+      if (held && held.version < snapshotVersion) {
+        delta = { from: held.version, text: stored.deltaText !== undefined && snapshotVersion === held.version + 1 ? stored.deltaText : JSON.stringify(snapshotDelta(gateway, held.version, snapshotVersion, hash!, held.parts, parts)) };
+      }
+      keepRecent(this.tables, gateKey, { version: snapshotVersion, parts, chain: 0, chainBytes: 0, wholeBytes: stored.wholeBytes }, MEMORY_CAPACITY);
+    } else if (held && held.version === snapshotVersion) {
+      // the same content (the same hash) at the same version: these parts hold it as well
+      keepRecent(this.tables, gateKey, { ...held, parts }, MEMORY_CAPACITY);
+    } else {
+      // what the store holds after its whole table is not known here: the next change writes one
+      this.tables.delete(gateKey);
+    }
+    const changed = row.snapshotWritten && snapshotVersion !== undefined && plan.snapshot.kind === 'put' && plan.snapshot.content !== undefined;
+    const bodyOf = changed ? () => snapshotBody(ns, name, snapshotVersion!, tail()) : undefined;
+    const size = stored && 'wholeBytes' in stored ? stored.wholeBytes : held?.wholeBytes ?? Infinity;
+    const body = bodyOf && size <= NOTICE_BODY_BYTES ? bodyOf() : undefined;
     return {
       key: owner, written: true, snapshotChanged: row.snapshotWritten, sourcePosition: loaded.sourcePosition, deps: loaded.deps,
-      snapshotVersion, missed: row.missed, ...(body !== undefined ? { body } : {}), ...(delta ? { delta } : {}),
+      snapshotVersion, missed: row.missed, ...(body !== undefined ? { body } : {}), ...(bodyOf ? { bodyOf } : {}), ...(delta ? { delta } : {}),
     };
   }
 
-  /**
-   * The delta from the last snapshot this process wrote for the Gateway to the one just written.
-   * Parts of rules, routes and entries the compile did not remake are not serialized again, so it
-   * costs in proportion to the change; the API sends it to delta watchers without parsing a table.
-   */
-  private deltaTo(gateKey: string, gateway: { namespace: string; name: string }, version: number, hash: string, t: Translation): { from: number; text: string } | undefined {
-    const prev = this.parts.get(gateKey);
-    const parts = tableParts(t.table, prev?.parts, this.sources);
-    keepRecent(this.parts, gateKey, { version, parts }, MEMORY_CAPACITY);
-    if (!prev || prev.version >= version) return undefined;
-    return { from: prev.version, text: JSON.stringify(snapshotDelta(gateway, prev.version, version, hash, prev.parts, parts)) };
+  private forget(gateKey: string): void {
+    this.remember(gateKey, undefined);
+    this.tables.delete(gateKey);
   }
 
   /** Answers with the log position it read: every event below it is reflected. */

@@ -235,7 +235,7 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
         gateKey, owner, scope: controllerName, routeOwner: gateKey, sourcePosition: source.position, now, durationMs: 0,
         deps: loaded.deps,
         statuses: r.translation && { gatewayStatus: r.translation.gatewayStatus, routeParents: r.translation.routeParents, policyAncestors: r.translation.policyAncestors, listenerSets: r.translation.listenerSetStatuses },
-        snapshot: r.hash !== undefined ? { hash: r.hash, unattached: r.unattached, content: () => Buffer.from(r.tail) } : undefined,
+        snapshot: r.hash !== undefined ? { hash: r.hash, unattached: r.unattached, content: () => ({ tailZ: Buffer.from(r.tail()), wholeBytes: r.tail().length }) } : undefined,
       });
       parts.apply(plan);
       written.set(gw, after);

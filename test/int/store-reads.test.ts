@@ -50,7 +50,7 @@ describe('store/snapshot-reads', () => {
     expect(a?.version).toBe(3);
     expect(a?.body).toBeNull();
     expect(inflateRawSync(a!.tailZ!).toString('utf8')).toBe(',"hash":"h","table":{}}');
-    expect(await readSnapshot(db.sql, 'Gateway/infra/b')).toEqual({ version: 9, body: '{"old":true}', tailZ: null });
+    expect(await readSnapshot(db.sql, 'Gateway/infra/b')).toEqual({ version: 9, body: '{"old":true}', tailZ: null, baseVersion: null, deltas: [] });
     expect(await readSnapshot(db.sql, 'Gateway/infra/none')).toBeNull();
     expect(await readSnapshotVersions(db.sql, ['Gateway/infra/a', 'Gateway/infra/b', 'Gateway/infra/none'])).toEqual(new Map([['Gateway/infra/a', 3], ['Gateway/infra/b', 9]]));
     expect(await readUnattached(db.sql, 'Gateway/infra/a')).toBe('[{"name":"r"}]');

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  mayReferenceSecrets, parseSnapshot, secretDigests, secretRefsOf, snapshotBody, snapshotHash, snapshotHead, snapshotTail, withSecretData,
+  mayReferenceSecrets, parseSnapshot, secretDigests, secretRefsOf, snapshotBody, snapshotHead, snapshotTail, withSecretData,
 } from '../../src/core/snapshot/format';
 import { canonicalJson } from '../../src/core/objects/canonical';
 
@@ -31,18 +31,13 @@ describe('snapshot format', () => {
     expect(() => withSecretData('{"a":1', [])).toThrow(/not a snapshot body/);
   });
 
-  it('hashes the table and the digests of the Secrets it uses, in namespace/name order', () => {
+  it('gives the digests of the Secrets a table uses in namespace/name order, over their canonical data', () => {
     const digests = secretDigests([
       { metadata: { namespace: 'infra', name: 'z' }, data: { b: '2', a: '1' } },
       { metadata: { namespace: 'certs', name: 'shared' }, data: {} },
     ]);
     expect(digests.map((d) => `${d.namespace}/${d.name}`)).toEqual(['certs/shared', 'infra/z']);
     expect(digests[1].digest).toBe(createHash('sha256').update(canonicalJson({ a: '1', b: '2' })).digest('hex'));
-    const expected = createHash('sha256').update(`{"table":${tableText},"secrets":${canonicalJson(digests)}}`).digest('hex');
-    expect(snapshotHash(tableText, digests)).toBe(expected);
-    // a rotated Secret moves the hash
-    const rotated = secretDigests([{ metadata: { namespace: 'infra', name: 'z' }, data: { a: '3' } }, { metadata: { namespace: 'certs', name: 'shared' }, data: {} }]);
-    expect(snapshotHash(tableText, rotated)).not.toBe(expected);
   });
 
   it('names each Secret the listeners reference once, in the Gateway namespace unless given', () => {

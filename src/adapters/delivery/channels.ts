@@ -42,7 +42,7 @@ export const SNAPSHOT_CHANNEL = 'snapshots';
 
 // A notice carries its body when that is small enough for pub/sub, so that an API process
 // delivering it need not read it back from PostgreSQL: a line of JSON, then the body.
-const NOTICE_BODY_LIMIT = 1 << 20;
+export const NOTICE_BODY_LIMIT = 1 << 20;
 
 export function snapshotNotice(gateway: string, version: number | null, body?: string): string {
   const head = JSON.stringify({ gateway, version });

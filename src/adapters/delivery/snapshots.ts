@@ -10,6 +10,7 @@ import { streamKey } from '../../core/objects/keys';
 import { mayReferenceSecrets, parseSnapshot, secretRefsOf, snapshotBody, withSecretData } from '../../core/snapshot/format';
 import { snapshotChannel, snapshotDeltaChannel, subscribe } from './channels';
 import { DeltaHistory } from './deltas';
+import { chainedBody } from '../../core/snapshot/stored-chain';
 
 /** The store keeps a body's tail deflated: it holds the table, nearly all of the body. */
 export function deflateTail(tail: string): Buffer {
@@ -30,7 +31,9 @@ const streamOf = (key: string) => {
 function bodyOf(key: string, row: StoredSnapshot): string {
   if (row.tailZ === null) return row.body ?? '';
   const g = gatewayOf(key);
-  return snapshotBody(g.namespace, g.name, row.version, inflateRawSync(row.tailZ).toString('utf8'));
+  const tail = inflateRawSync(row.tailZ).toString('utf8');
+  if (row.baseVersion === null) return snapshotBody(g.namespace, g.name, row.version, tail);
+  return chainedBody(g.namespace, g.name, row.version, row.baseVersion, tail, row.deltas);
 }
 
 export interface CachedSnapshot {

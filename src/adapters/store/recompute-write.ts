@@ -46,10 +46,20 @@ export interface RecomputePlan {
   /** look for changes to these after sourcePosition, and want the Gateway again if any */
   missedDeps: string[];
   snapshot:
-    | { kind: 'put'; hash: string; content?: { tailZ: Buffer; unattached: string }; unattached?: string }
+    | { kind: 'put'; hash: string; content?: SnapshotContent & { unattached: string }; unattached?: string }
     | { kind: 'delete' }
     | { kind: 'none' };
 }
+
+/**
+ * A new table as stored: whole (its tail deflated, see core/snapshot/format), or as its delta from
+ * the version the store holds (openapi/schemas/snapshot-delta.yaml), which must then be
+ * `delta.from` and lead to `from + 1`; readers rebuild the body from the last whole table and the
+ * deltas after it. `wholeBytes` and `deltaText` are for the writer's own bookkeeping.
+ */
+export type SnapshotContent =
+  | { delta: { from: number; text: string } }
+  | { tailZ: Buffer; wholeBytes: number; deltaText?: string };
 
 export interface WriteAnswer {
   /** the gate before the statement */
@@ -59,6 +69,8 @@ export interface WriteAnswer {
   version: number | null;
   snapshotWritten: boolean;
   missed: boolean;
+  /** a delta was to be stored, but the store holds another version than it was made from: nothing was written */
+  chainBroken: boolean;
 }
 
 /** Events after a position that touch any of a Gateway's dependencies ($1 position, $2 deps): keys stamped at write time. */
@@ -111,15 +123,25 @@ export async function readWritten(db: Database, gateKey: string, owner: string, 
 export async function writeRecompute(db: Database, plan: RecomputePlan): Promise<WriteAnswer> {
   const params: unknown[] = [plan.gateKey, plan.sourcePosition, plan.now, plan.baseGate, plan.durationMs];
   const p = (v: unknown) => { params.push(v); return `$${params.length}`; };
-  const ctes: string[] = [
-    `old AS (SELECT source_position FROM recomputes WHERE gateway = $1 FOR UPDATE)`,
+  const snap = plan.snapshot;
+  const delta = snap.kind === 'put' && snap.content && 'delta' in snap.content ? snap.content.delta : undefined;
+  const ctes: string[] = [`old AS (SELECT source_position FROM recomputes WHERE gateway = $1 FOR UPDATE)`];
+  let chained = '';
+  if (delta) {
+    // a delta is stored only on the version it was made from, and leads to the next one
+    const o = p(plan.owner);
+    const from = p(delta.from);
+    ctes.push(`chain AS (SELECT 1 WHERE (SELECT version FROM snapshots WHERE gateway = ${o}) = ${from}::bigint
+      AND (SELECT version FROM snapshot_versions WHERE gateway = ${o}) = ${from}::bigint)`);
+    chained = ' AND EXISTS (SELECT 1 FROM chain)';
+  }
+  ctes.push(
     `up AS (
       INSERT INTO recomputes (gateway, source_position, at, duration_ms)
-      SELECT $1, $2::bigint, $3::timestamptz, $5::float8 WHERE (SELECT source_position FROM old) IS NOT DISTINCT FROM $4::bigint
+      SELECT $1, $2::bigint, $3::timestamptz, $5::float8 WHERE (SELECT source_position FROM old) IS NOT DISTINCT FROM $4::bigint${chained}
       ON CONFLICT (gateway) DO UPDATE SET source_position = excluded.source_position, at = excluded.at, duration_ms = excluded.duration_ms
         WHERE recomputes.source_position < excluded.source_position
-      RETURNING 1)`,
-  ];
+      RETURNING 1)`);
   const go = 'EXISTS (SELECT 1 FROM up)';
   if (plan.statusChanges.length) {
     ctes.push(`parts AS (
@@ -152,7 +174,6 @@ export async function writeRecompute(db: Database, plan: RecomputePlan): Promise
   }
   let version = 'NULL::bigint';
   let snapshotWritten = 'false';
-  const snap = plan.snapshot;
   if (snap.kind === 'put') {
     // snapshot_versions outlives rebuilds: the same content keeps its version, new content gets the next one
     const o = p(plan.owner);
@@ -164,36 +185,52 @@ export async function writeRecompute(db: Database, plan: RecomputePlan): Promise
       RETURNING version)`,
     `ver AS (SELECT coalesce((SELECT version FROM sv), (SELECT version FROM snapshot_versions WHERE gateway = ${o})) AS version)`);
     version = '(SELECT version FROM ver)';
-    if (snap.content) {
-      // the store keeps what follows the version, deflated (see core/snapshot/format)
+    if (snap.content && delta) {
+      // the whole table stays where it is; the row moves to the new version and the delta is added
       ctes.push(`snap AS (
-        INSERT INTO snapshots (gateway, version, hash, body, tail_z, source_position, updated_at, unattached, controller)
-        SELECT ${o}, ver.version, ${h}, NULL, ${p(snap.content.tailZ)}::bytea,
+        UPDATE snapshots SET version = ver.version, hash = ${h}, base_version = coalesce(snapshots.base_version, snapshots.version),
+          source_position = $2::bigint, updated_at = $3::timestamptz, unattached = ${p(snap.content.unattached)}::text, controller = ${p(plan.scope)}::text
+        FROM ver WHERE snapshots.gateway = ${o} AND ver.version = ${p(delta.from + 1)}::bigint AND ${go}
+        RETURNING 1)`,
+      `delta AS (INSERT INTO snapshot_deltas (gateway, version, delta) SELECT ${o}, ver.version, ${p(delta.text)}::text FROM ver
+        WHERE ver.version = ${p(delta.from + 1)}::bigint AND ${go} RETURNING 1)`);
+      snapshotWritten = '(SELECT count(*) FROM snap) > 0';
+    } else if (snap.content && 'tailZ' in snap.content) {
+      // the store keeps what follows the version, deflated (see core/snapshot/format); the deltas
+      // that led to the table before are no longer needed
+      ctes.push(`snap AS (
+        INSERT INTO snapshots (gateway, version, hash, body, tail_z, base_version, source_position, updated_at, unattached, controller)
+        SELECT ${o}, ver.version, ${h}, NULL, ${p(snap.content.tailZ)}::bytea, NULL,
           $2::bigint, $3::timestamptz, ${p(snap.content.unattached)}::text, ${p(plan.scope)}::text FROM ver WHERE ${go}
         ON CONFLICT (gateway) DO UPDATE SET version = excluded.version, hash = excluded.hash, body = NULL, tail_z = excluded.tail_z,
-          source_position = excluded.source_position, updated_at = excluded.updated_at, unattached = excluded.unattached,
+          base_version = NULL, source_position = excluded.source_position, updated_at = excluded.updated_at, unattached = excluded.unattached,
           controller = excluded.controller
           WHERE snapshots.hash IS DISTINCT FROM excluded.hash OR snapshots.unattached IS DISTINCT FROM excluded.unattached
-        RETURNING 1)`);
+        RETURNING 1)`,
+      `undelta AS (DELETE FROM snapshot_deltas WHERE gateway = ${o} AND EXISTS (SELECT 1 FROM snap) RETURNING 1)`);
       // the plain subselect reads the row as it was before this statement
       snapshotWritten = `(SELECT count(*) FROM snap) > 0 AND (SELECT hash FROM snapshots WHERE gateway = ${o}) IS DISTINCT FROM ${h}`;
     } else if (snap.unattached !== undefined) {
       ctes.push(`unatt AS (UPDATE snapshots SET unattached = ${p(snap.unattached)} WHERE gateway = ${o} AND ${go} RETURNING 1)`);
     }
   } else if (snap.kind === 'delete') {
-    ctes.push(`del AS (DELETE FROM snapshots WHERE gateway = ${p(plan.owner)} AND controller = ${p(plan.scope)} AND ${go} RETURNING 1)`);
+    const o = p(plan.owner);
+    ctes.push(`del AS (DELETE FROM snapshots WHERE gateway = ${o} AND controller = ${p(plan.scope)} AND ${go} RETURNING 1)`,
+      `undelta AS (DELETE FROM snapshot_deltas WHERE gateway = ${o} AND EXISTS (SELECT 1 FROM del) RETURNING 1)`);
     snapshotWritten = '(SELECT count(*) FROM del) > 0';
   }
   // every data-modifying CTE runs whether or not the final SELECT reads it
   const text = `WITH ${ctes.join(',\n')}
      SELECT (SELECT source_position FROM old) AS old, ${go} AS ok, ${version} AS version, ${snapshotWritten} AS snapshot_written,
-       ${plan.missedDeps.length ? 'EXISTS (SELECT 1 FROM missed)' : 'false'} AS missed`;
+       ${plan.missedDeps.length ? 'EXISTS (SELECT 1 FROM missed)' : 'false'} AS missed,
+       ${delta ? 'NOT EXISTS (SELECT 1 FROM chain)' : 'false'} AS chain_broken`;
   // a handful of shapes (which parts are sent): each is parsed and planned once per connection
-  const [row] = await db.prepared<{ old: number | null; ok: boolean; version: number | null; snapshot_written: boolean; missed: boolean }[]>(
+  const [row] = await db.prepared<{ old: number | null; ok: boolean; version: number | null; snapshot_written: boolean; missed: boolean; chain_broken: boolean }[]>(
     `switchyard_write_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text, ...params);
   return {
     old: row.old === null ? null : Number(row.old), ok: Boolean(row.ok),
     version: row.version === null ? null : Number(row.version), snapshotWritten: Boolean(row.snapshot_written), missed: Boolean(row.missed),
+    chainBroken: Boolean(row.chain_broken),
   };
 }
 

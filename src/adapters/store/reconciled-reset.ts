@@ -3,7 +3,7 @@
 import type { Database } from './database';
 
 export async function dropReconciledProjections(db: Database): Promise<void> {
-  await db.exec(`TRUNCATE status_parts, snapshots, gateway_deps, recomputes, reconcile_wants`);
+  await db.exec(`TRUNCATE status_parts, snapshots, snapshot_deltas, gateway_deps, recomputes, reconcile_wants`);
 }
 
 /** Live Gateways and GatewayClasses, in kind, namespace, name order. */

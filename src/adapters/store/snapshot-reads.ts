@@ -6,18 +6,31 @@ import type { SnapshotSecret } from '../../core/snapshot/format';
 
 type Runner = Pick<SqlRunner, '$queryRawUnsafe'>;
 
-/** `tailZ`: the deflated tail of the body (see core/snapshot/format.ts); `body`: a whole body, from before tails were kept. */
+/**
+ * `tailZ`: the deflated tail of the body (see core/snapshot/format.ts), of version `baseVersion`
+ * when that is older, and then `deltas` (their JSON texts, in version order) lead to `version`;
+ * `body`: a whole body, from before tails were kept.
+ */
 export interface StoredSnapshot {
   version: number;
   body: string | null;
   tailZ: Uint8Array | null;
+  baseVersion: number | null;
+  deltas: string[];
 }
 
+/** One statement: the row and the deltas it needs are of the same moment. */
 export async function readSnapshot(db: Runner, gatewayStream: string): Promise<StoredSnapshot | null> {
-  const rows = await db.$queryRawUnsafe<{ version: bigint; body: string | null; tail_z: Uint8Array | null }[]>(
-    `SELECT version, body, tail_z FROM snapshots WHERE gateway = $1`, gatewayStream);
+  const rows = await db.$queryRawUnsafe<{ version: bigint; body: string | null; tail_z: Uint8Array | null; base_version: bigint | null; deltas: string[] | null }[]>(
+    `SELECT s.version, s.body, s.tail_z, s.base_version,
+       CASE WHEN s.base_version IS NOT NULL THEN (SELECT array_agg(d.delta ORDER BY d.version) FROM snapshot_deltas d
+         WHERE d.gateway = s.gateway AND d.version > s.base_version AND d.version <= s.version) END AS deltas
+     FROM snapshots s WHERE s.gateway = $1`, gatewayStream);
   const r = rows[0];
-  return r ? { version: Number(r.version), body: r.body, tailZ: r.tail_z ?? null } : null;
+  return r ? {
+    version: Number(r.version), body: r.body, tailZ: r.tail_z ?? null,
+    baseVersion: r.base_version === null ? null : Number(r.base_version), deltas: r.deltas ?? [],
+  } : null;
 }
 
 /** The stored version of each of these Gateways that has a snapshot. */

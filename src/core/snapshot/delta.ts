@@ -9,7 +9,8 @@ import {
   type EntryList, type Part, type PartList, type TableParts,
 } from './table-parts';
 import type { CompiledTable, SnapshotSecret } from '../compile/types';
-import { secretDigests, snapshotHash } from './format';
+import { secretDigests } from './format';
+import { tableHash } from './table-hash';
 
 export type SnapshotDelta = components['schemas']['SnapshotDelta'];
 export type SnapshotDeltaChange = components['schemas']['SnapshotDeltaChange'];
@@ -156,8 +157,6 @@ export function snapshotDelta(
 export interface Applied {
   parts: TableParts;
   table: CompiledTable;
-  /** the table's JSON text, as compile wrote it */
-  text: string;
   hash: string;
 }
 
@@ -168,11 +167,9 @@ export interface Applied {
 export function applyDelta(p: TableParts, version: number, d: SnapshotDelta, secrets: readonly SnapshotSecret[]): Applied {
   if (d.fromVersion !== version) throw new DeltaMismatch(`the delta applies to version ${d.fromVersion}, not to ${version}`);
   const parts = applyChanges(p, d);
-  const table = tableOfParts(parts);
-  const text = JSON.stringify(table);
-  const hash = snapshotHash(text, secretDigests(secrets.map((s) => ({ metadata: { namespace: s.namespace, name: s.name }, data: s.data }))));
+  const hash = tableHash(parts, secretDigests(secrets.map((s) => ({ metadata: { namespace: s.namespace, name: s.name }, data: s.data }))));
   if (hash !== d.hash) throw new DeltaMismatch(`the table rebuilt from the delta to version ${d.version} does not hash to ${d.hash}`);
-  return { parts, table, text, hash };
+  return { parts, table: tableOfParts(parts), hash };
 }
 
 export type { Part, PartList, TableParts };

@@ -1,7 +1,8 @@
-// The snapshot body a proxy receives, in one place: its layout, its content hash, and where the
-// Secret data goes for the Gateway's own proxies. The body is assembled from the table's JSON text
-// (compile serializes it once, natively) rather than by stringifying a Snapshot object: a large
-// table is serialized once, and the hash, the stored tail and the delivered body all reuse it.
+// The snapshot body a proxy receives, in one place: its layout, the Secret digests its hash covers
+// (the hash itself is over the table's parts: ./table-hash), and where the Secret data goes for
+// the Gateway's own proxies. The body is assembled from the table's JSON text (compile serializes
+// it once, natively) rather than by stringifying a Snapshot object: a large table is serialized
+// once, and the stored tail and the delivered body both reuse it.
 //
 //   body    = head + version + tail
 //   head    = {"gateway":{"namespace":NS,"name":NAME},"version":
@@ -48,15 +49,6 @@ export function secretDigests(secrets: readonly { metadata: { namespace?: string
   return secrets
     .map((sec) => ({ namespace: sec.metadata.namespace ?? '', name: sec.metadata.name, digest: secretDigest(sec.data) }))
     .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
-}
-
-/**
- * The content hash, and so what moves the version: the table and the digest of each Secret it
- * uses, because the certificates travel beside the table and a rotated Secret must reach proxies.
- * `digests` in the order secretDigests gives.
- */
-export function snapshotHash(tableText: string, digests: readonly SecretDigest[]): string {
-  return createHash('sha256').update('{"table":').update(tableText).update(`,"secrets":${canonicalJson(digests)}}`).digest('hex');
 }
 
 /** Whether a body can name a Secret at all: when not, nothing needs to be parsed to know it names none. */

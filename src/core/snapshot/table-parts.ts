@@ -15,6 +15,8 @@ export interface Part {
   text: string;
   /** what the item was made from, when its maker says (see PartSources): the same source, the same text */
   src?: object;
+  /** the sha256 of `text`, once made (see table-hash) */
+  digest?: string;
 }
 
 /**

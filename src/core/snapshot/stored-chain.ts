@@ -1,0 +1,28 @@
+// A snapshot as the store keeps it, put back together: the last whole table (its tail, see
+// ./format) and the deltas that lead from its version to the current one, each applied in turn
+// to the table's parts. Pure: the store's reader (adapters/delivery/snapshots) does the I/O.
+import { applyChanges, DeltaMismatch, type SnapshotDelta } from './delta';
+import { snapshotBody, snapshotTail } from './format';
+import { tableOfParts, tableParts } from './table-parts';
+import type { CompiledTable } from '../compile/types';
+
+/**
+ * The body of version `version` from the whole table's tail (of `baseVersion`) and the deltas'
+ * texts after it, in version order. Throws DeltaMismatch when they do not make a chain from
+ * `baseVersion` to `version`.
+ */
+export function chainedBody(namespace: string, name: string, version: number, baseVersion: number, baseTail: string, deltaTexts: readonly string[]): string {
+  const base = JSON.parse(snapshotBody(namespace, name, baseVersion, baseTail)) as { table: CompiledTable };
+  let parts = tableParts(base.table);
+  let at = baseVersion;
+  let hash: string | undefined;
+  for (const text of deltaTexts) {
+    const d = JSON.parse(text) as SnapshotDelta;
+    if (d.fromVersion !== at) throw new DeltaMismatch(`the stored delta to version ${d.version} applies to ${d.fromVersion}, not to ${at}`);
+    parts = applyChanges(parts, d);
+    at = d.version;
+    hash = d.hash;
+  }
+  if (at !== version || hash === undefined) throw new DeltaMismatch(`the stored deltas lead to version ${at}, not to ${version}`);
+  return snapshotBody(namespace, name, version, snapshotTail(hash, JSON.stringify(tableOfParts(parts))));
+}

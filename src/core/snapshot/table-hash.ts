@@ -1,0 +1,51 @@
+// The snapshot's content hash, over the table's parts (./table-parts) rather than its whole text:
+// each part's digest is made once, when the part is made, and kept with it, so that a version
+// that changes one route hashes its few new parts and then one short line per part, instead of
+// serializing and hashing the whole table. A client holding parts (a proxy applying deltas) checks
+// a delta the same way. The parts are a function of the table alone (tableParts), so the hash is
+// too: the same table and Secrets give the same hash however the parts were made.
+//
+//   hash = sha256 of these, joined by tabs (no id holds a tab):
+//     "table-parts/1", "\nH" + digest(head),
+//     for listeners, routes and rules in turn: "\n" + collection, then each part's id and digest,
+//     for each listener, each entry list it has that is not empty: "\nE", listener, list, then each
+//     entry's id and digest,
+//     "\nS" + the canonical JSON of the Secrets' digests
+// where digest is a part text's sha256 (base64).
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../objects/canonical';
+import { ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from './table-parts';
+import type { SecretDigest } from './format';
+
+const HASH_FORMAT = 'table-parts/1';
+
+/** The sha256 of a part's text, made once per part (parts are shared by the versions that hold them). */
+export function partDigest(p: Part): string {
+  return (p.digest ??= createHash('sha256').update(p.text).digest('base64'));
+}
+
+function listLine(out: string[], label: string, list: PartList): void {
+  out.push(label);
+  for (const id of list.ids) out.push(id, partDigest(list.parts.get(id)!));
+}
+
+/**
+ * The hash of a table given as its parts, with the digests of the Secrets its listeners use
+ * (secretDigests' order): the certificates travel beside the table, and a rotated Secret must move
+ * the version.
+ */
+export function tableHash(p: TableParts, digests: readonly SecretDigest[]): string {
+  const out: string[] = [HASH_FORMAT, `\nH${partDigest(p.head)}`];
+  listLine(out, '\nlisteners', p.listeners);
+  listLine(out, '\nroutes', p.routes);
+  listLine(out, '\nrules', p.rules);
+  for (const lid of p.listeners.ids) {
+    for (const list of ENTRY_LISTS) {
+      const entries = p.entries.get(entriesKey(lid, list));
+      // an empty list is not told from an absent one (a listener's head says which lists it has)
+      if (entries?.ids.length) listLine(out, `\nE\t${lid}\t${list}`, entries);
+    }
+  }
+  out.push(`\nS${canonicalJson(digests)}`);
+  return createHash('sha256').update(out.join('\t')).digest('hex');
+}
