@@ -1,7 +1,8 @@
 // `npm run bench:phases`: where a one-route change's recompute spends its time, in process and
 // without I/O, for one Gateway with BENCH_ROUTES routes (5,000): loading the world from the object
-// source, translating (attach, order, compile, statuses), serializing and hashing the table,
-// deflating the stored tail, the status diff and the delta's parts. Each phase is the median over
+// source, translating (attach, order, compile, statuses) with the table's parts and their hash,
+// the status diff and the delta that is stored (or, with no earlier version, the whole table
+// serialized and deflated). Each phase is the median over
 // BENCH_CHANGES (200) changes to random routes, after a warm-up, in CPU time (this process's, so
 // that other work on the machine counts less than it would in wall-clock time).
 import { MemorySource } from '../src/adapters/store/memory-source';
@@ -12,6 +13,7 @@ import { deflateTail } from '../src/adapters/delivery/snapshots';
 import { TranslationContext } from '../src/core/translate';
 import { partIdsOf, ruleBodyOf } from '../src/core/compile';
 import { tableParts, type TableParts } from '../src/core/snapshot/table-parts';
+import { tableHash } from '../src/core/snapshot/table-hash';
 import { snapshotDelta } from '../src/core/snapshot/delta';
 import type { Written } from '../src/adapters/store/recompute-write';
 import type { K8sObject } from '../src/core/model/objects';
@@ -47,7 +49,6 @@ const ref = { namespace: 'infra', name: 'shared' };
 const opts = { controllerName: 'switchyard.dev/gateway-controller', now: '2026-12-01T00:00:00.000Z' };
 let before: Written = { gate: null, parts: new Map(), deps: '[]', hash: null };
 let prevParts: TableParts | undefined;
-const sources = { rule: (r: never) => ruleBodyOf(ctx, r), ids: (table: any) => partIdsOf(ctx, table) };
 const phases = new Map<string, number[]>();
 const time = <T>(name: string, fn: () => T): T => {
   const t = cpuNow();
@@ -60,20 +61,21 @@ async function once(n: number): Promise<void> {
   const t0 = cpuNow();
   const loaded = await loadGatewayWorld(source, 'infra', 'shared', memo, before.gatewayStatus);
   (phases.get('load') ?? phases.set('load', []).get('load')!).push(cpuNow() - t0);
-  const out = time('translate+serialize+hash', () => translateLoaded(loaded, ref, before, opts, ctx));
+  // as the worker does: the table's parts and their hash with the translation, then the delta it stores
+  const out = time('translate+parts+hash', () => translateLoaded(loaded, ref, before, opts, ctx, prevParts));
   const { plan, after } = time('plan (status diff)', () => planRecompute(before, {
     gateKey: 'g', owner: 'Gateway/infra/shared', scope: opts.controllerName, routeOwner: 'g', sourcePosition: n, now: opts.now, durationMs: 0, deps: loaded.deps,
     statuses: out.translation && { gatewayStatus: out.translation.gatewayStatus, routeParents: out.translation.routeParents, policyAncestors: out.translation.policyAncestors, listenerSets: out.translation.listenerSetStatuses },
-    snapshot: out.hash !== undefined ? { hash: out.hash, unattached: out.unattached, content: () => time('deflate tail', () => ({ tailZ: deflateTail(out.tail()), wholeBytes: out.tail().length })) } : undefined,
+    snapshot: out.hash !== undefined ? {
+      hash: out.hash, unattached: out.unattached,
+      content: () => (prevParts
+        ? { delta: { from: n - 1, text: time('delta', () => JSON.stringify(snapshotDelta(ref, n - 1, n, out.hash!, prevParts!, out.parts!))) } }
+        : time('whole table (json, deflate)', () => ({ tailZ: deflateTail(out.tail()), wholeBytes: out.tail().length }))),
+    } : undefined,
   }));
   void plan;
   before = after;
-  const parts = time('table parts + delta', () => {
-    const p = tableParts(out.translation!.table, prevParts, sources);
-    if (prevParts) JSON.stringify(snapshotDelta(ref, n - 1, n, out.hash!, prevParts, p));
-    return p;
-  });
-  prevParts = parts;
+  prevParts = out.parts;
   (phases.get('total') ?? phases.set('total', []).get('total')!).push(cpuNow() - t0);
 }
 
@@ -126,7 +128,10 @@ if (process.env.BENCH_STEPS) {
     const ordered = t('orderGateway', () => orderGateway(ctx, attachment));
     const table = t('compileTable', () => compileTable(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false }));
     t('tableJson', () => tableJson(table, ctx));
+    const sources = { rule: (r: never) => ruleBodyOf(ctx, r), ids: (tb: never) => partIdsOf(ctx, tb) };
     const parts = t('tableParts', () => tableParts(table, prevParts, sources));
+    t('tableHash', () => tableHash(parts, []));
+    t('tableHash again', () => tableHash(parts, []));
     if (prevParts) t('snapshotDelta', () => JSON.stringify(snapshotDelta(ref, 1, 2, 'h', prevParts!, parts)));
     prevParts = parts;
     const prevMap = new Map<string, unknown>();

@@ -33,18 +33,18 @@ function described(t: CompiledTable, digests: ReturnType<typeof secretDigests>):
   for (const l of t.listeners) {
     const head: Record<string, unknown> = { ...l };
     for (const k of ['httpRoutes', 'tcpRoutes']) if (head[k]) head[k] = [];
-    out.push(l.name, sha(JSON.stringify(head), 'base64'));
+    out.push(sha(JSON.stringify(head), 'base64'));
   }
   out.push('\nroutes');
-  t.routes.forEach((r, i) => out.push(route(i), sha(JSON.stringify(r), 'base64')));
+  t.routes.forEach((r) => out.push(sha(JSON.stringify(r), 'base64')));
   out.push('\nrules');
-  t.rules.forEach((r, i) => out.push(rule(i), sha(JSON.stringify({ ...r, route: route(r.route) }), 'base64')));
+  t.rules.forEach((r) => out.push(sha(JSON.stringify({ ...r, route: route(r.route) }), 'base64')));
   for (const l of t.listeners) {
     for (const k of ['httpRoutes', 'tcpRoutes'] as const) {
       const list = (l as any)[k] as { rule: number; matchIndex?: number; hostname?: string }[] | undefined;
       if (!list?.length) continue;
       out.push('\nE', l.name, k);
-      for (const e of list) out.push(`${rule(e.rule)}|${e.matchIndex ?? ''}|${e.hostname ?? ''}`, sha(JSON.stringify({ ...e, rule: rule(e.rule) }), 'base64'));
+      for (const e of list) out.push(sha(JSON.stringify({ ...e, rule: rule(e.rule) }), 'base64'));
     }
   }
   out.push(`\nS${canonicalJson(digests)}`);

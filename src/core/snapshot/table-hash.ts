@@ -5,13 +5,16 @@
 // a delta the same way. The parts are a function of the table alone (tableParts), so the hash is
 // too: the same table and Secrets give the same hash however the parts were made.
 //
-//   hash = sha256 of these, joined by tabs (no id holds a tab):
+//   hash = sha256 of these, joined by tabs:
 //     "table-parts/1", "\nH" + digest(head),
-//     for listeners, routes and rules in turn: "\n" + collection, then each part's id and digest,
-//     for each listener, each entry list it has that is not empty: "\nE", listener, list, then each
-//     entry's id and digest,
+//     for listeners, routes and rules in turn: "\n" + collection, then each part's digest,
+//     for each listener, each entry list it has that is not empty: "\nE", listener id, list, then
+//     each entry's digest,
 //     "\nS" + the canonical JSON of the Secrets' digests
-// where digest is a part text's sha256 (base64).
+// where digest is a part text's sha256 (base64). The ids need no hashing: a part's text names what
+// its id is made of (a route its kind, namespace and name; a rule its route and index; an entry its
+// rule, match index and hostname; a listener its name and owner), and a repeat's suffix follows
+// from the order, so the texts in order determine the ids.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../objects/canonical';
 import { ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from './table-parts';
@@ -26,7 +29,8 @@ export function partDigest(p: Part): string {
 
 function listLine(out: string[], label: string, list: PartList): void {
   out.push(label);
-  for (const id of list.ids) out.push(id, partDigest(list.parts.get(id)!));
+  const parts = list.parts;
+  for (const id of list.ids) out.push(partDigest(parts.get(id)!));
 }
 
 /**

@@ -62,8 +62,13 @@ export interface TableParts {
 
 export const entriesKey = (listener: string, list: EntryList): string => `${listener}\u0000${list}`;
 
+/** Every part has the same members in the same order (one object shape: a table has tens of thousands). */
+function made(item: Record<string, unknown>, text: string, src: object | undefined, digest: string | undefined): Part {
+  return { item, text, src, digest };
+}
+
 export function part(item: Record<string, unknown>): Part {
-  return { item, text: JSON.stringify(item) };
+  return made(item, JSON.stringify(item), undefined, undefined);
 }
 
 export function emptyList(): PartList {
@@ -94,9 +99,9 @@ function push<A, B>(
   list.ids.push(uid);
   if (src !== undefined && prev?.src === src) return void list.parts.set(uid, prev);
   const item = make(a, b);
-  const p: Part = src === undefined ? part(item) : { ...part(item), src };
+  const text = JSON.stringify(item);
   // the previous version's text is kept when equal, so that versions held side by side share it
-  list.parts.set(uid, prev && prev.text === p.text ? (src === undefined ? prev : { ...prev, src }) : p);
+  list.parts.set(uid, prev && prev.text === text ? (src === undefined || prev.src === src ? prev : made(prev.item, prev.text, src, prev.digest)) : made(item, text, src, undefined));
 }
 
 const itself = (o: object): Record<string, unknown> => o as Record<string, unknown>;
