@@ -188,17 +188,20 @@ export class Reconciler {
     try {
       row = await writeRecompute(this.db, plan);
     } catch (e) {
-      this.forget(gateKey);
+      this.remember(gateKey, undefined);
       throw e;
     }
+    // the held table stays the base of the next delta unless the store moved past it (the write
+    // of a delta checks that the store still holds the version it was made from)
     if (row.chainBroken) {
       // the store no longer holds the version the delta was made from: the table is written whole
-      this.forget(gateKey);
+      this.remember(gateKey, undefined);
+      this.tables.delete(gateKey);
       throw new StaleBase();
     }
     if (!row.ok) {
       // what this process knew is no longer current: a newer recompute wrote, or another process or a rebuild did
-      this.forget(gateKey);
+      this.remember(gateKey, undefined);
       if (row.old !== before.gate && (row.old === null || row.old < loaded.sourcePosition)) throw new StaleBase();
       return { key: owner, written: false, snapshotChanged: false, sourcePosition: loaded.sourcePosition };
     }
@@ -231,11 +234,6 @@ export class Reconciler {
       key: owner, written: true, snapshotChanged: row.snapshotWritten, sourcePosition: loaded.sourcePosition, deps: loaded.deps,
       snapshotVersion, missed: row.missed, ...(body !== undefined ? { body } : {}), ...(bodyOf ? { bodyOf } : {}), ...(delta ? { delta } : {}),
     };
-  }
-
-  private forget(gateKey: string): void {
-    this.remember(gateKey, undefined);
-    this.tables.delete(gateKey);
   }
 
   /** Answers with the log position it read: every event below it is reflected. */

@@ -12,6 +12,7 @@ import { partIdsOf, ruleBodyOf, tableJson } from '../../src/core/compile';
 import { tableOfParts, tableParts } from '../../src/core/snapshot/table-parts';
 import { applyDelta, snapshotDelta } from '../../src/core/snapshot/delta';
 import { tableHash } from '../../src/core/snapshot/table-hash';
+import { tableTextOfParts } from '../../src/core/snapshot/table-text';
 import type { World } from '../../src/core/model/world';
 
 const GW = 'gateway.networking.k8s.io/v1';
@@ -158,6 +159,7 @@ describe('incremental translation and deltas against a full recompute', () => {
         // the delta travels as JSON and is applied to what the client held
         const nextParts = tableParts(incremental.table, serverParts, sources);
         expect(JSON.stringify(tableOfParts(nextParts)), `step ${step}`).toBe(fresh.text);
+        expect(tableTextOfParts(nextParts), `step ${step}`).toBe(fresh.text);
         // the hash over the parts made incrementally is the hash of the fresh table's own parts
         const hash = tableHash(tableParts(fresh.table), []);
         expect(tableHash(nextParts, []), `step ${step}`).toBe(hash);
@@ -165,6 +167,8 @@ describe('incremental translation and deltas against a full recompute', () => {
         if (d.changes.length || d.head) deltas++;
         const out = applyDelta(client.parts, client.version, d, []);
         expect(JSON.stringify(out.table), `step ${step}`).toBe(fresh.text);
+        // and a reader that holds parts writes the same text from them (the API's whole bodies)
+        expect(tableTextOfParts(out.parts), `step ${step}`).toBe(fresh.text);
         client = { version: client.version + 1, parts: out.parts };
         server = incremental;
         serverParts = nextParts;

@@ -10,6 +10,7 @@ import { translate } from '../../src/core/translate';
 import { tableParts, tableOfParts } from '../../src/core/snapshot/table-parts';
 import { applyChanges, applyDelta, diffParts, DeltaMismatch, snapshotDelta } from '../../src/core/snapshot/delta';
 import { tableHash } from '../../src/core/snapshot/table-hash';
+import { tableTextOfParts } from '../../src/core/snapshot/table-text';
 import type { CompiledTable } from '../../src/core/compile/types';
 
 const dir = join(import.meta.dirname, '../golden/cases');
@@ -57,6 +58,7 @@ function roundTrip(a: CompiledTable, b: CompiledTable) {
   const d = snapshotDelta(gateway, 1, 2, hashOf(b), pa, tableParts(b, pa));
   const out = applyDelta(pa, 1, JSON.parse(JSON.stringify(d)), []);
   expect(JSON.stringify(out.table)).toBe(JSON.stringify(b));
+  expect(tableTextOfParts(out.parts)).toBe(JSON.stringify(b));
   return d;
 }
 
@@ -71,6 +73,7 @@ describe('table parts', () => {
     let n = 0;
     for (const file of cases) for (const t of goldenTables(file)) {
       expect(JSON.stringify(tableOfParts(tableParts(t)))).toBe(JSON.stringify(t));
+      expect(tableTextOfParts(tableParts(t))).toBe(JSON.stringify(t));
       expect(diffParts(tableParts(t), tableParts(t))).toEqual({ changes: [] });
       n++;
     }

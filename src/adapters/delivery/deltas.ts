@@ -29,6 +29,11 @@ export class DeltaHistory {
 
   constructor(private readonly depth = DELTA_HISTORY) {}
 
+  /** `snap` was made from these parts (a delta applied, or a stored chain): they need not be made again. */
+  hold(snap: CachedSnapshot, parts: TableParts): void {
+    this.partsOf.set(snap, parts);
+  }
+
   /** From now on, the versions of `key` that are replaced are kept for deltas. */
   want(key: string): void {
     this.wanted.add(key);
@@ -56,7 +61,8 @@ export class DeltaHistory {
     this.past.set(key, kept);
   }
 
-  private parts(key: string, snap: CachedSnapshot): TableParts {
+  /** The parts of `snap` (the cached snapshot of `key`), made from its table unless held already. */
+  partsFor(key: string, snap: CachedSnapshot): TableParts {
     let p = this.partsOf.get(snap);
     if (!p) {
       // parts equal to the previous version's share their text with it
@@ -82,7 +88,7 @@ export class DeltaHistory {
     }
     const base = this.past.get(key)?.find((p) => p.version === from);
     if (base && !base.parts && base.snap) {
-      base.parts = this.parts(key, base.snap);
+      base.parts = this.partsFor(key, base.snap);
       delete base.snap;
     }
     const hash = HASH_IN_HEAD.exec(to.body.slice(0, 512))?.[1];
@@ -90,7 +96,7 @@ export class DeltaHistory {
     if (base?.parts && hash) {
       const at = key.indexOf('/');
       const gateway = { namespace: key.slice(0, at), name: key.slice(at + 1) };
-      text = JSON.stringify(snapshotDelta(gateway, from, to.version, hash, base.parts, this.parts(key, to)));
+      text = JSON.stringify(snapshotDelta(gateway, from, to.version, hash, base.parts, this.partsFor(key, to)));
     }
     byFrom.set(from, text);
     return text;

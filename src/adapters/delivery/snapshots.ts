@@ -7,7 +7,10 @@ import { readSecretsWithData, readSnapshot, readSnapshotVersions, readUnattached
 import type { Bus } from './bus';
 import type { CompiledTable } from '../../core/compile';
 import { streamKey } from '../../core/objects/keys';
-import { mayReferenceSecrets, parseSnapshot, secretRefsOf, snapshotBody, withSecretData } from '../../core/snapshot/format';
+import { mayReferenceSecrets, parseSnapshot, secretRefsOf, snapshotBody, snapshotTail, withSecretData } from '../../core/snapshot/format';
+import { applyChanges, type SnapshotDelta } from '../../core/snapshot/delta';
+import { tableTextOfParts } from '../../core/snapshot/table-text';
+import type { TableParts } from '../../core/snapshot/table-parts';
 import { snapshotChannel, snapshotDeltaChannel, subscribe } from './channels';
 import { DeltaHistory } from './deltas';
 import { chainedBody } from '../../core/snapshot/stored-chain';
@@ -28,11 +31,12 @@ const streamOf = (key: string) => {
   return streamKey('Gateway', g.namespace, g.name);
 };
 
-function bodyOf(key: string, row: StoredSnapshot): string {
-  if (row.tailZ === null) return row.body ?? '';
+/** The stored body, and the parts it was put together from when it was (see core/snapshot/stored-chain). */
+function bodyOf(key: string, row: StoredSnapshot): { body: string; parts?: TableParts } {
+  if (row.tailZ === null) return { body: row.body ?? '' };
   const g = gatewayOf(key);
   const tail = inflateRawSync(row.tailZ).toString('utf8');
-  if (row.baseVersion === null) return snapshotBody(g.namespace, g.name, row.version, tail);
+  if (row.baseVersion === null) return { body: snapshotBody(g.namespace, g.name, row.version, tail) };
   return chainedBody(g.namespace, g.name, row.version, row.baseVersion, tail, row.deltas);
 }
 
@@ -89,11 +93,32 @@ export class SnapshotHub {
       if (held && held.secretRefs.length === 0 && !d.text.includes('"collection":"listeners"')) {
         for (const fn of this.deltaListeners.get(d.gateway) ?? []) fn(d.from, d.to, d.text);
       }
+      // the whole body of the new version is the held one's with the delta applied: nothing is read
+      if (held && held.version === d.from) this.advance(d.gateway, held, d.to, d.text);
     });
     const unsubscribeNotices = this.unsubscribe;
     this.unsubscribe = () => { unsubscribeNotices(); unsubscribeDeltas(); };
     this.timer = setInterval(() => void this.refreshWatched(), pollMs);
     this.timer.unref();
+  }
+
+  /**
+   * The snapshot `to` of `key` from the held one and the worker's delta to it, made from the held
+   * parts (a table is parsed only for the first delta after a load); read from the store instead
+   * when the delta does not fit.
+   */
+  private advance(key: string, held: CachedSnapshot, to: number, text: string): void {
+    let snap: CachedSnapshot;
+    try {
+      const d = JSON.parse(text) as SnapshotDelta;
+      const parts = applyChanges(this.deltas.partsFor(key, held), d);
+      const g = gatewayOf(key);
+      snap = parse(key, to, snapshotBody(g.namespace, g.name, to, snapshotTail(d.hash, tableTextOfParts(parts))));
+      this.deltas.hold(snap, parts);
+    } catch {
+      return void this.reload(key);
+    }
+    this.accept(key, snap);
   }
 
   private closed = false;
@@ -129,7 +154,11 @@ export class SnapshotHub {
     if (pending) return pending;
     const p = (async () => {
       const row = await readSnapshot(this.db.sql, streamOf(key));
-      return this.accept(key, row ? parse(key, row.version, bodyOf(key, row)) : null);
+      if (!row) return this.accept(key, null);
+      const { body, parts } = bodyOf(key, row);
+      const snap = parse(key, row.version, body);
+      if (parts) this.deltas.hold(snap, parts);
+      return this.accept(key, snap);
     })().finally(() => this.loading.delete(key));
     this.loading.set(key, p);
     return p;

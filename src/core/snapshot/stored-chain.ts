@@ -3,15 +3,16 @@
 // to the table's parts. Pure: the store's reader (adapters/delivery/snapshots) does the I/O.
 import { applyChanges, DeltaMismatch, type SnapshotDelta } from './delta';
 import { snapshotBody, snapshotTail } from './format';
-import { tableOfParts, tableParts } from './table-parts';
+import { tableParts, type TableParts } from './table-parts';
+import { tableTextOfParts } from './table-text';
 import type { CompiledTable } from '../compile/types';
 
 /**
  * The body of version `version` from the whole table's tail (of `baseVersion`) and the deltas'
- * texts after it, in version order. Throws DeltaMismatch when they do not make a chain from
- * `baseVersion` to `version`.
+ * texts after it, in version order, with the parts it was made from (the base of the next delta a
+ * reader applies). Throws DeltaMismatch when they do not make a chain from `baseVersion` to `version`.
  */
-export function chainedBody(namespace: string, name: string, version: number, baseVersion: number, baseTail: string, deltaTexts: readonly string[]): string {
+export function chainedBody(namespace: string, name: string, version: number, baseVersion: number, baseTail: string, deltaTexts: readonly string[]): { body: string; parts: TableParts } {
   const base = JSON.parse(snapshotBody(namespace, name, baseVersion, baseTail)) as { table: CompiledTable };
   let parts = tableParts(base.table);
   let at = baseVersion;
@@ -24,5 +25,5 @@ export function chainedBody(namespace: string, name: string, version: number, ba
     hash = d.hash;
   }
   if (at !== version || hash === undefined) throw new DeltaMismatch(`the stored deltas lead to version ${at}, not to ${version}`);
-  return snapshotBody(namespace, name, version, snapshotTail(hash, JSON.stringify(tableOfParts(parts))));
+  return { body: snapshotBody(namespace, name, version, snapshotTail(hash, tableTextOfParts(parts))), parts };
 }

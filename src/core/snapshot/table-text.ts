@@ -1,0 +1,70 @@
+// The compiled table's JSON text (what compile's tableJson writes) put together from its parts
+// (./table-parts) without building the table: each part's text is kept, and a rule's or an
+// entry's text is split once around the id it names, where the table has an index. A reader that
+// holds the parts of a version and applies a delta to them (the API, for its whole-snapshot
+// clients) so pays for string joins, not for a table of objects and its serialization.
+import { ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from './table-parts';
+
+/** a rule's or an entry's text before and after the id it names */
+const AROUND = new WeakMap<Part, [string, string]>();
+
+function around(p: Part, member: 'route' | 'rule'): [string, string] | undefined {
+  let cut = AROUND.get(p);
+  if (cut) return cut;
+  const ref = p.item[member];
+  if (typeof ref !== 'string') return undefined;
+  const marker = `"${member}":${JSON.stringify(ref)}`;
+  // the member comes before any object or string that could hold the same characters: a rule
+  // starts with its route; an entry has at most a hostname (no quotes in it) before its rule
+  const at = p.text.indexOf(marker);
+  if (at < 0) return undefined;
+  cut = [p.text.slice(0, at + member.length + 3), p.text.slice(at + marker.length)];
+  AROUND.set(p, cut);
+  return cut;
+}
+
+function indexOf(list: PartList): Map<string, number> {
+  const m = new Map<string, number>();
+  list.ids.forEach((id, i) => m.set(id, i));
+  return m;
+}
+
+function referring(list: PartList, member: 'route' | 'rule', index: Map<string, number>): string {
+  const out: string[] = [];
+  for (const id of list.ids) {
+    const p = list.parts.get(id)!;
+    const at = index.get(p.item[member] as string);
+    if (at === undefined) throw new Error(`part ${id} names ${member} ${String(p.item[member])}, which the table does not hold`);
+    const cut = around(p, member);
+    out.push(cut ? cut[0] + at + cut[1] : JSON.stringify({ ...p.item, [member]: at }));
+  }
+  return `[${out.join(',')}]`;
+}
+
+/** An object's text with the members `fill` names written by it (the lists a part holds only the place of). */
+function withLists(item: Record<string, unknown>, fill: (key: string) => string | undefined): string {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(item)) {
+    if (v === undefined) continue;
+    const text = fill(k);
+    out.push(`${JSON.stringify(k)}:${text ?? JSON.stringify(v)}`);
+  }
+  return `{${out.join(',')}}`;
+}
+
+/** JSON.stringify(tableOfParts(p)), made from the parts' texts. */
+export function tableTextOfParts(p: TableParts): string {
+  const routeIndex = indexOf(p.routes);
+  const ruleIndex = indexOf(p.rules);
+  const listeners = p.listeners.ids.map((lid) => withLists(p.listeners.parts.get(lid)!.item, (k) => {
+    if (!(ENTRY_LISTS as readonly string[]).includes(k)) return undefined;
+    const entries = p.entries.get(entriesKey(lid, k as (typeof ENTRY_LISTS)[number]));
+    return entries ? referring(entries, 'rule', ruleIndex) : '[]';
+  }));
+  return withLists(p.head.item, (k) => {
+    if (k === 'listeners') return `[${listeners.join(',')}]`;
+    if (k === 'routes') return `[${p.routes.ids.map((id) => p.routes.parts.get(id)!.text).join(',')}]`;
+    if (k === 'rules') return referring(p.rules, 'route', routeIndex);
+    return undefined;
+  });
+}
