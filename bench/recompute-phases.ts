@@ -62,7 +62,7 @@ async function once(n: number): Promise<void> {
   const loaded = await loadGatewayWorld(source, 'infra', 'shared', memo, before.gatewayStatus);
   (phases.get('load') ?? phases.set('load', []).get('load')!).push(cpuNow() - t0);
   // as the worker does: the table's parts and their hash with the translation, then the delta it stores
-  const out = time('translate+parts+hash', () => translateLoaded(loaded, ref, before, opts, ctx, prevParts));
+  const out = time('translate+parts+hash', () => translateLoaded(loaded, ref, before, opts, ctx));
   const { plan, after } = time('plan (status diff)', () => planRecompute(before, {
     gateKey: 'g', owner: 'Gateway/infra/shared', scope: opts.controllerName, routeOwner: 'g', sourcePosition: n, now: opts.now, durationMs: 0, deps: loaded.deps,
     statuses: out.translation && { gatewayStatus: out.translation.gatewayStatus, routeParents: out.translation.routeParents, policyAncestors: out.translation.policyAncestors, listenerSets: out.translation.listenerSetStatuses },

@@ -5,7 +5,7 @@
 //                 hostnames
 //   3. resolve    the references of the Gateway and routes   refs/resolution.ts resolveReferences
 //   4. order      every listener's entries by precedence     precedence/order.ts orderGateway
-//   5. compile    the route table                            compile/compile-gateway.ts compileTable
+//   5. compile    the route table, as its parts                compile/compile-gateway.ts compileParts
 //   6. statuses   the Gateway's, its ListenerSets', and the  status/gateway.ts, status/route.ts,
 //                 status.parents entries of the routes        status/listener-set.ts
 //                 that name it or them
@@ -18,7 +18,8 @@ import { attachmentOf, attachRoutes, validateGateway, type AttachOptions, type G
 import { viewOf, type WorldView } from './refs/lookup';
 import { refsOf, resolveReferences, type ResolvedReferences } from './refs/resolution';
 import { orderGateway } from './precedence/order';
-import { backendClientRef, compileTable, compileUnattached } from './compile/compile-gateway';
+import { backendClientRef, compileParts, compileUnattached } from './compile/compile-gateway';
+import { tableOfParts, type TableParts } from './snapshot/table-parts';
 import type { CompiledTable, CompiledUnattachedRoute } from './compile/types';
 import { gatewayStatusOf, type GatewayStatus } from './status/gateway';
 import { routeParentsOf, type RouteParents, type RouteParentStatus } from './status/route';
@@ -58,8 +59,10 @@ export interface GatewayTranslation {
 }
 
 export interface Translation extends GatewayTranslation {
-  /** the compiled route table, without the unattached routes */
-  table: CompiledTable;
+  /** the compiled route table as its parts (snapshot/table-parts): what the worker stores and hashes */
+  compiledParts: TableParts;
+  /** the compiled route table, without the unattached routes (made from the parts when first read) */
+  readonly table: CompiledTable;
   /** the routes that name the Gateway but are not attached, for resolve's explanations */
   unattached: CompiledUnattachedRoute[];
 }
@@ -77,14 +80,19 @@ export function translate(
   const attachment = attachmentOf(analysis, ctx);
   const ordered = orderGateway(ctx, attachment);
   const client = refs.clientCertificate?.ok ? refs.clientCertificate : undefined;
-  const table = compileTable(view, attachment, ordered, refsOf(view, refs), {
+  const parts = compileParts(view, attachment, ordered, refsOf(view, refs), {
     includeUnattached: false, addresses: analysis.verdict.addresses,
     ...(client ? { backendClientCertificate: backendClientRef(client) } : {}),
   });
+  let table: CompiledTable | undefined;
   return {
     ...statuses(view, analysis, refs, opts, previous),
     attachment,
-    table,
+    compiledParts: parts,
+    // a table of indices is not needed to store or deliver a version: it is made for who reads it
+    get table() {
+      return (table ??= tableOfParts(parts));
+    },
     unattached: compileUnattached(attachment.rejected),
   };
 }

@@ -12,8 +12,8 @@ import { deflateTail } from '../adapters/delivery/snapshots';
 import { secretDigests, snapshotBody, snapshotTail } from '../core/snapshot/format';
 import { tableHash } from '../core/snapshot/table-hash';
 import { translate, gatewayClassStatus, DEFAULT_CAPACITY, TranslationContext, type Translation, type TranslateGatewayOptions } from '../core/translate';
-import { partIdsOf, ruleBodyOf, tableJson } from '../core/compile';
-import { tableParts, type PartSources, type TableParts } from '../core/snapshot/table-parts';
+import type { TableParts } from '../core/snapshot/table-parts';
+import { tableTextOfParts } from '../core/snapshot/table-text';
 import { snapshotDelta } from '../core/snapshot/delta';
 import { planRecompute } from './recompute-plan';
 import { streamKey } from '../core/objects/keys';
@@ -55,12 +55,11 @@ const MEMORY_CAPACITY = DEFAULT_CAPACITY;
 /**
  * The translate step of a recompute, without I/O: from a Gateway's loaded world and what its last
  * recompute wrote, the translation, the table as parts (./core/snapshot/table-parts) and the
- * snapshot's hash over them. `ctx` is the translation memory kept across recomputes and
- * `previous` the parts of the last table made with it: what makes both incremental. The table's
- * whole text (the stored tail) is made only when asked for. Exported so that the golden cases run
- * exactly this.
+ * snapshot's hash over them. `ctx` is the translation memory kept across recomputes: what makes
+ * both incremental. The table's whole text (the stored tail) is made only when asked for.
+ * Exported so that the golden cases run exactly this.
  */
-export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; name: string }, before: Written, opts: TranslateGatewayOptions, ctx: TranslationContext, previous?: TableParts): {
+export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; name: string }, before: Written, opts: TranslateGatewayOptions, ctx: TranslationContext): {
   translation?: Translation; unattached: string; hash?: string; parts?: TableParts; tail: () => string;
 } {
   const translation = loaded.gateway
@@ -68,12 +67,11 @@ export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; 
     : undefined;
   const unattached = translation ? JSON.stringify(translation.unattached) : '[]';
   if (!translation) return { translation, unattached, tail: () => '' };
-  const sources: PartSources = { rule: (r) => ruleBodyOf(ctx, r), ids: (table) => partIdsOf(ctx, table) };
-  const parts = tableParts(translation.table, previous, sources);
+  const parts = translation.compiledParts;
   const hash = tableHash(parts, secretDigests(loaded.world.secrets));
   let tail: string | undefined;
-  // compile's output is deterministic, so its JSON is serialized natively, once, when needed
-  return { translation, unattached, hash, parts, tail: () => (tail ??= snapshotTail(hash, tableJson(translation.table, ctx))) };
+  // the table's text is its parts' texts joined, made when a whole table is stored or sent
+  return { translation, unattached, hash, parts, tail: () => (tail ??= snapshotTail(hash, tableTextOfParts(parts))) };
 }
 
 class StaleBase extends Error {}
@@ -163,7 +161,7 @@ export class Reconciler {
 
     // translate
     const held = this.tables.get(gateKey);
-    const { translation, unattached, hash, parts, tail } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now, addressPool: this.opts.addressPool }, this.translation, held?.parts);
+    const { translation, unattached, hash, parts, tail } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now, addressPool: this.opts.addressPool }, this.translation);
 
     // diff: a new table is stored as its delta from the held one while the chain allows (see MAX_CHAIN)
     const gateway = { namespace: ns, name };

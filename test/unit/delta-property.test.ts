@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { worldOf, CONTROLLER } from '../support/compile-world';
 import { translate, TranslationContext } from '../../src/core/translate';
-import { partIdsOf, ruleBodyOf, tableJson } from '../../src/core/compile';
+import { compileGateway, tableJson } from '../../src/core/compile';
 import { tableOfParts, tableParts } from '../../src/core/snapshot/table-parts';
 import { applyDelta, snapshotDelta } from '../../src/core/snapshot/delta';
 import { tableHash } from '../../src/core/snapshot/table-hash';
@@ -126,7 +126,7 @@ function translated(w: World, ctx: TranslationContext, previous?: Previous, at =
     parts.set(stream, was && was.parents === r.parents ? was : { parents: r.parents });
   }
   return {
-    text: tableJson(t.table, ctx), table: t.table, statuses: JSON.stringify({ gw: t.gatewayStatus, routes: t.routeParents }),
+    text: tableJson(t.table, ctx), table: t.table, parts: t.compiledParts, attachment: t.attachment, statuses: JSON.stringify({ gw: t.gatewayStatus, routes: t.routeParents }),
     written: { gatewayStatus: t.gatewayStatus, parts } as Previous,
   };
 }
@@ -143,9 +143,8 @@ describe('incremental translation and deltas against a full recompute', () => {
       ]);
       const ctx = new TranslationContext();
       let server = translated(world, ctx);
-      // the server's parts are made as the worker makes them: unchanged sources are not serialized again
-      const sources = { rule: (r: any) => ruleBodyOf(ctx, r), ids: (table: any) => partIdsOf(ctx, table) };
-      let serverParts = tableParts(server.table, undefined, sources);
+      // the server's parts are the worker's: compile's, kept with what they were made from
+      let serverParts = server.parts;
       let client = { version: 1, parts: tableParts(JSON.parse(server.text)) };
       let deltas = 0;
       for (let step = 0; step < STEPS; step++) {
@@ -155,9 +154,11 @@ describe('incremental translation and deltas against a full recompute', () => {
         const incremental = translated(world, ctx, server.written, at);
         const fresh = translated(structuredClone(world), new TranslationContext(), structuredClone(server.written), at);
         expect(incremental.text, `step ${step}`).toBe(fresh.text);
+        // the parts compile makes are the reference compile's table, taken apart
+        expect(JSON.stringify(compileGateway(fresh.attachment, structuredClone(world), { includeUnattached: false })), `step ${step}`).toBe(fresh.text);
         expect(incremental.statuses, `step ${step}`).toBe(fresh.statuses);
         // the delta travels as JSON and is applied to what the client held
-        const nextParts = tableParts(incremental.table, serverParts, sources);
+        const nextParts = incremental.parts;
         expect(JSON.stringify(tableOfParts(nextParts)), `step ${step}`).toBe(fresh.text);
         expect(tableTextOfParts(nextParts), `step ${step}`).toBe(fresh.text);
         // the hash over the parts made incrementally is the hash of the fresh table's own parts

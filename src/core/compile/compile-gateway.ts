@@ -17,7 +17,7 @@ import { keepRecent } from '../model/recent';
 import { patchSorted } from '../model/sorted';
 import { orderGateway, routeKey, routeMeta, type OrderedListener, type RoutePlan } from '../precedence/order';
 import { compileBackend, type BackendResolver } from './backends';
-import type { TableIds } from '../snapshot/table-parts';
+import { emptyList, entriesKey, part, tableParts, type Part, type PartList, type TableIds, type TableParts } from '../snapshot/table-parts';
 import { durationMillis } from './duration';
 import { compileFilters, type FilterContext } from './filters';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from './matches';
@@ -63,14 +63,20 @@ export function backendClientRef(client: { namespace: string; name: string }): C
   return { group: '', kind: 'Secret', namespace: client.namespace, name: client.name };
 }
 
+interface RegisteredRule {
+  routeKey: string;
+  index: number;
+  rule: RuleBody;
+}
+
 /**
- * Step 5: binds the ordered entries to rule indices and compiles each rule once. Backends come from
- * `refsOf`, the reference-resolution step's answer for a route.
+ * What compileTable and compileParts share: the routes and rules the entries name, registered as
+ * the entries are walked, each rule compiled once. The default resolver's answers depend on the
+ * grants, Services and slices alone (and on the BackendTLSPolicies, ConfigMaps and Secrets, when
+ * there are policies), so a rule compiled against the same ones is the same: it is kept (a change
+ * to one route recompiles that route's rules, not its Gateway's).
  */
-export function compileTable(
-  view: WorldView, attachment: GatewayAttachment, ordered: readonly OrderedListener[],
-  refsOf: (route: Route) => RouteRefs, opts: CompileOptions = {},
-): CompiledTable {
+function registry(view: WorldView, attachment: GatewayAttachment, refsOf: (route: Route) => RouteRefs, opts: CompileOptions) {
   const custom = opts.resolveBackendRef;
   // a backend's TLS (BackendTLSPolicy) is the resolution's, as a proxy must use it
   const resolve: BackendResolver = custom ?? ((route, ref) => {
@@ -79,14 +85,8 @@ export function compileTable(
   });
   const gw = attachment.gateway;
   const gwNs = gw.metadata.namespace ?? 'default';
-
   const routes = new Map<string, RouteInfo>();
-  const rules = new Map<string, { routeKey: string; index: number; rule: RuleBody }>();
-
-  // The default resolver's answers depend on the grants, Services and slices alone, so a rule
-  // compiled against the same ones is the same: it is kept (a change to one route recompiles that
-  // route's rules, not its Gateway's).
-  // (and on the BackendTLSPolicies, ConfigMaps and Secrets, when there are policies)
+  const rules = { byKey: new Map<string, RegisteredRule>(), byRoute: new Map<string, [string, RegisteredRule][]>() };
   const byTLS = custom ? undefined : backendMemo<WeakMap<Route, Map<number, RuleBody>>>(view, 'compiledRules');
   const tlsKey = byTLS && backendTLSMemoKey(view);
   let memo = byTLS?.get(tlsKey!);
@@ -104,9 +104,38 @@ export function compileTable(
   const ruleOf = (plan: RoutePlan, index: number): string => {
     if (!routes.has(plan.rk)) routes.set(plan.rk, { key: plan.rk, meta: plan.meta });
     const key = plan.ruleKeys[index];
-    if (!rules.has(key)) rules.set(key, { routeKey: plan.rk, index, rule: compiled(plan.kind, plan.route, index) });
+    if (!rules.byKey.has(key)) {
+      const r = { routeKey: plan.rk, index, rule: compiled(plan.kind, plan.route, index) };
+      rules.byKey.set(key, r);
+      const own = rules.byRoute.get(plan.rk);
+      if (own) own.push([key, r]);
+      else rules.byRoute.set(plan.rk, [[key, r]]);
+    }
     return key;
   };
+  return { routes, rules, gw, gwNs, ruleOf };
+}
+
+/** The table's members before its listeners, in their order. */
+function tableHeadOf(gw: Gateway, gwNs: string, opts: CompileOptions): Pick<CompiledTable, 'format' | 'gateway' | 'infrastructure' | 'backendClientCertificate' | 'addresses'> {
+  return {
+    format: TABLE_FORMAT,
+    gateway: { namespace: gwNs, name: gw.metadata.name },
+    infrastructure: infrastructureOf(gw),
+    ...(opts.backendClientCertificate ? { backendClientCertificate: { ...opts.backendClientCertificate } } : {}),
+    ...(opts.addresses?.length ? { addresses: opts.addresses.map((a) => ({ ...a })) } : {}),
+  };
+}
+
+/**
+ * Step 5: binds the ordered entries to rule indices and compiles each rule once. Backends come from
+ * `refsOf`, the reference-resolution step's answer for a route.
+ */
+export function compileTable(
+  view: WorldView, attachment: GatewayAttachment, ordered: readonly OrderedListener[],
+  refsOf: (route: Route) => RouteRefs, opts: CompileOptions = {},
+): CompiledTable {
+  const { routes, rules, gw, gwNs, ruleOf } = registry(view, attachment, refsOf, opts);
 
   const pending = ordered.map((o) => ({
     head: listenerHead(view, o, gw, gwNs),
@@ -124,15 +153,9 @@ export function compileTable(
   const routeList = sortedRoutes(view.ctx, `${gwNs}/${gw.metadata.name}`, routes);
   const routeIndex = new Map(routeList.map((r, i) => [r.key, i]));
   // rules by route, then rule index: each route's rules, in the routes' order
-  const byRoute = new Map<string, [string, { routeKey: string; index: number; rule: RuleBody }][]>();
-  for (const entry of rules) {
-    const list = byRoute.get(entry[1].routeKey);
-    if (list) list.push(entry);
-    else byRoute.set(entry[1].routeKey, [entry]);
-  }
-  const ruleList: [string, { routeKey: string; index: number; rule: RuleBody }][] = [];
+  const ruleList: [string, RegisteredRule][] = [];
   for (const r of routeList) {
-    const list = byRoute.get(r.key)!;
+    const list = rules.byRoute.get(r.key)!;
     if (list.length > 1) list.sort(([, a], [, b]) => a.index - b.index);
     for (const entry of list) ruleList.push(entry);
   }
@@ -152,11 +175,7 @@ export function compileTable(
   });
 
   const table: CompiledTable = {
-    format: TABLE_FORMAT,
-    gateway: { namespace: gwNs, name: gw.metadata.name },
-    infrastructure: infrastructureOf(gw),
-    ...(opts.backendClientCertificate ? { backendClientCertificate: { ...opts.backendClientCertificate } } : {}),
-    ...(opts.addresses?.length ? { addresses: opts.addresses.map((a) => ({ ...a })) } : {}),
+    ...tableHeadOf(gw, gwNs, opts),
     listeners,
     routes: routeList.map((r) => r.meta),
     rules: ruleList.map(([, r]) => withRoute(view.ctx, routeIndex.get(r.routeKey)!, r.rule)),
@@ -164,6 +183,84 @@ export function compileTable(
   };
   view.ctx.memo(PART_IDS).set(table, { routes: routeList.map((r) => r.key), rules: ruleList.map(([key]) => key), entries: entryIdLists });
   return table;
+}
+
+/**
+ * Step 5 as the worker needs it: the table as its parts (core/snapshot/table-parts), made without
+ * the table of indices. Every part is kept with what it is made from (a route's metadata, a
+ * compiled rule, a plan entry of precedence/order), so a change remakes the parts of what it
+ * touched and lists the others again; nothing is serialized twice. The same parts as
+ * tableParts(compileTable(...)) gives, which stays the reference (and is used when an id repeats).
+ */
+export function compileParts(
+  view: WorldView, attachment: GatewayAttachment, ordered: readonly OrderedListener[],
+  refsOf: (route: Route) => RouteRefs, opts: CompileOptions = {},
+): TableParts {
+  const { routes, rules, gw, gwNs, ruleOf } = registry(view, attachment, refsOf, opts);
+  const lists = ordered.map((o) => {
+    for (const l of [o.http, o.grpc, o.tls, o.tcp, o.udp]) if (l) for (const e of l) ruleOf(e.plan, e.ri);
+    return o;
+  });
+  const routeList = sortedRoutes(view.ctx, `${gwNs}/${gw.metadata.name}`, routes);
+  const made = view.ctx.memo(PARTS_MADE);
+  const out: TableParts = { head: part({}), listeners: emptyList(), routes: emptyList(), rules: emptyList(), entries: new Map() };
+  for (const r of routeList) add(out.routes, r.key, made, r.meta, () => r.meta as unknown as Record<string, unknown>);
+  for (const r of routeList) {
+    const own = rules.byRoute.get(r.key)!;
+    if (own.length > 1) own.sort((a, b) => a[1].index - b[1].index);
+    for (const [key, rule] of own) add(out.rules, key, made, rule.rule, () => ({ route: r.key, ...rule.rule }));
+  }
+  const names = new Map<string, number>();
+  for (const o of lists) {
+    const head = listenerHead(view, o, gw, gwNs) as unknown as Record<string, unknown>;
+    const entryLists = [o.http, o.grpc, o.tls, o.tcp, o.udp];
+    ENTRY_LIST_NAMES.forEach((name, k) => { if (entryLists[k]) head[name] = []; });
+    const seen = names.get(head.name as string) ?? 0;
+    names.set(head.name as string, seen + 1);
+    const lid = seen ? `${head.name as string}|~${seen + 1}` : head.name as string;
+    if (out.listeners.parts.has(lid)) return tableParts(compileTable(view, attachment, ordered, refsOf, opts));
+    out.listeners.ids.push(lid);
+    out.listeners.parts.set(lid, part(head));
+    ENTRY_LIST_NAMES.forEach((name, k) => {
+      const entries = entryLists[k];
+      if (!entries) return;
+      const list = emptyList();
+      for (const e of entries) add(list, e.id, made, e, () => entryItem(name, e));
+      out.entries.set(entriesKey(lid, name), list);
+    });
+  }
+  const sizes = [out.routes, out.rules, ...out.entries.values()];
+  // an id repeats: the reference tells the repeats apart
+  if (sizes.some((l) => l.parts.size !== l.ids.length)) return tableParts(compileTable(view, attachment, ordered, refsOf, opts));
+  out.head = part({ ...tableHeadOf(gw, gwNs, opts), listeners: [], routes: [], rules: [], unattached: opts.includeUnattached === false ? [] : compileUnattached(attachment.rejected ?? []) });
+  return out;
+}
+
+/** the part made from a route's metadata, a compiled rule or a plan entry (each determines its part and id) */
+const PARTS_MADE = memoSlot('compile.partsMade', () => new WeakMap<object, Part>());
+
+function add(list: PartList, id: string, made: WeakMap<object, Part>, src: object, item: () => Record<string, unknown>): void {
+  let p = made.get(src);
+  if (!p) made.set(src, (p = part(item())));
+  list.ids.push(id);
+  list.parts.set(id, p);
+}
+
+const ENTRY_LIST_NAMES = ['httpRoutes', 'grpcRoutes', 'tlsRoutes', 'tcpRoutes', 'udpRoutes'] as const;
+
+/** An entry's part as compileTable writes the entry, its rule named by id (see compileTable's listeners). */
+function entryItem(list: (typeof ENTRY_LIST_NAMES)[number], entry: object): Record<string, unknown> {
+  const e = entry as { plan: RoutePlan; ri: number; hostname?: string; mi?: number; match?: object };
+  const rule = e.plan.ruleKeys[e.ri];
+  switch (list) {
+    case 'httpRoutes':
+    case 'grpcRoutes':
+      return { hostname: e.hostname, rule, matchIndex: e.mi, match: e.match };
+    case 'tlsRoutes':
+      return { hostname: e.hostname, rule };
+    default:
+      return { rule };
+  }
 }
 
 const byKindNamespaceName = (a: RouteInfo, b: RouteInfo): number =>
