@@ -11,8 +11,7 @@ import { translateLoaded } from '../src/service/reconcile';
 import { planRecompute } from '../src/service/recompute-plan';
 import { deflateTail } from '../src/adapters/delivery/snapshots';
 import { TranslationContext } from '../src/core/translate';
-import { partIdsOf, ruleBodyOf } from '../src/core/compile';
-import { tableParts, type TableParts } from '../src/core/snapshot/table-parts';
+import type { TableParts } from '../src/core/snapshot/table-parts';
 import { tableHash } from '../src/core/snapshot/table-hash';
 import { snapshotDelta } from '../src/core/snapshot/delta';
 import type { Written } from '../src/adapters/store/recompute-write';
@@ -92,25 +91,12 @@ for (let k = 0; k < CHANGES; k++) {
   await once(100 + k);
 }
 for (const [name, ms] of phases) report(`${ROUTES}_routes_${name.replace(/[^a-z]+/g, '_')}_p50`, percentile(ms.sort((a, b) => a - b), 50), 'ms', 'informational');
-if (process.env.BENCH_SERIALIZE) {
-  const { tableJson } = await import('../src/core/compile');
-  const loaded = await loadGatewayWorld(source, 'infra', 'shared', memo, before.gatewayStatus);
-  const out = translateLoaded(loaded, ref, before, opts, ctx);
-  const table = out.translation!.table;
-  for (const [name, fn] of [['tableJson', () => tableJson(table, ctx)], ['stringify', () => JSON.stringify(table)],
-    ['listenersOnly', () => tableJson({ ...table, rules: [], routes: [] }, ctx)], ['rulesOnly', () => tableJson({ ...table, listeners: [], routes: [] }, ctx)],
-    ['routesOnly', () => tableJson({ ...table, listeners: [], rules: [] }, ctx)]] as const) {
-    const ms: number[] = [];
-    for (let k = 0; k < 30; k++) { const t = cpuNow(); fn(); ms.push(cpuNow() - t); }
-    report(`${ROUTES}_routes_${name}_p50`, percentile(ms.sort((a, b) => a - b), 50), 'ms', 'informational');
-  }
-}
 if (process.env.BENCH_STEPS) {
   const { viewOf } = await import('../src/core/refs/lookup');
   const { validateGateway, attachRoutes, attachmentOf } = await import('../src/core/attach/attach');
   const { resolveReferences, refsOf } = await import('../src/core/refs/resolution');
   const { orderGateway } = await import('../src/core/precedence/order');
-  const { compileTable, tableJson } = await import('../src/core/compile');
+  const { compileParts } = await import('../src/core/compile');
   const { routeParentsOf } = await import('../src/core/status/route');
   const { gatewayStatusOf } = await import('../src/core/status/gateway');
   const steps = new Map<string, number[]>();
@@ -126,12 +112,8 @@ if (process.env.BENCH_STEPS) {
     const refs = t('resolveReferences', () => resolveReferences(view, analysis.gateway, analysis.routes));
     const attachment = t('attachmentOf', () => attachmentOf(analysis, ctx));
     const ordered = t('orderGateway', () => orderGateway(ctx, attachment));
-    const table = t('compileTable', () => compileTable(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false }));
-    t('tableJson', () => tableJson(table, ctx));
-    const sources = { rule: (r: never) => ruleBodyOf(ctx, r), ids: (tb: never) => partIdsOf(ctx, tb) };
-    const parts = t('tableParts', () => tableParts(table, prevParts, sources));
+    const parts = t('compileParts', () => compileParts(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false }));
     t('tableHash', () => tableHash(parts, []));
-    t('tableHash again', () => tableHash(parts, []));
     if (prevParts) t('snapshotDelta', () => JSON.stringify(snapshotDelta(ref, 1, 2, 'h', prevParts!, parts)));
     prevParts = parts;
     const prevMap = new Map<string, unknown>();

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { worldOf, CONTROLLER } from '../support/compile-world';
 import { translate, TranslationContext } from '../../src/core/translate';
-import { compileGateway, tableJson } from '../../src/core/compile';
+import { compileGateway } from '../../src/core/compile';
 import { tableOfParts, tableParts } from '../../src/core/snapshot/table-parts';
 import { applyDelta, snapshotDelta } from '../../src/core/snapshot/delta';
 import { tableHash } from '../../src/core/snapshot/table-hash';
@@ -126,7 +126,7 @@ function translated(w: World, ctx: TranslationContext, previous?: Previous, at =
     parts.set(stream, was && was.parents === r.parents ? was : { parents: r.parents });
   }
   return {
-    text: tableJson(t.table, ctx), table: t.table, parts: t.compiledParts, attachment: t.attachment, statuses: JSON.stringify({ gw: t.gatewayStatus, routes: t.routeParents }),
+    text: JSON.stringify(t.table), table: t.table, parts: t.compiledParts, attachment: t.attachment, statuses: JSON.stringify({ gw: t.gatewayStatus, routes: t.routeParents }),
     written: { gatewayStatus: t.gatewayStatus, parts } as Previous,
   };
 }

@@ -17,7 +17,7 @@ import { keepRecent } from '../model/recent';
 import { patchSorted } from '../model/sorted';
 import { orderGateway, routeKey, routeMeta, type OrderedListener, type RoutePlan } from '../precedence/order';
 import { compileBackend, type BackendResolver } from './backends';
-import { emptyList, entriesKey, part, tableParts, type Part, type PartList, type TableIds, type TableParts } from '../snapshot/table-parts';
+import { emptyList, entriesKey, part, tableParts, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
 import { durationMillis } from './duration';
 import { compileFilters, type FilterContext } from './filters';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from './matches';
@@ -139,15 +139,12 @@ export function compileTable(
 
   const pending = ordered.map((o) => ({
     head: listenerHead(view, o, gw, gwNs),
-    http: o.http?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: e.match, src: e })),
-    grpc: o.grpc?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: e.match, src: e })),
-    tls: o.tls?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), src: e })),
-    tcp: o.tcp?.map((e) => ({ rule: ruleOf(e.plan, e.ri), src: e })),
-    udp: o.udp?.map((e) => ({ rule: ruleOf(e.plan, e.ri), src: e })),
+    http: o.http?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: e.match })),
+    grpc: o.grpc?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: e.match })),
+    tls: o.tls?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri) })),
+    tcp: o.tcp?.map((e) => ({ rule: ruleOf(e.plan, e.ri) })),
+    udp: o.udp?.map((e) => ({ rule: ruleOf(e.plan, e.ri) })),
   }));
-  // an entry's part id is its plan entry's (see precedence/order)
-  const entryIdLists: string[][][] = pending.map((p) => [p.http, p.grpc, p.tls, p.tcp, p.udp].map((list) => (list ?? []).map((e) => e.src.id)));
-
 
   // indices: routes by kind, namespace, name; rules by route, then rule index
   const routeList = sortedRoutes(view.ctx, `${gwNs}/${gw.metadata.name}`, routes);
@@ -161,7 +158,6 @@ export function compileTable(
   }
   const ruleIndex = new Map(ruleList.map(([key], i) => [key, i]));
   const bound = (key: string): number => ruleIndex.get(key)!;
-  const made = view.ctx.memo(LISTENERS_MADE);
   // the entry objects are made here, in this key order, so that the JSON reads {hostname, rule, matchIndex, match}
   const listeners: CompiledListener[] = pending.map((p) => {
     const l: CompiledListener = { ...p.head };
@@ -170,7 +166,6 @@ export function compileTable(
     if (p.tls) l.tlsRoutes = p.tls.map((e): CompiledSNIEntry => ({ hostname: e.hostname, rule: bound(e.rule) }));
     if (p.tcp) l.tcpRoutes = p.tcp.map((e): CompiledStreamEntry => ({ rule: bound(e.rule) }));
     if (p.udp) l.udpRoutes = p.udp.map((e): CompiledStreamEntry => ({ rule: bound(e.rule) }));
-    made.set(l, [p.http, p.grpc, p.tls, p.tcp, p.udp].map((list) => list?.map((e) => e.src)));
     return l;
   });
 
@@ -178,10 +173,9 @@ export function compileTable(
     ...tableHeadOf(gw, gwNs, opts),
     listeners,
     routes: routeList.map((r) => r.meta),
-    rules: ruleList.map(([, r]) => withRoute(view.ctx, routeIndex.get(r.routeKey)!, r.rule)),
+    rules: ruleList.map(([, r]) => ({ route: routeIndex.get(r.routeKey)!, ...r.rule }) as CompiledRule),
     unattached: opts.includeUnattached === false ? [] : compileUnattached(attachment.rejected ?? []),
   };
-  view.ctx.memo(PART_IDS).set(table, { routes: routeList.map((r) => r.key), rules: ruleList.map(([key]) => key), entries: entryIdLists });
   return table;
 }
 
@@ -306,129 +300,6 @@ const GATEWAY_NAME_LABEL = 'gateway.networking.k8s.io/gateway-name';
 
 function sortedMap(m: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
-/** A rule of the table: `{ route, ...rule }`, remembering which compiled rule it carries (see tableJson). */
-function withRoute(ctx: TranslationContext, route: number, rule: RuleBody): CompiledRule {
-  const out = { route, ...rule } as CompiledRule;
-  ctx.memo(RULE_BODIES).set(out, rule);
-  return out;
-}
-
-const RULE_BODIES = memoSlot('compile.ruleBodies', () => new WeakMap<CompiledRule, RuleBody>());
-
-/** The compiled rule a table's rule carries (kept while its route and backends are unchanged), when `ctx` compiled it. */
-export function ruleBodyOf(ctx: TranslationContext, rule: CompiledRule): object | undefined {
-  return ctx.memo(RULE_BODIES).get(rule);
-}
-const RULE_JSON = memoSlot('compile.ruleJson', () => new WeakMap<RuleBody, string>());
-/** the part ids (core/snapshot/table-parts) of a table compiled here: the keys compile works with */
-const PART_IDS = memoSlot('compile.partIds', () => new WeakMap<CompiledTable, TableIds>());
-
-/** The part ids of a table `ctx` compiled, as tableParts would make them (see PartSources). */
-export function partIdsOf(ctx: TranslationContext, table: CompiledTable): TableIds | undefined {
-  return ctx.memo(PART_IDS).get(table);
-}
-/**
- * the listeners compileTable made (their members are in the order it wrote them, entry lists last),
- * with the plan entry each of their entries was made from, per list in ENTRY_LISTS order
- */
-const LISTENERS_MADE = memoSlot('compile.listenersMade', () => new WeakMap<CompiledListener, (readonly PlanEntry[] | undefined)[]>());
-/** an entry's text around its rule index, by the plan entry it is made from */
-const ENTRY_TEXT = memoSlot('compile.entryText', () => new WeakMap<PlanEntry, [string, string]>());
-/** an HTTP, GRPC, SNI or stream plan entry of precedence/order */
-type PlanEntry = object;
-/** the text of a match, or of a route's metadata, by the (kept) object */
-const OBJECT_JSON = memoSlot('compile.objectJson', () => new WeakMap<object, string>());
-
-function memoJson(texts: WeakMap<object, string>, o: object): string {
-  let text = texts.get(o);
-  if (text === undefined) texts.set(o, (text = JSON.stringify(o)));
-  return text;
-}
-
-/**
- * JSON.stringify(table), byte for byte, faster with the context the table was compiled in: most of
- * a table is its rules and its listeners' entries, and a rule compiled before (the same object, see
- * compiled()), a match or a route's metadata kept with its route's plan is serialized once and its
- * text reused.
- */
-export function tableJson(table: CompiledTable, ctx?: TranslationContext): string {
-  if (!ctx) return JSON.stringify(table);
-  const bodies = ctx.memo(RULE_BODIES);
-  const texts = ctx.memo(RULE_JSON);
-  const objects = ctx.memo(OBJECT_JSON);
-  const made = ctx.memo(LISTENERS_MADE);
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(table)) {
-    if (v === undefined) continue;
-    if (k === 'routes') {
-      parts.push(`"routes":[${(v as CompiledRoute[]).map((r) => memoJson(objects, r)).join(',')}]`);
-      continue;
-    }
-    if (k === 'listeners') {
-      const entryTexts = ctx.memo(ENTRY_TEXT);
-      parts.push(`"listeners":[${(v as CompiledListener[]).map((l) => {
-        const sources = made.get(l);
-        return sources ? listenerJson(l, sources, entryTexts, objects) : JSON.stringify(l);
-      }).join(',')}]`);
-      continue;
-    }
-    if (k !== 'rules') {
-      parts.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
-      continue;
-    }
-    const rules = (v as CompiledRule[]).map((r) => {
-      const body = bodies.get(r);
-      if (!body || typeof r.route !== 'number') return JSON.stringify(r);
-      // the body's text after its opening brace, or "}" for an empty body
-      let rest = texts.get(body);
-      if (rest === undefined) {
-        const text = JSON.stringify(body);
-        texts.set(body, (rest = text === '{}' ? '}' : `,${text.slice(1)}`));
-      }
-      return '{"route":' + r.route + rest;
-    });
-    parts.push(`"rules":[${rules.join(',')}]`);
-  }
-  return `{${parts.join(',')}}`;
-}
-
-const ENTRY_LISTS = ['httpRoutes', 'grpcRoutes', 'tlsRoutes', 'tcpRoutes', 'udpRoutes'] as const;
-
-/** A listener compileTable made: its head, then its entry lists (in ENTRY_LISTS order, as it appends them). */
-function listenerJson(l: CompiledListener, sources: (readonly PlanEntry[] | undefined)[], entryTexts: WeakMap<PlanEntry, [string, string]>, objects: WeakMap<object, string>): string {
-  const head: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(l)) if (!(ENTRY_LISTS as readonly string[]).includes(k)) head[k] = v;
-  const lists: string[] = [];
-  ENTRY_LISTS.forEach((name, k) => {
-    const entries = l[name] as { rule: number }[] | undefined;
-    if (!entries) return;
-    const from = sources[k]!;
-    const texts = entries.map((e, i) => {
-      const pe = from[i];
-      let t = entryTexts.get(pe);
-      if (!t) entryTexts.set(pe, (t = entryText(name, pe, objects)));
-      return t[0] + e.rule + t[1];
-    });
-    lists.push(`"${name}":[${texts.join(',')}]`);
-  });
-  const h = JSON.stringify(head);
-  return lists.length === 0 ? h : h === '{}' ? `{${lists.join(',')}}` : `${h.slice(0, -1)},${lists.join(',')}}`;
-}
-
-/** The text of an entry made from `pe` around its rule index, as compileTable makes the entry: {hostname, rule, matchIndex, match}, {hostname, rule} or {rule}. */
-function entryText(list: (typeof ENTRY_LISTS)[number], entry: PlanEntry, objects: WeakMap<object, string>): [string, string] {
-  const pe = entry as { hostname?: string; mi?: number; match?: object };
-  switch (list) {
-    case 'httpRoutes':
-    case 'grpcRoutes':
-      return [`{"hostname":${JSON.stringify(pe.hostname)},"rule":`, `,"matchIndex":${pe.mi},"match":${memoJson(objects, pe.match!)}}`];
-    case 'tlsRoutes':
-      return [`{"hostname":${JSON.stringify(pe.hostname)},"rule":`, '}'];
-    default:
-      return ['{"rule":', '}'];
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

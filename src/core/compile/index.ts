@@ -1,2 +1,2 @@
-export { compileGateway, compileTable, compileUnattached, tableJson, ruleBodyOf, partIdsOf } from './compile-gateway';
+export { compileGateway, compileParts, compileTable, compileUnattached } from './compile-gateway';
 export * from './types';

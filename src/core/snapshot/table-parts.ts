@@ -13,36 +13,9 @@ export type EntryList = (typeof ENTRY_LISTS)[number];
 export interface Part {
   item: Record<string, unknown>;
   text: string;
-  /** what the item was made from, when its maker says (see PartSources): the same source, the same text */
-  src?: object;
   /** the sha256 of `text`, once made (see table-hash) */
   digest?: string;
 }
-
-/**
- * Where a table's items come from, for a caller that keeps the compile's memory (the worker): an
- * item made from the same source object as the previous version's part of the same id is that
- * part, and is not serialized again, so the parts of a table cost in proportion to what changed.
- * A source must determine the item together with its id.
- */
-export interface PartSources {
-  rule(rule: CompiledTable['rules'][number]): object | undefined;
-  /**
-   * The ids the table's routes, rules and entries get here (before repeats are told apart), when
-   * its maker kept them: the same strings as made here, without making them again.
-   */
-  ids?(table: CompiledTable): TableIds | undefined;
-}
-
-/** Ids by position: routes, rules, and per listener its entry lists in ENTRY_LISTS order. */
-export interface TableIds {
-  routes: string[];
-  rules: string[];
-  entries: string[][][];
-}
-
-/** An entry is its id (rule id, matchIndex, hostname) and its match; an entry without a match is its id alone. */
-const ID_ALONE = {};
 
 /** An ordered list of parts with unique ids. */
 export interface PartList {
@@ -63,12 +36,8 @@ export interface TableParts {
 export const entriesKey = (listener: string, list: EntryList): string => `${listener}\u0000${list}`;
 
 /** Every part has the same members in the same order (one object shape: a table has tens of thousands). */
-function made(item: Record<string, unknown>, text: string, src: object | undefined, digest: string | undefined): Part {
-  return { item, text, src, digest };
-}
-
 export function part(item: Record<string, unknown>): Part {
-  return made(item, JSON.stringify(item), undefined, undefined);
+  return { item, text: JSON.stringify(item), digest: undefined };
 }
 
 export function emptyList(): PartList {
@@ -86,22 +55,19 @@ function uniqueId(list: PartList, seen: Map<string, number>, id: string): string
 }
 
 /**
- * Adds part `id` to the list: the previous version's part when it was made from the same `src`,
- * else `make(a, b)` (a function of the module, not a closure per item: a table has tens of
- * thousands of parts).
+ * Adds part `id` to the list: the previous version's part when its text is the same (versions
+ * held side by side share it), else the one `make(a, b)` gives (a function of the module, not a
+ * closure per item: a table has tens of thousands of parts).
  */
 function push<A, B>(
-  list: PartList, seen: Map<string, number>, id: string, reuse: PartList | undefined, src: object | undefined,
+  list: PartList, seen: Map<string, number>, id: string, reuse: PartList | undefined,
   make: (a: A, b: B) => Record<string, unknown>, a: A, b: B,
 ): void {
   const uid = uniqueId(list, seen, id);
   const prev = reuse?.parts.get(uid);
+  const p = part(make(a, b));
   list.ids.push(uid);
-  if (src !== undefined && prev?.src === src) return void list.parts.set(uid, prev);
-  const item = make(a, b);
-  const text = JSON.stringify(item);
-  // the previous version's text is kept when equal, so that versions held side by side share it
-  list.parts.set(uid, prev && prev.text === text ? (src === undefined || prev.src === src ? prev : made(prev.item, prev.text, src, prev.digest)) : made(item, text, src, undefined));
+  list.parts.set(uid, prev && prev.text === p.text ? prev : p);
 }
 
 const itself = (o: object): Record<string, unknown> => o as Record<string, unknown>;
@@ -114,52 +80,46 @@ const entryId = (rule: string, e: { matchIndex?: number; hostname?: string }): s
   `${rule}|${e.matchIndex ?? ''}|${e.hostname ?? ''}`;
 
 /**
- * The parts of a table. `previous` (the parts of an earlier version) only lets equal parts share
- * their text; the answer is the same without it.
+ * The parts of a table (the reference: the worker has compile make them, see compileParts).
+ * `previous` (the parts of an earlier version) only lets equal parts share their text; the answer
+ * is the same without it.
  */
-export function tableParts(table: CompiledTable, previous?: TableParts, sources?: PartSources): TableParts {
-  // the maker's ids hold while no id repeats (a repeat's id is told apart here, and so are the ids made from it)
-  let known = sources?.ids?.(table);
+export function tableParts(table: CompiledTable, previous?: TableParts): TableParts {
   const routes = emptyList();
   const routeSeen = new Map<string, number>();
-  // a route's item is the compile's own object, kept while the route is unchanged
-  table.routes.forEach((r, i) => push(routes, routeSeen, known?.routes[i] ?? routeId(r), previous?.routes, sources && r, itself, r, undefined));
-  if (routeSeen.size) known = undefined;
+  table.routes.forEach((r) => push(routes, routeSeen, routeId(r), previous?.routes, itself, r, undefined));
   const rules = emptyList();
   const ruleSeen = new Map<string, number>();
   const ruleIds: string[] = [];
-  for (let i = 0; i < table.rules.length; i++) {
-    const r = table.rules[i];
+  for (const r of table.rules) {
     const rid = routes.ids[r.route];
     if (rid === undefined) throw new Error(`rule ${r.index} names route ${r.route}, which the table does not hold`);
     const before = rules.ids.length;
-    push(rules, ruleSeen, known?.rules[i] ?? ruleId(rid, r.index), previous?.rules, sources?.rule(r), withRoute, r, rid);
+    push(rules, ruleSeen, ruleId(rid, r.index), previous?.rules, withRoute, r, rid);
     ruleIds.push(rules.ids[before]);
   }
-  if (ruleSeen.size) known = undefined;
   const listeners = emptyList();
   const listenerSeen = new Map<string, number>();
   const entries = new Map<string, PartList>();
-  table.listeners.forEach((l, li) => {
+  table.listeners.forEach((l) => {
     const head: Record<string, unknown> = { ...l };
     for (const list of ENTRY_LISTS) if (head[list] !== undefined) head[list] = [];
     const before = listeners.ids.length;
-    push(listeners, listenerSeen, l.name, previous?.listeners, undefined, itself, head, undefined);
+    push(listeners, listenerSeen, l.name, previous?.listeners, itself, head, undefined);
     const lid = listeners.ids[before];
-    ENTRY_LISTS.forEach((list, k) => {
+    for (const list of ENTRY_LISTS) {
       const items = l[list] as { rule: number; matchIndex?: number; hostname?: string; match?: object }[] | undefined;
-      if (!items) return;
-      const given = known?.entries[li]?.[k];
+      if (!items) continue;
       const key = entriesKey(lid, list);
       const out = emptyList();
       const seen = new Map<string, number>();
-      items.forEach((e, i) => {
+      for (const e of items) {
         const rid = ruleIds[e.rule];
         if (rid === undefined) throw new Error(`an entry of listener ${l.name} names rule ${e.rule}, which the table does not hold`);
-        push(out, seen, given?.[i] ?? entryId(rid, e), previous?.entries.get(key), sources && (e.match ?? ID_ALONE), withRule, e, rid);
-      });
+        push(out, seen, entryId(rid, e), previous?.entries.get(key), withRule, e, rid);
+      }
       entries.set(key, out);
-    });
+    }
   });
   const head: Record<string, unknown> = { ...table, listeners: [], routes: [], rules: [] };
   const prevHead = previous?.head;
