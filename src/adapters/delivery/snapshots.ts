@@ -64,6 +64,8 @@ type DeltaListener = (from: number, to: number, text: string) => void;
 export class SnapshotHub {
   private cache = new Map<string, CachedSnapshot | null>();
   private loading = new Map<string, Promise<CachedSnapshot | null>>();
+  /** the version a worker's delta being applied leads to, by Gateway (see advance) */
+  private advancing = new Map<string, number>();
   private listeners = new Map<string, Set<Listener>>();
   private deltaListeners = new Map<string, Set<DeltaListener>>();
   private unsubscribe: () => void;
@@ -79,6 +81,8 @@ export class SnapshotHub {
       if (!this.cache.has(gateway) && !this.listeners.has(gateway)) return;
       const cur = this.cache.get(gateway);
       if (cur && version !== null && cur.version >= version) return;
+      // the worker's delta to this version is being applied: it brings the body
+      if (version !== null && body === undefined && (this.advancing.get(gateway) ?? -1) >= version) return;
       // a load under way may bring an older version: it is not waited for (it never replaces a newer one)
       if (body !== undefined && version !== null) this.accept(gateway, parse(gateway, version, body));
       else void this.reload(gateway);
@@ -93,8 +97,12 @@ export class SnapshotHub {
       if (held && held.secretRefs.length === 0 && !d.text.includes('"collection":"listeners"')) {
         for (const fn of this.deltaListeners.get(d.gateway) ?? []) fn(d.from, d.to, d.text);
       }
-      // the whole body of the new version is the held one's with the delta applied: nothing is read
-      if (held && held.version === d.from) this.advance(d.gateway, held, d.to, d.text);
+      // the whole body of the new version is the held one's with the delta applied: nothing is
+      // read, and it is made after the delta has gone out to the watchers that take deltas
+      if (held && held.version === d.from) {
+        this.advancing.set(d.gateway, d.to);
+        setImmediate(() => this.advance(d.gateway, held, d.to, d.text));
+      }
     });
     const unsubscribeNotices = this.unsubscribe;
     this.unsubscribe = () => { unsubscribeNotices(); unsubscribeDeltas(); };
@@ -108,6 +116,11 @@ export class SnapshotHub {
    * when the delta does not fit.
    */
   private advance(key: string, held: CachedSnapshot, to: number, text: string): void {
+    if (this.advancing.get(key) === to) this.advancing.delete(key);
+    if (this.closed) return;
+    const cur = this.cache.get(key);
+    // the held version was replaced meanwhile: by a newer one, or else the store has this one
+    if (cur !== held) return void (!cur || cur.version < to ? this.reload(key) : undefined);
     let snap: CachedSnapshot;
     try {
       const d = JSON.parse(text) as SnapshotDelta;
