@@ -57,6 +57,27 @@ describe('holdoff: when a key runs', () => {
     expect(released.map((r) => r.key)).toEqual(['k']);
   });
 
+  it('after a long run, releases a held key on a pause only once twice that run has passed, and at maxMs at the latest', () => {
+    for (let i = 0; i < 4; i++) runs(['k']);
+    // its last run took 300 ms (it blocked the process: no batch came meanwhile)
+    h.ran('k', 300);
+    const ended = Date.now();
+    vi.advanceTimersByTime(40);
+    expect(released).toEqual([]);
+    vi.advanceTimersByTime(ended + 600 - Date.now() - 1);
+    expect(released).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(released).toEqual([{ key: 'k', at: ended + 600 }]);
+    // a run longer than maxMs allows: released at maxMs after it was held
+    for (let i = 0; i < 4; i++) runs(['j']);
+    const held = Date.now();
+    h.ran('j', 2000);
+    vi.advanceTimersByTime(999);
+    expect(released.map((r) => r.key)).toEqual(['k']);
+    vi.advanceTimersByTime(1);
+    expect(released).toEqual([{ key: 'k', at: ended + 600 }, { key: 'j', at: held + 1000 }]);
+  });
+
   it('releases a key that is asked for without pause at maxMs, then holds it again', () => {
     for (let i = 0; i < 3; i++) runs(['k']);
     const heldAt = Date.now();

@@ -164,7 +164,9 @@ export class BullReconcileQueue implements ReconcileQueue {
       // position; a request above that (or one recorded after this read) runs the key again
       const wanted = this.client.hget(this.wantKey, key);
       wanted.catch(() => undefined);
+      const started = performance.now();
       const served = await processor(key, job.data.position, job.timestamp);
+      this.holdoff.ran(key, performance.now() - started);
       if (served.again) this.rerun.add(key);
       const covered = await wanted;
       if (covered) await (this.client as any).hsetmax(this.doneKey, key, Math.min(Number(covered), served.read));

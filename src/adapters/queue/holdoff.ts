@@ -10,6 +10,11 @@
 // held, whichever comes first. Counting batches rather than time keeps a key held through the
 // stream's hiccups (a pause of the writers, a slow batch), which would otherwise release it again
 // and again.
+//
+// A held key whose last run took long (a Gateway of thousands of routes) is not released by a
+// pause or a miss until twice that run's time has passed since it ended (its `maxMs` still
+// holds): a run that blocks the process (api and worker in one) makes its own pause, and would
+// otherwise be followed by the next at once, and the writes would get what is left between runs.
 
 export interface HoldoffOptions {
   /** a key is hot when this many batches asked for it within `windowMs` before this one */
@@ -31,7 +36,12 @@ interface KeyState {
   /** times of the last `burst` requests, oldest first */
   recent: number[];
   held: { since: number; misses: number; timer: NodeJS.Timeout } | null;
+  /** until when a pause or a miss does not release it (see ran) */
+  coolUntil: number;
 }
+
+/** how many times its last run's duration a held key waits after that run before a pause releases it */
+const COOL_FACTOR = 2;
 
 export class Holdoff {
   private readonly keys = new Map<string, KeyState>();
@@ -63,6 +73,12 @@ export class Holdoff {
     return out;
   }
 
+  /** A run of `key` ended, having taken `ms`. */
+  ran(key: string, ms: number): void {
+    const s = this.keys.get(key);
+    if (s) s.coolUntil = this.now() + ms * COOL_FACTOR;
+  }
+
   /** How long until a held key's run is due at the latest, or null when it is not held. */
   heldFor(key: string): number | null {
     const h = this.keys.get(key)?.held;
@@ -79,7 +95,7 @@ export class Holdoff {
   private decide(key: string, t: number, streaming: boolean): HoldDecision {
     let s = this.keys.get(key);
     if (s) this.keys.delete(key); // re-inserted: the map stays in least-recently-asked order
-    else s = { recent: [], held: null };
+    else s = { recent: [], held: null, coolUntil: 0 };
     this.keys.set(key, s);
     this.forget();
     // while the log streams, a key asked for again within the window is part of the stream; a key
@@ -93,14 +109,22 @@ export class Holdoff {
       return { run: 'joined' };
     }
     if (!hot) return { run: 'now' };
-    s.held = { since: t, misses: 0, timer: setTimeout(() => this.fire(key), this.opts.maxMs) };
+    s.held = { since: t, misses: 0, timer: setTimeout(() => this.fire(key, true), this.opts.maxMs) };
     this.held.add(key);
     return { run: 'held', maxMs: this.opts.maxMs };
   }
 
-  private fire(key: string): void {
+  /** Releases a held key; a pause or a miss (`due` false) only once it has cooled down. */
+  private fire(key: string, due = false): void {
     const s = this.keys.get(key);
     if (!s?.held) return;
+    const t = this.now();
+    if (!due && t < s.coolUntil) {
+      // released when cool, or when its maxMs is up, whichever is first
+      clearTimeout(s.held.timer);
+      s.held.timer = setTimeout(() => this.fire(key, true), Math.min(s.coolUntil, s.held.since + this.opts.maxMs) - t);
+      return;
+    }
     clearTimeout(s.held.timer);
     s.held = null;
     this.held.delete(key);
@@ -116,7 +140,7 @@ export class Holdoff {
     const max = this.opts.maxKeys ?? 10_000;
     for (const k of this.keys.keys()) {
       if (this.keys.size <= max) break;
-      this.fire(k);
+      this.fire(k, true);
       this.keys.delete(k);
     }
   }

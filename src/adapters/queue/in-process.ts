@@ -73,7 +73,9 @@ export class InProcessQueue implements ReconcileQueue {
   private async run(key: string, queuedAt: number | undefined): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
+        const started = performance.now();
         const served = await this.processor!(key, this.wanted.get(key), queuedAt);
+        this.holdoff.ran(key, performance.now() - started);
         if (served.again) this.again.add(key);
         break;
       } catch (err) {
