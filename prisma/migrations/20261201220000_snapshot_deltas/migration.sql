@@ -3,8 +3,8 @@
 -- the row in snapshots keeps the last whole table, of version base_version (NULL: of the row's own
 -- version), and readers rebuild the body from it and the deltas after it. A whole table is written
 -- again every few versions, which drops the deltas before it.
-ALTER TABLE "snapshots" ADD COLUMN "base_version" BIGINT;
-CREATE TABLE "snapshot_deltas" (
+ALTER TABLE "snapshots" ADD COLUMN IF NOT EXISTS "base_version" BIGINT;
+CREATE TABLE IF NOT EXISTS "snapshot_deltas" (
   "gateway" TEXT NOT NULL,
   "version" BIGINT NOT NULL,
   "delta" TEXT NOT NULL,
