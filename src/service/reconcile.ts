@@ -97,8 +97,6 @@ interface HeldTable {
  */
 const MAX_CHAIN = 32;
 const CHAIN_SHARE = 4;
-/** the body travels with the notice up to this size (see adapters/delivery/channels) */
-const NOTICE_BODY_BYTES = NOTICE_BODY_LIMIT;
 
 export class Reconciler {
   private readonly clock: () => Date;
@@ -227,7 +225,7 @@ export class Reconciler {
     const changed = row.snapshotWritten && snapshotVersion !== undefined && plan.snapshot.kind === 'put' && plan.snapshot.content !== undefined;
     const bodyOf = changed ? () => snapshotBody(ns, name, snapshotVersion!, tail()) : undefined;
     const size = stored && 'wholeBytes' in stored ? stored.wholeBytes : held?.wholeBytes ?? Infinity;
-    const body = bodyOf && size <= NOTICE_BODY_BYTES ? bodyOf() : undefined;
+    const body = bodyOf && size <= NOTICE_BODY_LIMIT ? bodyOf() : undefined;
     return {
       key: owner, written: true, snapshotChanged: row.snapshotWritten, sourcePosition: loaded.sourcePosition, deps: loaded.deps,
       snapshotVersion, missed: row.missed, ...(body !== undefined ? { body } : {}), ...(bodyOf ? { bodyOf } : {}), ...(delta ? { delta } : {}),

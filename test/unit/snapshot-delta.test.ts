@@ -11,6 +11,7 @@ import { tableParts, tableOfParts } from '../../src/core/snapshot/table-parts';
 import { applyChanges, applyDelta, diffParts, DeltaMismatch, snapshotDelta } from '../../src/core/snapshot/delta';
 import { tableHash } from '../../src/core/snapshot/table-hash';
 import { tableTextOfParts } from '../../src/core/snapshot/table-text';
+import { secretRefsOf, secretRefsOfParts } from '../../src/core/snapshot/format';
 import type { CompiledTable } from '../../src/core/compile/types';
 
 const dir = join(import.meta.dirname, '../golden/cases');
@@ -74,6 +75,7 @@ describe('table parts', () => {
     for (const file of cases) for (const t of goldenTables(file)) {
       expect(JSON.stringify(tableOfParts(tableParts(t)))).toBe(JSON.stringify(t));
       expect(tableTextOfParts(tableParts(t))).toBe(JSON.stringify(t));
+      expect(secretRefsOfParts(tableParts(t), 'infra')).toEqual(secretRefsOf(t, 'infra'));
       expect(diffParts(tableParts(t), tableParts(t))).toEqual({ changes: [] });
       n++;
     }

@@ -7,13 +7,12 @@ import { readSecretsWithData, readSnapshot, readSnapshotVersions, readUnattached
 import type { Bus } from './bus';
 import type { CompiledTable } from '../../core/compile';
 import { streamKey } from '../../core/objects/keys';
-import { mayReferenceSecrets, parseSnapshot, secretRefsOf, snapshotBody, snapshotTail, withSecretData } from '../../core/snapshot/format';
+import { mayReferenceSecrets, parseSnapshot, secretRefsOf, secretRefsOfParts, snapshotBody, withSecretData } from '../../core/snapshot/format';
 import { applyChanges, type SnapshotDelta } from '../../core/snapshot/delta';
-import { tableTextOfParts } from '../../core/snapshot/table-text';
 import type { TableParts } from '../../core/snapshot/table-parts';
 import { snapshotChannel, snapshotDeltaChannel, subscribe } from './channels';
 import { DeltaHistory } from './deltas';
-import { chainedBody } from '../../core/snapshot/stored-chain';
+import { bodyOfParts, chainedBody } from '../../core/snapshot/stored-chain';
 
 /** The store keeps a body's tail deflated: it holds the table, nearly all of the body. */
 export function deflateTail(tail: string): Buffer {
@@ -126,7 +125,8 @@ export class SnapshotHub {
       const d = JSON.parse(text) as SnapshotDelta;
       const parts = applyChanges(this.deltas.partsFor(key, held), d);
       const g = gatewayOf(key);
-      snap = parse(key, to, snapshotBody(g.namespace, g.name, to, snapshotTail(d.hash, tableTextOfParts(parts))));
+      // the Secrets it names are read off the parts: the new body is neither searched nor parsed
+      snap = parse(key, to, bodyOfParts(g.namespace, g.name, to, d.hash, parts), secretRefsOfParts(parts, g.namespace));
       this.deltas.hold(snap, parts);
     } catch {
       return void this.reload(key);
@@ -246,10 +246,10 @@ export class SnapshotHub {
   }
 }
 
-function parse(key: string, version: number, body: string): CachedSnapshot {
+function parse(key: string, version: number, body: string, known?: CachedSnapshot['secretRefs']): CachedSnapshot {
   // Only TLS listeners reference Secrets; any other body is not parsed here at all, and a parsed
   // table is not kept for every cached snapshot (it takes several times the memory of its text).
-  const secretRefs = mayReferenceSecrets(body) ? secretRefsOf(parseSnapshot(body).table, gatewayOf(key).namespace) : [];
+  const secretRefs = known ?? (mayReferenceSecrets(body) ? secretRefsOf(parseSnapshot(body).table, gatewayOf(key).namespace) : []);
   let parsed: WeakRef<CompiledTable> | undefined;
   return {
     key, version, body, secretRefs,

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api';
 import { canonicalJson } from '../objects/canonical';
+import type { TableParts } from './table-parts';
 
 export type Snapshot = components['schemas']['Snapshot'];
 export type SnapshotSecret = components['schemas']['SnapshotSecret'];
@@ -75,6 +76,16 @@ export function secretRefsOf(table: Pick<CompiledTable, 'listeners' | 'backendCl
     for (const b of rule.backends ?? []) for (const f of b.filters ?? []) if (f.requestMirror) backendSecrets(f.requestMirror.backend);
   }
   return [...refs.values()];
+}
+
+/** secretRefsOf for a table given as its parts (./table-parts), read off the parts' items without making the table. */
+export function secretRefsOfParts(p: TableParts, gatewayNamespace: string): { namespace: string; name: string }[] {
+  const items = (l: TableParts['rules']) => l.ids.map((id) => l.parts.get(id)!.item);
+  return secretRefsOf({
+    listeners: items(p.listeners) as unknown as CompiledTable['listeners'],
+    backendClientCertificate: p.head.item.backendClientCertificate as CompiledTable['backendClientCertificate'],
+    rules: items(p.rules) as unknown as CompiledTable['rules'],
+  }, gatewayNamespace);
 }
 
 export function parseSnapshot(body: string): Snapshot {

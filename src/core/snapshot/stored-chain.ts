@@ -25,5 +25,10 @@ export function chainedBody(namespace: string, name: string, version: number, ba
     hash = d.hash;
   }
   if (at !== version || hash === undefined) throw new DeltaMismatch(`the stored deltas lead to version ${at}, not to ${version}`);
-  return { body: snapshotBody(namespace, name, version, snapshotTail(hash, tableTextOfParts(parts))), parts };
+  return { body: bodyOfParts(namespace, name, version, hash, parts), parts };
+}
+
+/** The body of a version whose table is `parts` (its text joined from theirs, see ./table-text). */
+export function bodyOfParts(namespace: string, name: string, version: number, hash: string, parts: TableParts): string {
+  return snapshotBody(namespace, name, version, snapshotTail(hash, tableTextOfParts(parts)));
 }
