@@ -7,7 +7,7 @@
 // fresh table's parts do.
 import { describe, expect, it } from 'vitest';
 import { worldOf, CONTROLLER } from '../support/compile-world';
-import { translate, TranslationContext } from '../../src/core/translate';
+import { translate, translationCounts, TranslationContext } from '../../src/core/translate';
 import { compileGateway } from '../../src/core/compile';
 import { tableOfParts, tableParts } from '../../src/core/snapshot/table-parts';
 import { applyDelta, snapshotDelta } from '../../src/core/snapshot/delta';
@@ -176,6 +176,8 @@ describe('incremental translation and deltas against a full recompute', () => {
       }
       // the sequence did change the table, most of the time
       expect(deltas).toBeGreaterThan(STEPS / 3);
+      // and changes to routes alone were merged into the last translation, not translated whole
+      expect(translationCounts(ctx).merged).toBeGreaterThan(STEPS / 4);
     });
   }
 });

@@ -28,23 +28,20 @@ const sha = (s: string, enc: 'hex' | 'base64') => createHash('sha256').update(s)
 function described(t: CompiledTable, digests: ReturnType<typeof secretDigests>): string {
   const route = (i: number) => `HTTPRoute/${t.routes[i].namespace}/${t.routes[i].name}`;
   const rule = (i: number) => `${route(t.rules[i].route)}#${t.rules[i].index}`;
-  const out: string[] = ['table-parts/1', `\nH${sha(JSON.stringify({ ...t, listeners: [], routes: [], rules: [] }), 'base64')}`];
-  out.push('\nlisteners');
-  for (const l of t.listeners) {
+  const list = (items: unknown[]) => sha(items.map((x) => sha(JSON.stringify(x), 'base64')).join('\t'), 'base64');
+  const out: string[] = ['table-parts/2', `\nH${sha(JSON.stringify({ ...t, listeners: [], routes: [], rules: [] }), 'base64')}`];
+  out.push('\nlisteners', list(t.listeners.map((l) => {
     const head: Record<string, unknown> = { ...l };
     for (const k of ['httpRoutes', 'tcpRoutes']) if (head[k]) head[k] = [];
-    out.push(sha(JSON.stringify(head), 'base64'));
-  }
-  out.push('\nroutes');
-  t.routes.forEach((r) => out.push(sha(JSON.stringify(r), 'base64')));
-  out.push('\nrules');
-  t.rules.forEach((r) => out.push(sha(JSON.stringify({ ...r, route: route(r.route) }), 'base64')));
+    return head;
+  })));
+  out.push('\nroutes', list(t.routes));
+  out.push('\nrules', list(t.rules.map((r) => ({ ...r, route: route(r.route) }))));
   for (const l of t.listeners) {
     for (const k of ['httpRoutes', 'tcpRoutes'] as const) {
-      const list = (l as any)[k] as { rule: number; matchIndex?: number; hostname?: string }[] | undefined;
-      if (!list?.length) continue;
-      out.push('\nE', l.name, k);
-      for (const e of list) out.push(sha(JSON.stringify({ ...e, rule: rule(e.rule) }), 'base64'));
+      const entries = (l as any)[k] as { rule: number; matchIndex?: number; hostname?: string }[] | undefined;
+      if (!entries?.length) continue;
+      out.push('\nE', l.name, k, list(entries.map((e) => ({ ...e, rule: rule(e.rule) }))));
     }
   }
   out.push(`\nS${canonicalJson(digests)}`);

@@ -257,8 +257,10 @@ function entryItem(list: (typeof ENTRY_LIST_NAMES)[number], entry: object): Reco
   }
 }
 
-const byKindNamespaceName = (a: RouteInfo, b: RouteInfo): number =>
-  KIND_ORDER.indexOf(a.meta.kind) - KIND_ORDER.indexOf(b.meta.kind) || cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name);
+/** The order of the table's routes (and of their rules, each route's by index). */
+export const tableRouteOrder = (a: CompiledRoute, b: CompiledRoute): number =>
+  KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || cmp(a.namespace, b.namespace) || cmp(a.name, b.name);
+const byKindNamespaceName = (a: RouteInfo, b: RouteInfo): number => tableRouteOrder(a.meta, b.meta);
 
 // A Gateway's routes in table order, and the route infos they were sorted from, kept per Gateway (by
 // name: the Gateway object itself is remade with its status): a recompute that changes a few routes
@@ -443,7 +445,9 @@ export function compileUnattached(rejected: readonly RejectedRoute[]): CompiledU
     }
     out.push(u);
   }
-  return out.sort((a, b) =>
-    KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || cmp(a.namespace, b.namespace) ||
-    cmp(a.name, b.name) || a.parentRefIndex - b.parentRefIndex);
+  return out.sort(unattachedOrder);
 }
+
+/** The order of the unattached routes: the table's route order, then the parentRef's. */
+export const unattachedOrder = (a: CompiledUnattachedRoute, b: CompiledUnattachedRoute): number =>
+  tableRouteOrder(a, b) || a.parentRefIndex - b.parentRefIndex;

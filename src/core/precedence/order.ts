@@ -155,6 +155,11 @@ const LADDERS = {
   udp: (a: StreamPlanEntry, b: StreamPlanEntry) => orderStream(a.rank, b.rank),
 };
 
+/** The order of a listener's entries in one list (the table's httpRoutes, grpcRoutes, ...): a total order. */
+export function entryOrder(list: keyof Lists): (a: never, b: never) => number {
+  return LADDERS[list] as (a: never, b: never) => number;
+}
+
 function entriesOf(plan: RoutePlan, list: keyof Lists): readonly unknown[] {
   switch (list) {
     case 'http': return plan.http;

@@ -11,6 +11,7 @@ import {
 import type { CompiledTable, SnapshotSecret } from '../compile/types';
 import { secretDigests } from './format';
 import { tableHash } from './table-hash';
+import { changesFrom } from './list-changes';
 
 export type SnapshotDelta = components['schemas']['SnapshotDelta'];
 export type SnapshotDeltaChange = components['schemas']['SnapshotDeltaChange'];
@@ -67,14 +68,57 @@ export function diffList(a: PartList, b: PartList): ListChanges {
   return { removed, added, replaced };
 }
 
+/**
+ * What leads from list `a` to list `b` when only the `touched` ids may differ between them (every
+ * other id is in both, with the same part, in the same order among the others): the same changes
+ * diffList finds, from the touched ids alone. A touched id in both stays in place when its
+ * neighbours in both are the same untouched ids; else it moves.
+ */
+export function diffTouched(a: PartList, b: PartList, touched: ReadonlySet<string>): ListChanges {
+  const removed: string[] = [];
+  const added: (ListChanges['added'][number] & { at: number })[] = [];
+  const replaced: ListChanges['replaced'] = [];
+  const anchor = (id: string | undefined) => id === undefined || !touched.has(id);
+  for (const id of touched) {
+    const inA = a.parts.get(id);
+    const inB = b.parts.get(id);
+    if (!inB) {
+      if (inA) removed.push(id);
+      continue;
+    }
+    const j = b.ids.indexOf(id);
+    const after = j === 0 ? null : b.ids[j - 1];
+    if (inA) {
+      const i = a.ids.indexOf(id);
+      const inPlace = (i === 0 ? null : a.ids[i - 1]) === after && a.ids[i + 1] === b.ids[j + 1]
+        && anchor(after ?? undefined) && anchor(b.ids[j + 1]);
+      if (inPlace) {
+        if (inA !== inB && inA.text !== inB.text) replaced.push({ id, item: inB.item });
+        continue;
+      }
+      removed.push(id);
+    }
+    added.push({ id, after, item: inB.item, at: j });
+  }
+  added.sort((x, y) => x.at - y.at);
+  return { removed, added: added.map(({ at: _at, ...x }) => x), replaced };
+}
+
 const changed = (c: ListChanges) => c.removed.length + c.added.length + c.replaced.length > 0;
 
 /** The changes from table parts `a` to `b`, in the order they are applied. */
 export function diffParts(a: TableParts, b: TableParts): Pick<SnapshotDelta, 'head' | 'changes'> {
   const changes: SnapshotDeltaChange[] = [];
+  // a translation that patched `a` into `b` says which ids it touched (./list-changes)
+  const known = changesFrom(b, a);
+  const diff = (label: string, x: PartList, y: PartList): ListChanges | undefined => {
+    if (x === y) return undefined;
+    const touched = known?.touched.get(label);
+    return touched ? diffTouched(x, y, touched) : diffList(x, y);
+  };
   for (const collection of ['listeners', 'routes', 'rules'] as const) {
-    const c = diffList(a[collection], b[collection]);
-    if (changed(c)) changes.push({ collection, ...c });
+    const c = diff(collection, a[collection], b[collection]);
+    if (c && changed(c)) changes.push({ collection, ...c });
   }
   for (const lid of b.listeners.ids) {
     for (const list of ENTRY_LISTS) {
@@ -82,8 +126,8 @@ export function diffParts(a: TableParts, b: TableParts): Pick<SnapshotDelta, 'he
       const nb = b.entries.get(key);
       if (!nb) continue;
       // a listener that was not there, or had not this list, starts from nothing
-      const c = diffList(a.listeners.parts.has(lid) ? a.entries.get(key) ?? emptyList() : emptyList(), nb);
-      if (changed(c)) changes.push({ collection: 'entries', listener: lid, list, ...c });
+      const c = diff(key, a.listeners.parts.has(lid) ? a.entries.get(key) ?? emptyList() : emptyList(), nb);
+      if (c && changed(c)) changes.push({ collection: 'entries', listener: lid, list, ...c });
     }
   }
   return { ...(a.head.text !== b.head.text ? { head: b.head.item } : {}), changes };

@@ -1,17 +1,19 @@
 // The snapshot's content hash, over the table's parts (./table-parts) rather than its whole text:
-// each part's digest is made once, when the part is made, and kept with it, so that a version
-// that changes one route hashes its few new parts and then one short line per part, instead of
-// serializing and hashing the whole table. A client holding parts (a proxy applying deltas) checks
-// a delta the same way. The parts are a function of the table alone (tableParts), so the hash is
-// too: the same table and Secrets give the same hash however the parts were made.
+// each part's digest is made once, when the part is made, and kept with it, and each list's digest
+// once per list (a version that changes one route shares every other list with the version before),
+// so that a version that changes one route hashes its few new parts and the lists that hold them,
+// instead of serializing and hashing the whole table. A client holding parts (a proxy applying
+// deltas) checks a delta the same way. The parts are a function of the table alone (tableParts), so
+// the hash is too: the same table and Secrets give the same hash however the parts were made.
 //
 //   hash = sha256 of these, joined by tabs:
-//     "table-parts/1", "\nH" + digest(head),
-//     for listeners, routes and rules in turn: "\n" + collection, then each part's digest,
+//     "table-parts/2", "\nH" + digest(head),
+//     for listeners, routes and rules in turn: "\n" + collection, then the list's digest,
 //     for each listener, each entry list it has that is not empty: "\nE", listener id, list, then
-//     each entry's digest,
+//     the list's digest,
 //     "\nS" + the canonical JSON of the Secrets' digests
-// where digest is a part text's sha256 (base64). The ids need no hashing: a part's text names what
+// where a part's digest is its text's sha256 (base64), and a list's digest the sha256 (base64) of
+// its parts' digests, in order, joined by tabs. The ids need no hashing: a part's text names what
 // its id is made of (a route its kind, namespace and name; a rule its route and index; an entry its
 // rule, match index and hostname; a listener its name and owner), and a repeat's suffix follows
 // from the order, so the texts in order determine the ids.
@@ -20,17 +22,29 @@ import { canonicalJson } from '../objects/canonical';
 import { ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from './table-parts';
 import type { SecretDigest } from './format';
 
-const HASH_FORMAT = 'table-parts/1';
+const HASH_FORMAT = 'table-parts/2';
 
 /** The sha256 of a part's text, made once per part (parts are shared by the versions that hold them). */
 export function partDigest(p: Part): string {
   return (p.digest ??= createHash('sha256').update(p.text).digest('base64'));
 }
 
+// lists are not changed once made (a new version makes new lists), so a list's digest is kept with it
+const LIST_DIGESTS = new WeakMap<PartList, string>();
+
+function listDigest(list: PartList): string {
+  let d = LIST_DIGESTS.get(list);
+  if (d === undefined) {
+    const parts = list.parts;
+    const digests = new Array<string>(list.ids.length);
+    for (let i = 0; i < digests.length; i++) digests[i] = partDigest(parts.get(list.ids[i])!);
+    LIST_DIGESTS.set(list, (d = createHash('sha256').update(digests.join('\t')).digest('base64')));
+  }
+  return d;
+}
+
 function listLine(out: string[], label: string, list: PartList): void {
-  out.push(label);
-  const parts = list.parts;
-  for (const id of list.ids) out.push(partDigest(parts.get(id)!));
+  out.push(label, listDigest(list));
 }
 
 /**

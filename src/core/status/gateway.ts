@@ -33,10 +33,14 @@ export function listenerStatusOf(
   };
 }
 
-/** `attachedListenerSets`: how many ListenerSets are attached and accepted (undefined: the field is left out). */
+/**
+ * `attachedListenerSets`: how many ListenerSets are attached and accepted (undefined: the field is
+ * left out). `counts`: attachedRouteCounts(analysis), when the caller has them (the counts are all
+ * this reads of the routes).
+ */
 export function gatewayStatusOf(
-  analysis: GatewayAnalysis, refs: ResolvedReferences, now: string, previous: Partial<GatewayStatus> | undefined,
-  attachedListenerSets?: number,
+  analysis: Pick<GatewayAnalysis, 'gateway' | 'verdict' | 'listeners'> & Partial<Pick<GatewayAnalysis, 'outcomes'>>, refs: Pick<ResolvedReferences, 'clientCertificate'>,
+  now: string, previous: Partial<GatewayStatus> | undefined, attachedListenerSets?: number, counts?: readonly number[],
 ): GatewayStatus {
   const { gateway, verdict } = analysis;
   // ListenerSet listeners have their status on their ListenerSet, and do not make the Gateway valid or not
@@ -86,7 +90,7 @@ export function gatewayStatusOf(
   const insecure = insecureFrontendValidation(gateway);
   if (insecure) drafts.push(draft(ConditionType.InsecureFrontendValidationMode, true, GatewayReason.ConfigurationChanged, insecure));
 
-  const counts = attachedRouteCounts(analysis);
+  counts ??= attachedRouteCounts(analysis as GatewayAnalysis);
   const prevListeners = new Map<string, { conditions?: Condition[] }>((previous?.listeners ?? []).map((l) => [l?.name, l]));
   const out: GatewayStatus = {
     conditions: mergeConditions(drafts, previous?.conditions, { generation, now, owned: OWNED_CONDITION_TYPES.gateway }),

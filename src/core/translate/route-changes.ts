@@ -1,0 +1,408 @@
+// A change to a few routes of a Gateway, translated in proportion to the change: the steps run over
+// the changed routes alone (translateSteps on a world that holds only them), and their share of the
+// result (status entries, attachedRoutes counts, unattached routes, the table's route, rule and
+// entry parts) replaces the share the same routes had in the Gateway's last translation. A route's
+// share depends on the route, the Gateway and the world's other objects, never on another route,
+// except for where its entries go in a listener's lists; those lists are in a total order (the
+// ladders end at the route's name, rule, match and hostname), so putting each entry where the order
+// puts it gives what sorting them all gives. When anything else changed (the Gateway, a Service,
+// a grant, a Namespace, a Secret, the options) the steps run over the whole world, and so they do
+// for a Gateway with ListenerSets or BackendTLSPolicies, whose statuses depend on every route.
+import type { ObjectRef, World } from '../model/world';
+import type { Route } from '../model/objects';
+import type { RouteParents } from '../status/route';
+import { gatewayStatusOf } from '../status/gateway';
+import type { CompiledRoute, CompiledUnattachedRoute } from '../compile/types';
+import { compileUnattached, tableRouteOrder, unattachedOrder } from '../compile/compile-gateway';
+import { entryOrder, routeKey, type RoutePlan } from '../precedence/order';
+import type { RejectedRoute } from '../model/world';
+import { cmp } from '../refs/lookup';
+import { ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
+import { rememberChanges } from '../snapshot/list-changes';
+import { keepRecent } from '../model/recent';
+import { memoSlot, TranslationContext } from './context';
+import { tableOf, translateSteps, type PreviousStatuses, type TranslateGatewayOptions, type Translation, type TranslationSteps } from './steps';
+
+/** beyond this many routes changed at once, running the steps over the whole world is as cheap */
+const CHANGE_LIMIT = 64;
+
+type PlanEntry = { plan: RoutePlan; id: string };
+
+/** One route's share of its Gateway's translation. */
+interface RouteShare {
+  route: Route;
+  kind: string;
+  namespace: string;
+  name: string;
+  /** the stream of its status part: Kind/namespace/name */
+  stream: string;
+  /** its id in the table's routes */
+  rk: string;
+  parents: RouteParents;
+  /** the listeners whose attachedRoutes count it */
+  counted: number[];
+  unattached: CompiledUnattachedRoute[];
+  /** by entriesKey: its entries, in their list's order */
+  entries: Map<string, PlanEntry[]>;
+  /** its part in the table's routes, and the ids of its rules there (none when it has no entries) */
+  routePart?: Part;
+  rules: string[];
+}
+
+/** What a Gateway's translation was made from besides its routes: compared by identity. */
+interface Inputs {
+  arrays: unknown[];
+  gateways: unknown[];
+  options: string;
+}
+
+interface GatewayShares {
+  inputs: Inputs;
+  /** every route of the world, by stream (a route the Gateway's class does not claim has no share) */
+  objects: Map<string, Route>;
+  /** the shares in the order of the analysis's routes (kind, namespace, name) */
+  order: RouteShare[];
+  byStream: Map<string, RouteShare>;
+  counts: number[];
+  /** by entriesKey: each entry list's entries, in the order of the parts' ids */
+  sorted: Map<string, PlanEntry[]>;
+  /** the entries key of each list and the ladder it is in */
+  lists: { key: string; order: (a: never, b: never) => number }[];
+  steps: TranslationSteps;
+  translation: Translation;
+}
+
+const SHARES = memoSlot('translate.routeShares', () => new Map<string, GatewayShares>());
+const COUNTS = memoSlot('translate.routeChangeCounts', () => ({ merged: 0, whole: 0 }));
+
+/** How many translations in `ctx` were merged from route changes, and how many ran over the whole world. */
+export function translationCounts(ctx: TranslationContext): { merged: number; whole: number } {
+  return { ...ctx.memo(COUNTS) };
+}
+
+const WORLD_ARRAYS = ['gatewayClasses', 'referenceGrants', 'namespaces', 'services', 'endpointSlices', 'secrets', 'configMaps', 'backendTLSPolicies', 'listenerSets'] as const;
+const LADDER_OF = { httpRoutes: 'http', grpcRoutes: 'grpc', tlsRoutes: 'tls', tcpRoutes: 'tcp', udpRoutes: 'udp' } as const;
+
+function inputsOf(world: World, opts: TranslateGatewayOptions): Inputs {
+  return {
+    arrays: WORLD_ARRAYS.map((k) => world[k] ?? null),
+    // the Gateway object is remade with its last status; what the steps read of it is kept
+    gateways: world.gateways.flatMap((g) => [g.metadata, g.spec]),
+    options: JSON.stringify([opts.controllerName, opts.supportedFeatures ?? null, opts.unavailablePorts ?? null, opts.addressPool ?? null]),
+  };
+}
+
+const sameItems = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameInputs = (a: Inputs, b: Inputs) => a.options === b.options && sameItems(a.arrays, b.arrays) && sameItems(a.gateways, b.gateways);
+const streamOf = (r: Route) => `${r.kind}/${r.metadata.namespace ?? ''}/${r.metadata.name}`;
+const gatewayKey = (ref: Pick<ObjectRef, 'namespace' | 'name'>) => `${ref.namespace}/${ref.name}`;
+const byKindNamespaceName = (a: RouteShare, b: RouteShare) => cmp(a.kind, b.kind) || cmp(a.namespace, b.namespace) || cmp(a.name, b.name);
+
+/** Each route's share of what the steps made, and each entry list's entries; undefined when the parts are not made one to one from them. */
+function sharesOf(steps: TranslationSteps): { shares: RouteShare[]; sorted: Map<string, PlanEntry[]>; lists: GatewayShares['lists'] } | undefined {
+  const { analysis, ordered, translation } = steps;
+  const parts = translation.compiledParts;
+  const byRoute = new Map<Route, RouteShare>();
+  const byRk = new Map<string, RouteShare>();
+  const shares = analysis.routes.map((route, i): RouteShare => {
+    const md = route.metadata;
+    const rk = routeKey(route.kind, md.namespace ?? 'default', md.name);
+    const s: RouteShare = {
+      route, kind: route.kind, namespace: md.namespace ?? '', name: md.name, stream: streamOf(route), rk,
+      parents: translation.routeParents[i], counted: [], unattached: [], entries: new Map(), rules: [],
+    };
+    byRoute.set(route, s);
+    byRk.set(rk, s);
+    return s;
+  });
+  if (translation.routeParents.length !== shares.length) return undefined;
+  const rejected = new Map<RouteShare, RejectedRoute[]>();
+  for (const o of analysis.outcomes) {
+    const s = byRoute.get(o.route)!;
+    for (const li of o.counted) if (!s.counted.includes(li)) s.counted.push(li);
+    if (!o.accepted) (rejected.get(s) ?? rejected.set(s, []).get(s)!).push({ kind: o.kind, route: o.route, parentRefIndex: o.parentRefIndex, reason: o.reason, message: o.message });
+  }
+  for (const [s, r] of rejected) s.unattached = compileUnattached(r);
+  const sorted = new Map<string, PlanEntry[]>();
+  const lists: GatewayShares['lists'] = [];
+  if (parts.listeners.ids.length !== ordered.length) return undefined;
+  for (let i = 0; i < ordered.length; i++) {
+    const o = ordered[i];
+    const lid = parts.listeners.ids[i];
+    const byName = { httpRoutes: o.http, grpcRoutes: o.grpc, tlsRoutes: o.tls, tcpRoutes: o.tcp, udpRoutes: o.udp };
+    for (const name of ENTRY_LISTS) {
+      const entries = byName[name] as PlanEntry[] | undefined;
+      if (!entries) continue;
+      const key = entriesKey(lid, name);
+      const ids = parts.entries.get(key)?.ids;
+      if (!ids || ids.length !== entries.length) return undefined;
+      for (let k = 0; k < entries.length; k++) {
+        const e = entries[k];
+        const s = byRk.get(e.plan.rk);
+        if (ids[k] !== e.id || !s) return undefined;
+        (s.entries.get(key) ?? s.entries.set(key, []).get(key)!).push(e);
+      }
+      sorted.set(key, entries);
+      lists.push({ key, order: entryOrder(LADDER_OF[name]) });
+    }
+  }
+  if (parts.entries.size !== sorted.size) return undefined;
+  for (const id of parts.routes.ids) {
+    const s = byRk.get(id);
+    if (!s) return undefined;
+    s.routePart = parts.routes.parts.get(id);
+  }
+  for (const id of parts.rules.ids) {
+    const s = byRk.get(parts.rules.parts.get(id)!.item.route as string);
+    if (!s) return undefined;
+    s.rules.push(id);
+  }
+  return { shares, sorted, lists };
+}
+
+/** After the steps ran over the whole world: what the next change to a few routes starts from. */
+export function keepShares(
+  ctx: TranslationContext, world: World, ref: Pick<ObjectRef, 'namespace' | 'name'>, opts: TranslateGatewayOptions, steps: TranslationSteps | undefined,
+): void {
+  const memo = ctx.memo(SHARES);
+  const key = gatewayKey(ref);
+  if (steps) ctx.memo(COUNTS).whole++;
+  const made = steps && eligible(world) ? sharesOf(steps) : undefined;
+  const objects = new Map<string, Route>();
+  for (const r of world.routes) objects.set(streamOf(r), r);
+  if (!made || objects.size !== world.routes.length) {
+    memo.delete(key);
+    return;
+  }
+  keepRecent(memo, key, {
+    inputs: inputsOf(world, opts), objects, order: made.shares, byStream: new Map(made.shares.map((s) => [s.stream, s])),
+    counts: countsOf(steps!, made.shares), sorted: made.sorted, lists: made.lists, steps: steps!, translation: steps!.translation,
+  }, ctx.capacity);
+}
+
+function countsOf(steps: TranslationSteps, shares: RouteShare[]): number[] {
+  const counts = steps.analysis.listeners.map(() => 0);
+  for (const s of shares) for (const li of s.counted) counts[li]++;
+  return counts;
+}
+
+// ListenerSets count routes on their own listeners, and BackendTLSPolicies' ancestors follow every
+// accepted route's backends: Gateways with either are translated whole
+function eligible(world: World): boolean {
+  return !world.listenerSets?.length && !world.backendTLSPolicies?.length;
+}
+
+/**
+ * The translation of `world` from the last one made in `ctx` for the Gateway, when what changed is
+ * a few routes; undefined when the steps must run over the whole world. The answer is the one
+ * translateSteps gives for the whole world (test/unit/route-changes.test.ts holds it to that).
+ */
+export function fromRouteChanges(
+  world: World, ref: Pick<ObjectRef, 'namespace' | 'name'>, opts: TranslateGatewayOptions,
+  previous: PreviousStatuses | undefined, ctx: TranslationContext,
+): Translation | undefined {
+  const memo = ctx.memo(SHARES);
+  const key = gatewayKey(ref);
+  const state = memo.get(key);
+  const written = previous?.parts;
+  if (!state || !written || !eligible(world) || !sameInputs(state.inputs, inputsOf(world, opts))) return undefined;
+  // the routes whose object is new, and those that went
+  const changed = new Map<string, Route | undefined>();
+  let present = 0;
+  for (const r of world.routes) {
+    const stream = streamOf(r);
+    const was = state.objects.get(stream);
+    if (was === r) present++;
+    else {
+      if (was) present++;
+      if (changed.has(stream)) return undefined;
+      changed.set(stream, r);
+      if (changed.size > CHANGE_LIMIT) return undefined;
+    }
+  }
+  if (present < state.objects.size) {
+    const now = new Set(world.routes.map(streamOf));
+    for (const stream of state.objects.keys()) if (!now.has(stream) && changed.set(stream, undefined).size > CHANGE_LIMIT) return undefined;
+  }
+  // a route whose status entries are not what the last translation made is made again (the
+  // written entries came from elsewhere: the store, another process)
+  for (const s of state.order) {
+    if (!changed.has(s.stream) && written.get(s.stream)?.parents !== s.parents.parents && changed.set(s.stream, s.route).size > CHANGE_LIMIT) return undefined;
+  }
+  const routes: Route[] = [];
+  for (const r of changed.values()) if (r) routes.push(r);
+  const steps = translateSteps({ ...world, routes }, ref, opts, previous, ctx);
+  const made = steps && sharesOf(steps);
+  if (!steps || !made) return undefined;
+  const merged = merge(state, steps, made, changed, { world, ref, opts, previous });
+  if (!merged) return undefined;
+  for (const [stream, r] of changed) {
+    if (r) state.objects.set(stream, r);
+    else state.objects.delete(stream);
+  }
+  keepRecent(memo, key, { ...merged, inputs: inputsOf(world, opts), objects: state.objects }, ctx.capacity);
+  ctx.memo(COUNTS).merged++;
+  return merged.translation;
+}
+
+/** The last translation with the changed routes' shares replaced by the ones `steps` made. */
+function merge(
+  state: GatewayShares, steps: TranslationSteps, made: NonNullable<ReturnType<typeof sharesOf>>, changed: Map<string, Route | undefined>,
+  whole: { world: World; ref: Pick<ObjectRef, 'namespace' | 'name'>; opts: TranslateGatewayOptions; previous: PreviousStatuses | undefined },
+): Omit<GatewayShares, 'inputs' | 'objects'> | undefined {
+  const before = state.translation.compiledParts;
+  const parts = steps.translation.compiledParts;
+  // what the steps make of the Gateway alone must be what they made before
+  if (parts.head.text !== before.head.text || !sameList(parts.listeners, before.listeners)) return undefined;
+  if (made.lists.length !== state.lists.length || made.lists.some((l, i) => l.key !== state.lists[i].key)) return undefined;
+
+  const gone = [...changed.keys()].map((s) => state.byStream.get(s)).filter((s): s is RouteShare => !!s);
+  const order = state.order.slice();
+  const byStream = new Map(state.byStream);
+  const counts = state.counts.slice();
+  for (const s of gone) {
+    const at = findSorted(order, s, byKindNamespaceName);
+    if (order[at] !== s) return undefined;
+    order.splice(at, 1);
+    byStream.delete(s.stream);
+    for (const li of s.counted) counts[li]--;
+  }
+  for (const s of made.shares) {
+    if (byStream.has(s.stream)) return undefined;
+    order.splice(findSorted(order, s, byKindNamespaceName), 0, s);
+    byStream.set(s.stream, s);
+    for (const li of s.counted) counts[li]++;
+  }
+
+  // the table's routes and rules, by the table's route order
+  const metaOf = (rk: string): CompiledRoute => (parts.routes.parts.get(rk) ?? before.routes.parts.get(rk))!.item as unknown as CompiledRoute;
+  const touched = new Map<string, Set<string>>();
+  const routeList = patchList(before.routes, touched, 'routes', (edit) => {
+    for (const s of gone) if (s.routePart) edit.remove(findSorted(edit.ids, s.routePart.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(metaOf(id), m)), [s.rk]);
+    for (const s of made.shares) if (s.routePart) {
+      edit.insert(findSorted(edit.ids, s.routePart.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(metaOf(id), m) || 1), [s.rk], parts.routes);
+    }
+  });
+  const ruleRoute = (id: string) => metaOf((before.rules.parts.get(id) ?? parts.rules.parts.get(id))!.item.route as string);
+  const ruleList = patchList(before.rules, touched, 'rules', (edit) => {
+    for (const s of gone) if (s.rules.length) edit.remove(findSorted(edit.ids, s.routePart!.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(ruleRoute(id), m)), s.rules);
+    for (const s of made.shares) if (s.rules.length) {
+      edit.insert(findSorted(edit.ids, s.routePart!.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(ruleRoute(id), m) || 1), s.rules, parts.rules);
+    }
+  });
+  if (!routeList || !ruleList) return undefined;
+
+  // each listener's entry lists, by their ladders
+  const entries = new Map(before.entries);
+  const sorted = new Map(state.sorted);
+  for (const { key, order: ladder } of state.lists) {
+    const out = gone.some((s) => s.entries.has(key)) || made.shares.some((s) => s.entries.has(key));
+    if (!out) continue;
+    const list = state.sorted.get(key)!.slice();
+    const ladderOf = ladder as (a: PlanEntry, b: PlanEntry) => number;
+    const patched = patchList(before.entries.get(key)!, touched, key, (edit) => {
+      for (const s of gone) for (const e of s.entries.get(key) ?? []) {
+        const at = findSorted(list, e, ladderOf);
+        if (list[at] !== e) throw new NotInPlace();
+        list.splice(at, 1);
+        edit.remove(at, [e.id]);
+      }
+      const from = parts.entries.get(key)!;
+      for (const s of made.shares) for (const e of s.entries.get(key) ?? []) {
+        const at = findSorted(list, e, ladderOf);
+        list.splice(at, 0, e);
+        edit.insert(at, [e.id], from);
+      }
+    });
+    if (!patched) return undefined;
+    entries.set(key, patched);
+    sorted.set(key, list);
+  }
+
+  const compiledParts: TableParts = { head: before.head, listeners: before.listeners, routes: routeList, rules: ruleList, entries };
+  rememberChanges(compiledParts, before, touched);
+  const unattachedChanged = gone.some((s) => s.unattached.length) || made.shares.some((s) => s.unattached.length);
+  const { analysis, refs, attachedListenerSets, translation: reduced } = steps;
+  let attachment: Translation['attachment'] | undefined;
+  const translation: Translation = {
+    gatewayStatus: gatewayStatusOf(analysis, refs, whole.opts.now, whole.previous?.gatewayStatus ?? analysis.gateway.status, attachedListenerSets, counts),
+    routeParents: order.map((s) => s.parents),
+    policyAncestors: reduced.policyAncestors,
+    listenerSetStatuses: reduced.listenerSetStatuses,
+    // nothing that stores or delivers a version reads it: made, over the whole world, for who does
+    get attachment() {
+      return (attachment ??= translateSteps(whole.world, whole.ref, whole.opts, whole.previous, new TranslationContext())!.translation.attachment);
+    },
+    compiledParts,
+    get table() {
+      return tableOf(compiledParts);
+    },
+    unattached: unattachedChanged ? order.flatMap((s) => s.unattached).sort(unattachedOrder) : state.translation.unattached,
+  };
+  return { order, byStream, counts, sorted, lists: state.lists, steps, translation };
+}
+
+function sameList(a: PartList, b: PartList): boolean {
+  return a === b || (sameItems(a.ids, b.ids) && a.ids.every((id) => a.parts.get(id)!.text === b.parts.get(id)!.text));
+}
+
+/** The first index whose element does not come before `x` (its place, when it is not there). */
+function findSorted<T, X>(list: readonly T[], x: X, order: (a: T, x: X) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (order(list[mid], x) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A route's parts were not where its order puts them: the shares do not describe the parts (translated whole instead). */
+class NotInPlace extends Error {}
+
+interface ListEdit {
+  readonly ids: string[];
+  /** the ids at `at` are these: they go */
+  remove(at: number, ids: readonly string[]): void;
+  /** these ids, with their parts in `from`, go at `at` */
+  insert(at: number, ids: readonly string[], from: PartList): void;
+}
+
+/** `base` edited (a new list, `base` is left alone; `base` itself when nothing changed), the ids edited noted in `touched` under `label`. */
+function patchList(base: PartList, touched: Map<string, Set<string>>, label: string, edits: (edit: ListEdit) => void): PartList | undefined {
+  let parts: Map<string, Part> | undefined;
+  const ids = base.ids.slice();
+  const noted = touched.get(label) ?? new Set<string>();
+  const edit: ListEdit = {
+    ids,
+    remove(at, gone) {
+      for (let k = 0; k < gone.length; k++) if (ids[at + k] !== gone[k]) throw new NotInPlace();
+      ids.splice(at, gone.length);
+      parts ??= new Map(base.parts);
+      for (const id of gone) {
+        parts.delete(id);
+        noted.add(id);
+      }
+    },
+    insert(at, added, from) {
+      parts ??= new Map(base.parts);
+      for (const id of added) {
+        const p = from.parts.get(id);
+        if (!p || parts.has(id)) throw new NotInPlace();
+        parts.set(id, p);
+        noted.add(id);
+      }
+      ids.splice(at, 0, ...added);
+    },
+  };
+  try {
+    edits(edit);
+  } catch (e) {
+    if (e instanceof NotInPlace) return undefined;
+    throw e;
+  }
+  if (!parts) return base;
+  touched.set(label, noted);
+  return { ids, parts };
+}
