@@ -8,7 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import { worldOf, CONTROLLER } from '../support/compile-world';
 import { translate } from '../../src/core/translate';
 import { tableParts, tableOfParts } from '../../src/core/snapshot/table-parts';
-import { applyChanges, applyDelta, diffParts, DeltaMismatch, snapshotDelta } from '../../src/core/snapshot/delta';
+import { applyChanges, applyDelta, applyList, diffList, diffParts, diffTouched, DeltaMismatch, snapshotDelta } from '../../src/core/snapshot/delta';
 import { tableHash } from '../../src/core/snapshot/table-hash';
 import { tableTextOfParts } from '../../src/core/snapshot/table-text';
 import { secretRefsOf, secretRefsOfParts } from '../../src/core/snapshot/format';
@@ -160,5 +160,33 @@ describe('table parts', () => {
     // the hash covers the Secrets the client holds
     const secrets = [{ namespace: 'infra', name: 'cert', data: { 'tls.crt': 'eA==' } }];
     expect(() => applyDelta(pa, 1, d, secrets)).toThrow(/does not hash/);
+  });
+});
+
+describe('a list delta found from the ids a change touched', () => {
+  const listOf = (ids: string[], text: (id: string) => string = (id) => id) => ({ ids, parts: new Map(ids.map((id) => [id, { item: { id, t: text(id) }, text: JSON.stringify({ id, t: text(id) }), digest: undefined }])) });
+  it('leads from the first list to the second, and is no larger than a diff of the whole lists', () => {
+    let x = 7;
+    const int = (n: number) => ((x = (x * 1103515245 + 12345) >>> 0) % n);
+    for (let round = 0; round < 300; round++) {
+      const a = Array.from({ length: 5 + int(40) }, (_, i) => `p${i}`);
+      const touched = new Set<string>();
+      let b = a.slice();
+      for (let k = 1 + int(6); k > 0; k--) {
+        const op = int(3);
+        if (op === 0 && b.length) { const [id] = b.splice(int(b.length), 1); touched.add(id); } // removed
+        else if (op === 1) { const id = `n${round}-${k}`; b.splice(int(b.length + 1), 0, id); touched.add(id); } // added
+        else if (b.length) { const [id] = b.splice(int(b.length), 1); b.splice(int(b.length + 1), 0, id); touched.add(id); } // moved (or not)
+      }
+      const changedText = new Set([...touched].filter(() => int(2) === 0));
+      const la = listOf(a);
+      const lb = listOf(b, (id) => (changedText.has(id) ? `${id}'` : id));
+      for (const id of b) if (!touched.has(id)) lb.parts.set(id, la.parts.get(id)!);
+      const c = diffTouched(la, lb, touched);
+      const out = applyList(la, c);
+      expect(out.ids).toEqual(b);
+      expect(b.map((id) => out.parts.get(id)!.text)).toEqual(b.map((id) => lb.parts.get(id)!.text));
+      expect(JSON.stringify(c).length).toBeLessThanOrEqual(JSON.stringify(diffList(la, lb)).length * 1.5 + 20);
+    }
   });
 });

@@ -70,35 +70,58 @@ export function diffList(a: PartList, b: PartList): ListChanges {
 
 /**
  * What leads from list `a` to list `b` when only the `touched` ids may differ between them (every
- * other id is in both, with the same part, in the same order among the others): the same changes
- * diffList finds, from the touched ids alone. A touched id in both stays in place when its
- * neighbours in both are the same untouched ids; else it moves.
+ * other id is in both, with the same part, in the same order among the others): the changes
+ * diffList finds, from the touched ids alone. A touched id in both stays in place when it lies
+ * between the same two untouched ids in both lists and in an increasing run of the ones that do;
+ * every other one moves.
  */
 export function diffTouched(a: PartList, b: PartList, touched: ReadonlySet<string>): ListChanges {
   const removed: string[] = [];
   const added: (ListChanges['added'][number] & { at: number })[] = [];
   const replaced: ListChanges['replaced'] = [];
-  const anchor = (id: string | undefined) => id === undefined || !touched.has(id);
+  // the untouched ids on either side of position k: the gap it lies in
+  const gap = (ids: readonly string[], k: number) => {
+    let lo = k - 1;
+    while (lo >= 0 && touched.has(ids[lo])) lo--;
+    let hi = k + 1;
+    while (hi < ids.length && touched.has(ids[hi])) hi++;
+    return `${lo < 0 ? '' : ids[lo]}\u0000${hi < ids.length ? ids[hi] : ''}`;
+  };
+  const gaps = new Map<string, { id: string; i: number; j: number }[]>();
+  const move = (id: string, j: number) => added.push({ id, after: j === 0 ? null : b.ids[j - 1], item: b.parts.get(id)!.item, at: j });
   for (const id of touched) {
-    const inA = a.parts.get(id);
-    const inB = b.parts.get(id);
-    if (!inB) {
+    const inA = a.parts.has(id);
+    if (!b.parts.has(id)) {
       if (inA) removed.push(id);
       continue;
     }
     const j = b.ids.indexOf(id);
-    const after = j === 0 ? null : b.ids[j - 1];
-    if (inA) {
-      const i = a.ids.indexOf(id);
-      const inPlace = (i === 0 ? null : a.ids[i - 1]) === after && a.ids[i + 1] === b.ids[j + 1]
-        && anchor(after ?? undefined) && anchor(b.ids[j + 1]);
-      if (inPlace) {
-        if (inA !== inB && inA.text !== inB.text) replaced.push({ id, item: inB.item });
-        continue;
-      }
-      removed.push(id);
+    if (!inA) {
+      move(id, j);
+      continue;
     }
-    added.push({ id, after, item: inB.item, at: j });
+    const i = a.ids.indexOf(id);
+    const g = gap(a.ids, i);
+    if (g !== gap(b.ids, j)) {
+      removed.push(id);
+      move(id, j);
+      continue;
+    }
+    (gaps.get(g) ?? gaps.set(g, []).get(g)!).push({ id, i, j });
+  }
+  for (const group of gaps.values()) {
+    group.sort((x, y) => x.i - y.i);
+    const run = longestIncreasing(group.map((x) => x.j));
+    group.forEach((x, k) => {
+      if (!run.has(k)) {
+        removed.push(x.id);
+        move(x.id, x.j);
+        return;
+      }
+      const pa = a.parts.get(x.id)!;
+      const pb = b.parts.get(x.id)!;
+      if (pa !== pb && pa.text !== pb.text) replaced.push({ id: x.id, item: pb.item });
+    });
   }
   added.sort((x, y) => x.at - y.at);
   return { removed, added: added.map(({ at: _at, ...x }) => x), replaced };
