@@ -27,6 +27,15 @@ export interface Computed {
   snapshot?: { hash: string; unattached: string; content: () => SnapshotContent };
 }
 
+// a route's entries object is answered again for every recompute that did not remake it
+// (status/route.ts): its stream is made once
+const STREAMS = new WeakMap<object, string>();
+function streamOf(r: { kind: string; namespace: string; name: string }): string {
+  let s = STREAMS.get(r);
+  if (s === undefined) STREAMS.set(r, (s = `${r.kind}/${r.namespace}/${r.name}`));
+  return s;
+}
+
 export function planRecompute(before: Written, c: Computed): { plan: RecomputePlan; after: Written } {
   const depsJson = JSON.stringify(c.deps);
   const after: Written = {
@@ -37,7 +46,7 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
   if (c.statuses) {
     if (!deepEqual(before.gatewayStatus ?? null, c.statuses.gatewayStatus)) statusChanges.push({ stream: c.owner, owner: c.scope, status: c.statuses.gatewayStatus });
     for (const r of c.statuses.routeParents) {
-      const stream = `${r.kind}/${r.namespace}/${r.name}`;
+      const stream = streamOf(r);
       const was = before.parts.get(stream);
       // the core answers a route's entries it did not remake as the same array (status/route.ts)
       if (was && was.parents === r.parents) {

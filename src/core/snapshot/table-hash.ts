@@ -12,8 +12,12 @@
 //     for each listener, each entry list it has that is not empty: "\nE", listener id, list, then
 //     the list's digest,
 //     "\nS" + the canonical JSON of the Secrets' digests
-// where a part's digest is its text's sha256 (base64), and a list's digest the sha256 (base64) of
-// its parts' digests, in order, joined by tabs. The ids need no hashing: a part's text names what
+// where a part's digest is its text's sha256 (base64); a list's parts are cut into chunks after
+// every part whose digest starts with a character whose code is a multiple of 16 (and after the
+// last), a chunk's digest is the sha256 (base64) of its parts' digests joined by tabs, and a list's
+// digest the sha256 (base64) of its chunks' digests joined by tabs. The cuts follow the parts, not
+// their places, so a change to one part of a long list makes one chunk anew and the others are
+// found again where they were. The ids need no hashing: a part's text names what
 // its id is made of (a route its kind, namespace and name; a rule its route and index; an entry its
 // rule, match index and hostname; a listener its name and owner), and a repeat's suffix follows
 // from the order, so the texts in order determine the ids.
@@ -29,16 +33,35 @@ export function partDigest(p: Part): string {
   return (p.digest ??= createHash('sha256').update(p.text).digest('base64'));
 }
 
-// lists are not changed once made (a new version makes new lists), so a list's digest is kept with it
+// lists are not changed once made (a new version makes new lists), so a list's digest is kept with
+// it; a chunk's digest is kept with its first part, with the parts it was made from
 const LIST_DIGESTS = new WeakMap<PartList, string>();
+const CHUNKS = new WeakMap<Part, { parts: Part[]; digest: string }>();
+const sha = (s: string) => createHash('sha256').update(s).digest('base64');
+
+function chunkDigest(chunk: Part[]): string {
+  const hit = CHUNKS.get(chunk[0]);
+  if (hit && hit.parts.length === chunk.length && hit.parts.every((p, k) => p === chunk[k])) return hit.digest;
+  const digest = sha(chunk.map(partDigest).join('\t'));
+  CHUNKS.set(chunk[0], { parts: chunk, digest });
+  return digest;
+}
 
 function listDigest(list: PartList): string {
   let d = LIST_DIGESTS.get(list);
   if (d === undefined) {
-    const parts = list.parts;
-    const digests = new Array<string>(list.ids.length);
-    for (let i = 0; i < digests.length; i++) digests[i] = partDigest(parts.get(list.ids[i])!);
-    LIST_DIGESTS.set(list, (d = createHash('sha256').update(digests.join('\t')).digest('base64')));
+    const { ids, parts } = list;
+    const chunks: string[] = [];
+    let chunk: Part[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const p = parts.get(ids[i])!;
+      chunk.push(p);
+      if (partDigest(p).charCodeAt(0) % 16 === 0 || i === ids.length - 1) {
+        chunks.push(chunkDigest(chunk));
+        chunk = [];
+      }
+    }
+    LIST_DIGESTS.set(list, (d = sha(chunks.join('\t'))));
   }
   return d;
 }

@@ -60,6 +60,8 @@ interface GatewayShares {
   inputs: Inputs;
   /** every route of the world, by stream (a route the Gateway's class does not claim has no share) */
   objects: Map<string, Route>;
+  /** the world's routes, as it held them */
+  routes: readonly Route[];
   /** the shares in the order of the analysis's routes (kind, namespace, name) */
   order: RouteShare[];
   byStream: Map<string, RouteShare>;
@@ -94,7 +96,12 @@ function inputsOf(world: World, opts: TranslateGatewayOptions): Inputs {
 
 const sameItems = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 const sameInputs = (a: Inputs, b: Inputs) => a.options === b.options && sameItems(a.arrays, b.arrays) && sameItems(a.gateways, b.gateways);
-const streamOf = (r: Route) => `${r.kind}/${r.metadata.namespace ?? ''}/${r.metadata.name}`;
+const STREAMS = new WeakMap<Route, string>();
+function streamOf(r: Route): string {
+  let s = STREAMS.get(r);
+  if (s === undefined) STREAMS.set(r, (s = `${r.kind}/${r.metadata.namespace ?? ''}/${r.metadata.name}`));
+  return s;
+}
 const gatewayKey = (ref: Pick<ObjectRef, 'namespace' | 'name'>) => `${ref.namespace}/${ref.name}`;
 const byKindNamespaceName = (a: RouteShare, b: RouteShare) => cmp(a.kind, b.kind) || cmp(a.namespace, b.namespace) || cmp(a.name, b.name);
 
@@ -175,7 +182,7 @@ export function keepShares(
     return;
   }
   keepRecent(memo, key, {
-    inputs: inputsOf(world, opts), objects, order: made.shares, byStream: new Map(made.shares.map((s) => [s.stream, s])),
+    inputs: inputsOf(world, opts), objects, routes: world.routes, order: made.shares, byStream: new Map(made.shares.map((s) => [s.stream, s])),
     counts: countsOf(steps!, made.shares), sorted: made.sorted, lists: made.lists, steps: steps!, translation: steps!.translation,
   }, ctx.capacity);
 }
@@ -208,22 +215,9 @@ export function fromRouteChanges(
   if (!state || !written || !eligible(world) || !sameInputs(state.inputs, inputsOf(world, opts))) return undefined;
   // the routes whose object is new, and those that went
   const changed = new Map<string, Route | undefined>();
-  let present = 0;
-  for (const r of world.routes) {
-    const stream = streamOf(r);
-    const was = state.objects.get(stream);
-    if (was === r) present++;
-    else {
-      if (was) present++;
-      if (changed.has(stream)) return undefined;
-      changed.set(stream, r);
-      if (changed.size > CHANGE_LIMIT) return undefined;
-    }
-  }
-  if (present < state.objects.size) {
-    const now = new Set(world.routes.map(streamOf));
-    for (const stream of state.objects.keys()) if (!now.has(stream) && changed.set(stream, undefined).size > CHANGE_LIMIT) return undefined;
-  }
+  if (replacedInPlace(state.routes, world.routes, changed)) {
+    // the same routes in the same places, a few of them remade: nothing else to look for
+  } else if (!changedRoutes(state, world, changed)) return undefined;
   // a route whose status entries are not what the last translation made is made again (the
   // written entries came from elsewhere: the store, another process)
   for (const s of state.order) {
@@ -231,6 +225,9 @@ export function fromRouteChanges(
   }
   const routes: Route[] = [];
   for (const r of changed.values()) if (r) routes.push(r);
+  // the merge edits the state's tables in place: until it is done there is none (a translation
+  // that fails on the way leaves the next one to the whole world)
+  memo.delete(key);
   const steps = translateSteps({ ...world, routes }, ref, opts, previous, ctx);
   const made = steps && sharesOf(steps);
   if (!steps || !made) return undefined;
@@ -240,16 +237,49 @@ export function fromRouteChanges(
     if (r) state.objects.set(stream, r);
     else state.objects.delete(stream);
   }
-  keepRecent(memo, key, { ...merged, inputs: inputsOf(world, opts), objects: state.objects }, ctx.capacity);
+  keepRecent(memo, key, { ...merged, inputs: inputsOf(world, opts), objects: state.objects, routes: world.routes }, ctx.capacity);
   ctx.memo(COUNTS).merged++;
   return merged.translation;
+}
+
+/** When `now` holds the routes `before` held in the same places, some remade (the same streams): those, in `changed`. */
+function replacedInPlace(before: readonly Route[], now: readonly Route[], changed: Map<string, Route | undefined>): boolean {
+  if (before.length !== now.length) return false;
+  for (let i = 0; i < now.length; i++) {
+    if (before[i] === now[i]) continue;
+    const stream = streamOf(now[i]);
+    if (stream !== streamOf(before[i]) || changed.set(stream, now[i]).size > CHANGE_LIMIT) return false;
+  }
+  return true;
+}
+
+/** The routes of `world` that are new or remade, and those that went, by stream, in `changed`; false beyond the limit. */
+function changedRoutes(state: GatewayShares, world: World, changed: Map<string, Route | undefined>): boolean {
+  changed.clear();
+  let present = 0;
+  for (const r of world.routes) {
+    const stream = streamOf(r);
+    const was = state.objects.get(stream);
+    if (was === r) present++;
+    else {
+      if (was) present++;
+      if (changed.has(stream)) return false;
+      changed.set(stream, r);
+      if (changed.size > CHANGE_LIMIT) return false;
+    }
+  }
+  if (present < state.objects.size) {
+    const now = new Set(world.routes.map(streamOf));
+    for (const stream of state.objects.keys()) if (!now.has(stream) && changed.set(stream, undefined).size > CHANGE_LIMIT) return false;
+  }
+  return true;
 }
 
 /** The last translation with the changed routes' shares replaced by the ones `steps` made. */
 function merge(
   state: GatewayShares, steps: TranslationSteps, made: NonNullable<ReturnType<typeof sharesOf>>, changed: Map<string, Route | undefined>,
   whole: { world: World; ref: Pick<ObjectRef, 'namespace' | 'name'>; opts: TranslateGatewayOptions; previous: PreviousStatuses | undefined },
-): Omit<GatewayShares, 'inputs' | 'objects'> | undefined {
+): Omit<GatewayShares, 'inputs' | 'objects' | 'routes'> | undefined {
   const before = state.translation.compiledParts;
   const parts = steps.translation.compiledParts;
   // what the steps make of the Gateway alone must be what they made before
@@ -258,7 +288,7 @@ function merge(
 
   const gone = [...changed.keys()].map((s) => state.byStream.get(s)).filter((s): s is RouteShare => !!s);
   const order = state.order.slice();
-  const byStream = new Map(state.byStream);
+  const byStream = state.byStream;
   const counts = state.counts.slice();
   for (const s of gone) {
     const at = findSorted(order, s, byKindNamespaceName);
