@@ -12,6 +12,7 @@ import type { CompiledTable, SnapshotSecret } from '../compile/types';
 import { secretDigests } from './format';
 import { tableHash } from './table-hash';
 import { changesFrom } from './list-changes';
+import { nextParts } from './part-map';
 
 export type SnapshotDelta = components['schemas']['SnapshotDelta'];
 export type SnapshotDeltaChange = components['schemas']['SnapshotDeltaChange'];
@@ -158,12 +159,16 @@ export function diffParts(a: TableParts, b: TableParts): Pick<SnapshotDelta, 'he
 
 /** `list` with the changes applied (a new list; `list` is left alone). */
 export function applyList(list: PartList, c: ListChanges): PartList {
-  const parts = new Map(list.parts);
   const gone = new Set(c.removed);
+  if (gone.size !== c.removed.length) throw new DeltaMismatch('the delta removes an id twice');
   for (const id of c.removed) {
-    if (!parts.delete(id)) throw new DeltaMismatch(`the delta removes ${id}, which is not there`);
+    if (!list.parts.has(id)) throw new DeltaMismatch(`the delta removes ${id}, which is not there`);
   }
   const ids = gone.size ? list.ids.filter((id) => !gone.has(id)) : [...list.ids];
+  // the new list takes the map over, and `list` still reads as it did (./part-map)
+  const { next, edit } = nextParts(list, ids);
+  const parts = { has: (id: string) => next.parts.has(id), set: edit.set };
+  for (const id of c.removed) edit.delete(id);
   let lastId: string | null | undefined;
   let lastAt = -1;
   for (const a of c.added) {
@@ -180,7 +185,7 @@ export function applyList(list: PartList, c: ListChanges): PartList {
     if (!parts.has(r.id)) throw new DeltaMismatch(`the delta replaces ${r.id}, which is not there`);
     parts.set(r.id, part(r.item));
   }
-  return { ids, parts };
+  return next;
 }
 
 /** A delta that does not fit the parts it is applied to: the client fetches the whole snapshot. */

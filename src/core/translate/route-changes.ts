@@ -19,6 +19,7 @@ import type { RejectedRoute } from '../model/world';
 import { cmp } from '../refs/lookup';
 import { ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
 import { rememberChanges } from '../snapshot/list-changes';
+import { nextParts, type PartsEdit } from '../snapshot/part-map';
 import { keepRecent } from '../model/recent';
 import { memoSlot, TranslationContext } from './context';
 import { tableOf, translateSteps, type PreviousStatuses, type TranslateGatewayOptions, type Translation, type TranslationSteps } from './steps';
@@ -401,38 +402,44 @@ interface ListEdit {
 
 /** `base` edited (a new list, `base` is left alone; `base` itself when nothing changed), the ids edited noted in `touched` under `label`. */
 function patchList(base: PartList, touched: Map<string, Set<string>>, label: string, edits: (edit: ListEdit) => void): PartList | undefined {
-  let parts: Map<string, Part> | undefined;
+  let parts: PartsEdit | undefined;
+  let out: PartList | undefined;
   const ids = base.ids.slice();
   const noted = touched.get(label) ?? new Set<string>();
-  const edit: ListEdit = {
+  // the next list takes the base's map over (snapshot/part-map.ts): the base still reads as it did
+  const edit = (): PartsEdit => {
+    if (!parts) ({ next: out, edit: parts } = nextParts(base, ids));
+    return parts;
+  };
+  const editor: ListEdit = {
     ids,
     remove(at, gone) {
       for (let k = 0; k < gone.length; k++) if (ids[at + k] !== gone[k]) throw new NotInPlace();
       ids.splice(at, gone.length);
-      parts ??= new Map(base.parts);
+      const e = edit();
       for (const id of gone) {
-        parts.delete(id);
+        e.delete(id);
         noted.add(id);
       }
     },
     insert(at, added, from) {
-      parts ??= new Map(base.parts);
+      const e = edit();
       for (const id of added) {
         const p = from.parts.get(id);
-        if (!p || parts.has(id)) throw new NotInPlace();
-        parts.set(id, p);
+        if (!p || out!.parts.has(id)) throw new NotInPlace();
+        e.set(id, p);
         noted.add(id);
       }
       ids.splice(at, 0, ...added);
     },
   };
   try {
-    edits(edit);
+    edits(editor);
   } catch (e) {
     if (e instanceof NotInPlace) return undefined;
     throw e;
   }
-  if (!parts) return base;
+  if (!out) return base;
   touched.set(label, noted);
-  return { ids, parts };
+  return out;
 }
