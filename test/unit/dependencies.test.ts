@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REFERENCE_FIELDS, affectedGateways, dep, depKey, gatewayDependencies, parseDepKey, touchedBy, withPolicyDependencies, type Dependency } from '../../src/core/deps';
+import { REFERENCE_FIELDS, affectedGateways, dep, depKey, gatewayDependencies, keySet, parseDepKey, routesDependencies, touchedBy, withPolicyDependencies, type Dependency } from '../../src/core/deps';
+import { routeDependencies } from '../../src/core/deps/gateway-deps';
 import { KINDS, isRouteKind } from '../../src/core/model/kinds';
 import { worldOf } from '../../src/core/model/world';
 
@@ -190,5 +191,28 @@ describe('affectedGateways', () => {
       spec: { targetRefs: [{ group: '', kind: 'Service', name: 'svc' }] } } as never))).toEqual(['infra/a']);
     // any Namespace change recomputes the Gateways that select namespaces (a cheap over-inclusion)
     expect(keys(affectedGateways(w, obj('Namespace', { name: 'apps' }), obj('Namespace', { name: 'apps', labels: { z: '1' } })))).toEqual(['infra/b']);
+  });
+});
+
+describe('the routes\' dependencies counted across calls', () => {
+  const route = (i: number, svc: string, ns = 'app') => ({ metadata: { namespace: ns, name: `r${i}` }, spec: { rules: [{ backendRefs: [{ name: svc }, { name: 'shared' }] }, { backendRefs: [{ name: svc, namespace: 'other' }] }] } });
+  const keysOf = (deps: Dependency[]) => keySet(deps);
+  it('are the dependencies of the routes, whatever was replaced since the counts before', () => {
+    let x = 5;
+    const int = (n: number) => ((x = (x * 1103515245 + 12345) >>> 0) % n);
+    const memo = new WeakMap<object, Dependency[]>();
+    let routes = Array.from({ length: 40 }, (_, i) => route(i, `svc-${i % 7}`));
+    let counted = routesDependencies(routes, memo);
+    for (let step = 0; step < 200; step++) {
+      const op = int(10);
+      if (op === 0) routes = [...routes, route(100 + step, `svc-${int(12)}`)];
+      else if (op === 1 && routes.length > 1) routes = routes.filter((_, j) => j !== int(routes.length));
+      else {
+        routes = routes.slice();
+        for (let k = 1 + int(3); k > 0; k--) routes[int(routes.length)] = route(int(1000), `svc-${int(12)}`, int(4) === 0 ? 'team' : 'app');
+      }
+      counted = routesDependencies(routes, memo, counted);
+      expect(keysOf(counted.unique), `step ${step}`).toEqual(keysOf(routes.flatMap((r) => routeDependencies(r))));
+    }
   });
 });

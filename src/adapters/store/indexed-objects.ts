@@ -15,18 +15,27 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
+// each index entry's streams in order, made when first asked for after its streams changed (a
+// Gateway's thousands of routes are listed on every recompute of it; an object replaced by a new
+// version keeps its entries)
+const SORTED = new WeakMap<Set<string>, string[]>();
+
 function addTo(index: Map<string, Set<string>>, key: string, stream: string): void {
   let s = index.get(key);
   if (!s) index.set(key, (s = new Set()));
+  if (s.has(stream)) return;
   s.add(stream);
+  SORTED.delete(s);
 }
 
 function removeFrom(index: Map<string, Set<string>>, key: string, stream: string): void {
   const s = index.get(key);
   if (!s) return;
-  s.delete(stream);
+  if (s.delete(stream)) SORTED.delete(s);
   if (s.size === 0) index.delete(key);
 }
+
+type IndexOp = (index: Map<string, Set<string>>, key: string, stream: string) => void;
 
 export class IndexedObjects {
   private readonly objects = new Map<string, K8sObject>();
@@ -35,12 +44,24 @@ export class IndexedObjects {
   private readonly listenerSetsByGateway = new Map<string, Set<string>>();
   private readonly slicesByService = new Map<string, Set<string>>();
   private readonly byKindNamespace = new Map<string, Set<string>>();
+  private readonly names = new Map<Map<string, Set<string>>, string>([
+    [this.routesByGateway, 'g'], [this.routesByListenerSet, 'l'], [this.listenerSetsByGateway, 's'], [this.slicesByService, 'e'], [this.byKindNamespace, 'k'],
+  ]);
 
   /** Holds `object` (frozen, in reading order, not copied) as its stream's object; answers it. */
   set(stream: string, object: K8sObject): K8sObject {
-    this.delete(stream);
+    const old = this.objects.get(stream);
     const obj = deepFreeze(inReadingOrder(object));
     this.objects.set(stream, obj);
+    if (old) {
+      // the entries both versions are in stay as they are
+      const kept = new Set<string>();
+      const entry = (index: Map<string, Set<string>>, key: string) => `${this.names.get(index)}\u0000${key}`;
+      this.index(stream, obj, (index, key) => void kept.add(entry(index, key)));
+      this.index(stream, old, (index, key, st) => {
+        if (!kept.has(entry(index, key))) removeFrom(index, key, st);
+      });
+    }
     this.index(stream, obj, addTo);
     return obj;
   }
@@ -81,16 +102,18 @@ export class IndexedObjects {
 
   /** every object held, in stream order */
   all(): K8sObject[] {
-    return this.pick(new Set(this.objects.keys()));
+    return [...this.objects.keys()].sort().map((s) => this.objects.get(s)!);
   }
 
   private pick(streams: Set<string> | undefined): K8sObject[] {
     if (!streams) return [];
     // in stream order, so that the world does not depend on the order things were written
-    return [...streams].sort().map((s) => this.objects.get(s)!);
+    let sorted = SORTED.get(streams);
+    if (!sorted) SORTED.set(streams, (sorted = [...streams].sort()));
+    return sorted.map((s) => this.objects.get(s)!);
   }
 
-  private index(stream: string, obj: K8sObject, op: typeof addTo): void {
+  private index(stream: string, obj: K8sObject, op: IndexOp): void {
     const ns = obj.metadata?.namespace ?? '';
     if (isRouteKind(obj.kind)) {
       for (const g of gatewaysNamedBy(obj)) op(this.routesByGateway, g, stream);

@@ -5,10 +5,11 @@
 // them recomputes this Gateway.
 import type { World } from '../../core/model/world';
 import type { K8sObject } from '../../core/model/objects';
-import { gatewayDependencies, keySet, policyTargets, uniqueDependencies, withPolicyDependencies, type DepKey, type Dependency } from '../../core/deps';
+import { gatewayOwnDependencies, keySet, listenerSetDependencies, policyTargets, routesDependencies, uniqueDependencies, withPolicyDependencies, type DepKey, type Dependency, type RouteDependencyCounts } from '../../core/deps';
 import { unreachable } from '../../core/model/unreachable';
 import { streamKey } from '../../core/objects/keys';
 import { inReadingOrder } from '../../core/objects/order';
+import { keepRecent } from '../../core/model/recent';
 
 /** Where the loader reads objects from. Objects are treated as immutable and may be shared. */
 export interface ObjectSource {
@@ -45,11 +46,13 @@ export interface LoaderMemo {
   routeDeps: WeakMap<object, Dependency[]>;
   /** each Gateway's last world: an array whose objects are all the same is passed again as the same array */
   worlds: Map<string, World>;
+  /** each Gateway's routes' dependencies, counted (a change to a few routes recounts those) */
+  routeCounts: Map<string, RouteDependencyCounts>;
   capacity: number;
 }
 
 export function loaderMemo(capacity: number): LoaderMemo {
-  return { routeDeps: new WeakMap(), worlds: new Map(), capacity };
+  return { routeDeps: new WeakMap(), worlds: new Map(), routeCounts: new Map(), capacity };
 }
 
 function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
@@ -97,7 +100,10 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
     }
     return found;
   };
-  const deps = withPolicyDependencies(gatewayDependencies(gateway as never, routes, memo.routeDeps, listenerSets), policiesOf);
+  const key = gatewayStream(ns, name);
+  const counted = routesDependencies(routes, memo.routeDeps, memo.routeCounts.get(key));
+  keepRecent(memo.routeCounts, key, counted, memo.capacity);
+  const deps = withPolicyDependencies([...gatewayOwnDependencies(gateway as never), ...listenerSets.flatMap((ls) => listenerSetDependencies(ls)), ...counted.unique], policiesOf);
   const seenPolicies = new Set<K8sObject>();
   for (const list of policies.values()) for (const p of list) if (!seenPolicies.has(p)) {
     seenPolicies.add(p);

@@ -2,7 +2,7 @@
 // naming it, the routes naming it or them, and every object their references reach. The loader loads exactly these, the store records
 // them, and a change to any of them recomputes the Gateway. When in doubt it over-includes.
 import type { Gateway } from '../model/objects';
-import { dep, depKey, type Dependency } from './keys';
+import { dep, depKey, type DepKey, type Dependency } from './keys';
 
 interface Ref { group?: unknown; kind?: unknown; namespace?: unknown; name?: unknown }
 
@@ -136,6 +136,67 @@ export function gatewayDependencies(
     out.push(...d);
   }
   return out;
+}
+
+/** The routes' dependencies counted by key, as routesDependencies keeps them between calls. */
+export interface RouteDependencyCounts {
+  routes: readonly object[];
+  counts: Map<DepKey, { d: Dependency; n: number }>;
+  unique: Dependency[];
+}
+
+/** beyond this many routes replaced, counting them all again is as cheap */
+const RECOUNT_LIMIT = 64;
+
+/**
+ * The dependencies of `routes`, each once (in no particular order), with the counts they were
+ * found from: given the counts of an earlier call whose routes were the same but for a few in the
+ * same places, only those are read again. `memo` keeps what was read off each route object.
+ */
+export function routesDependencies(
+  routes: readonly { metadata: { namespace?: string }; spec?: unknown }[], memo: WeakMap<object, Dependency[]>, before?: RouteDependencyCounts,
+): RouteDependencyCounts {
+  const own = (r: { metadata: { namespace?: string }; spec?: unknown }) => {
+    let d = memo.get(r);
+    if (!d) memo.set(r, (d = routeDependencies(r)));
+    return d;
+  };
+  const add = (counts: RouteDependencyCounts['counts'], r: (typeof routes)[number], by: number): boolean => {
+    let keysMoved = false;
+    const seen = new Set<DepKey>();
+    for (const d of own(r)) {
+      const k = depKey(d);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const c = counts.get(k);
+      if (c) {
+        c.n += by;
+        if (c.n === 0) {
+          counts.delete(k);
+          keysMoved = true;
+        }
+      } else {
+        counts.set(k, { d, n: by });
+        keysMoved = true;
+      }
+    }
+    return keysMoved;
+  };
+  if (before && before.routes.length === routes.length) {
+    const replaced: number[] = [];
+    for (let i = 0; i < routes.length && replaced.length <= RECOUNT_LIMIT; i++) if (routes[i] !== before.routes[i]) replaced.push(i);
+    if (replaced.length <= RECOUNT_LIMIT) {
+      if (!replaced.length) return { ...before, routes };
+      const counts = new Map([...before.counts].map(([k, c]) => [k, { ...c }]));
+      let moved = false;
+      for (const i of replaced) moved = add(counts, before.routes[i] as never, -1) || moved;
+      for (const i of replaced) moved = add(counts, routes[i], 1) || moved;
+      return { routes, counts, unique: moved ? [...counts.values()].map((c) => c.d) : before.unique };
+    }
+  }
+  const counts: RouteDependencyCounts['counts'] = new Map();
+  for (const r of routes) add(counts, r, 1);
+  return { routes, counts, unique: [...counts.values()].map((c) => c.d) };
 }
 
 /**
