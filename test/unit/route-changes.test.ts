@@ -66,10 +66,10 @@ const objectsOf = (r: R, n: number) => [
   ...Array.from({ length: n }, (_, i) => route(r, `r${i}`)),
 ];
 
-/** One to five routes added, removed or replaced: a new World sharing every other object. */
-function change(w: World, r: R, serial: { n: number }): World {
+/** One to `most` routes added, removed or replaced: a new World sharing every other object. */
+function change(w: World, r: R, serial: { n: number }, most: number): World {
   let routes = w.routes;
-  for (let k = 1 + r.int(5); k > 0; k--) {
+  for (let k = 1 + r.int(most); k > 0; k--) {
     const i = r.int(routes.length);
     switch (r.int(4)) {
       case 0:
@@ -115,17 +115,18 @@ function translated(w: World, ctx: TranslationContext, previous: Written | undef
 }
 
 describe('a change to a few routes, merged into the last translation', () => {
-  for (const seed of [11, 12, 13, 14]) {
-    it(`gives what a whole translation gives (sequence ${seed})`, () => {
+  // the last: changes of up to 60 routes at once of some 300 (a quarter of them may change at once, and a few more are made again for their written entries)
+  for (const [seed, size, most] of [[11, 120, 5], [12, 120, 5], [13, 120, 5], [14, 120, 5], [15, 300, 60]]) {
+    it(`gives what a whole translation gives (sequence ${seed}: ${size} routes, up to ${most} changed at once)`, () => {
       const r = rng(seed);
       const serial = { n: 0 };
-      let world = worldOf(objectsOf(r, 120));
+      let world = worldOf(objectsOf(r, size));
       const ctx = new TranslationContext();
       let server = translated(world, ctx, undefined, new Date(epoch).toISOString());
       let client = { version: 1, parts: tableParts(JSON.parse(server.text)) };
       const steps = 50;
       for (let step = 0; step < steps; step++) {
-        world = change(world, r, serial);
+        world = change(world, r, serial, most);
         const at = new Date(epoch + (step + 1) * 1000).toISOString();
         // now and then some entries written are not the ones made (another process wrote them, here
         // with a condition of another status): those routes are made again from what was written

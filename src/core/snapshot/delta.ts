@@ -88,6 +88,14 @@ export function diffTouched(a: PartList, b: PartList, touched: ReadonlySet<strin
     while (hi < ids.length && touched.has(ids[hi])) hi++;
     return `${lo < 0 ? '' : ids[lo]}\u0000${hi < ids.length ? ids[hi] : ''}`;
   };
+  // many touched ids (a burst of routes) are found by an index of each list rather than one search each
+  const indexOf = (ids: readonly string[]): ((id: string) => number) => {
+    if (touched.size <= 16) return (id) => ids.indexOf(id);
+    const at = new Map(ids.map((id, k) => [id, k]));
+    return (id) => at.get(id) ?? -1;
+  };
+  const inAAt = indexOf(a.ids);
+  const inBAt = indexOf(b.ids);
   const gaps = new Map<string, { id: string; i: number; j: number }[]>();
   const move = (id: string, j: number) => added.push({ id, after: j === 0 ? null : b.ids[j - 1], item: b.parts.get(id)!.item, at: j });
   for (const id of touched) {
@@ -96,12 +104,12 @@ export function diffTouched(a: PartList, b: PartList, touched: ReadonlySet<strin
       if (inA) removed.push(id);
       continue;
     }
-    const j = b.ids.indexOf(id);
+    const j = inBAt(id);
     if (!inA) {
       move(id, j);
       continue;
     }
-    const i = a.ids.indexOf(id);
+    const i = inAAt(id);
     const g = gap(a.ids, i);
     if (g !== gap(b.ids, j)) {
       removed.push(id);

@@ -24,8 +24,12 @@ import { keepRecent } from '../model/recent';
 import { memoSlot, TranslationContext } from './context';
 import { tableOf, translateSteps, type PreviousStatuses, type TranslateGatewayOptions, type Translation, type TranslationSteps } from './steps';
 
-/** beyond this many routes changed at once, running the steps over the whole world is as cheap */
-const CHANGE_LIMIT = 64;
+/**
+ * Beyond this many routes changed at once (64, or a quarter of the Gateway's routes when that is
+ * more), running the steps over the whole world is as cheap: the steps over the changed routes
+ * cost in proportion to them, and each merged route costs a search and a splice of each list.
+ */
+const changeLimit = (routes: number) => Math.max(64, routes >> 2);
 
 type PlanEntry = { plan: RoutePlan; id: string };
 
@@ -216,13 +220,14 @@ export function fromRouteChanges(
   if (!state || !written || !eligible(world) || !sameInputs(state.inputs, inputsOf(world, opts))) return undefined;
   // the routes whose object is new, and those that went
   const changed = new Map<string, Route | undefined>();
-  if (replacedInPlace(state.routes, world.routes, changed)) {
+  const limit = changeLimit(state.order.length);
+  if (replacedInPlace(state.routes, world.routes, changed, limit)) {
     // the same routes in the same places, a few of them remade: nothing else to look for
-  } else if (!changedRoutes(state, world, changed)) return undefined;
+  } else if (!changedRoutes(state, world, changed, limit)) return undefined;
   // a route whose status entries are not what the last translation made is made again (the
   // written entries came from elsewhere: the store, another process)
   for (const s of state.order) {
-    if (!changed.has(s.stream) && written.get(s.stream)?.parents !== s.parents.parents && changed.set(s.stream, s.route).size > CHANGE_LIMIT) return undefined;
+    if (!changed.has(s.stream) && written.get(s.stream)?.parents !== s.parents.parents && changed.set(s.stream, s.route).size > limit) return undefined;
   }
   const routes: Route[] = [];
   for (const r of changed.values()) if (r) routes.push(r);
@@ -244,18 +249,18 @@ export function fromRouteChanges(
 }
 
 /** When `now` holds the routes `before` held in the same places, some remade (the same streams): those, in `changed`. */
-function replacedInPlace(before: readonly Route[], now: readonly Route[], changed: Map<string, Route | undefined>): boolean {
+function replacedInPlace(before: readonly Route[], now: readonly Route[], changed: Map<string, Route | undefined>, limit: number): boolean {
   if (before.length !== now.length) return false;
   for (let i = 0; i < now.length; i++) {
     if (before[i] === now[i]) continue;
     const stream = streamOf(now[i]);
-    if (stream !== streamOf(before[i]) || changed.set(stream, now[i]).size > CHANGE_LIMIT) return false;
+    if (stream !== streamOf(before[i]) || changed.set(stream, now[i]).size > limit) return false;
   }
   return true;
 }
 
 /** The routes of `world` that are new or remade, and those that went, by stream, in `changed`; false beyond the limit. */
-function changedRoutes(state: GatewayShares, world: World, changed: Map<string, Route | undefined>): boolean {
+function changedRoutes(state: GatewayShares, world: World, changed: Map<string, Route | undefined>, limit: number): boolean {
   changed.clear();
   let present = 0;
   for (const r of world.routes) {
@@ -266,12 +271,12 @@ function changedRoutes(state: GatewayShares, world: World, changed: Map<string, 
       if (was) present++;
       if (changed.has(stream)) return false;
       changed.set(stream, r);
-      if (changed.size > CHANGE_LIMIT) return false;
+      if (changed.size > limit) return false;
     }
   }
   if (present < state.objects.size) {
     const now = new Set(world.routes.map(streamOf));
-    for (const stream of state.objects.keys()) if (!now.has(stream) && changed.set(stream, undefined).size > CHANGE_LIMIT) return false;
+    for (const stream of state.objects.keys()) if (!now.has(stream) && changed.set(stream, undefined).size > limit) return false;
   }
   return true;
 }
