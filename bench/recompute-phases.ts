@@ -91,6 +91,9 @@ for (let k = 0; k < CHANGES; k++) {
   await once(100 + k);
 }
 for (const [name, ms] of phases) report(`${ROUTES}_routes_${name.replace(/[^a-z]+/g, '_')}_p50`, percentile(ms.sort((a, b) => a - b), 50), 'ms', 'informational');
+// what stays held after the changes (a version must not keep the ones before it alive)
+globalThis.gc?.();
+report(`${ROUTES}_routes_heap_after_changes`, process.memoryUsage().heapUsed / 2 ** 20, 'MB', 'informational');
 if (process.env.BENCH_STEPS) {
   const { viewOf } = await import('../src/core/refs/lookup');
   const { validateGateway, attachRoutes, attachmentOf } = await import('../src/core/attach/attach');

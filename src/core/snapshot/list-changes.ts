@@ -14,6 +14,9 @@ export interface ListChangesOf {
 const CHANGES = new WeakMap<TableParts, ListChangesOf>();
 
 export function rememberChanges(parts: TableParts, from: TableParts, touched: ReadonlyMap<string, ReadonlySet<string>>): void {
+  // what made `from` is not asked for again (a delta is made from the version before): were it
+  // kept, every version would keep the one before it alive
+  CHANGES.delete(from);
   CHANGES.set(parts, { from, touched });
 }
 

@@ -359,23 +359,39 @@ function merge(
   rememberChanges(compiledParts, before, touched);
   const unattachedChanged = gone.some((s) => s.unattached.length) || made.shares.some((s) => s.unattached.length);
   const { analysis, refs, attachedListenerSets, translation: reduced } = steps;
-  let attachment: Translation['attachment'] | undefined;
-  const translation: Translation = {
+  const translation = translationOf({
     gatewayStatus: gatewayStatusOf(analysis, refs, whole.opts.now, whole.previous?.gatewayStatus ?? analysis.gateway.status, attachedListenerSets, counts),
     routeParents: order.map((s) => s.parents),
     policyAncestors: reduced.policyAncestors,
     listenerSetStatuses: reduced.listenerSetStatuses,
+    compiledParts,
+    unattached: unattachedChanged ? order.flatMap((s) => s.unattached).sort(unattachedOrder) : state.translation.unattached,
+  }, whole);
+  return { order, byStream, counts, sorted, lists: state.lists, steps, translation };
+}
+
+// Made apart from merge: a getter made there would keep everything merge saw alive, the state
+// before included, and through it every translation before it.
+function translationOf(
+  t: Omit<Translation, 'attachment' | 'table'>,
+  whole: { world: World; ref: Pick<ObjectRef, 'namespace' | 'name'>; opts: TranslateGatewayOptions; previous: PreviousStatuses | undefined },
+): Translation {
+  let attachment: Translation['attachment'] | undefined;
+  let w: typeof whole | undefined = whole;
+  return {
+    ...t,
     // nothing that stores or delivers a version reads it: made, over the whole world, for who does
     get attachment() {
-      return (attachment ??= translateSteps(whole.world, whole.ref, whole.opts, whole.previous, new TranslationContext())!.translation.attachment);
+      if (!attachment) {
+        attachment = translateSteps(w!.world, w!.ref, w!.opts, w!.previous, new TranslationContext())!.translation.attachment;
+        w = undefined;
+      }
+      return attachment;
     },
-    compiledParts,
     get table() {
-      return tableOf(compiledParts);
+      return tableOf(t.compiledParts);
     },
-    unattached: unattachedChanged ? order.flatMap((s) => s.unattached).sort(unattachedOrder) : state.translation.unattached,
   };
-  return { order, byStream, counts, sorted, lists: state.lists, steps, translation };
 }
 
 function sameList(a: PartList, b: PartList): boolean {
