@@ -23,7 +23,7 @@
 // from the order, so the texts in order determine the ids.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../objects/canonical';
-import { ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from './table-parts';
+import { ENTRY_LISTS, entriesKey, partsInOrder, type Part, type PartList, type TableParts } from './table-parts';
 import type { SecretDigest } from './format';
 
 const HASH_FORMAT = 'table-parts/2';
@@ -50,13 +50,13 @@ function chunkDigest(chunk: Part[]): string {
 function listDigest(list: PartList): string {
   let d = LIST_DIGESTS.get(list);
   if (d === undefined) {
-    const { ids, parts } = list;
+    const order = partsInOrder(list);
     const chunks: string[] = [];
     let chunk: Part[] = [];
-    for (let i = 0; i < ids.length; i++) {
-      const p = parts.get(ids[i])!;
+    for (let i = 0; i < order.length; i++) {
+      const p = order[i];
       chunk.push(p);
-      if (partDigest(p).charCodeAt(0) % 16 === 0 || i === ids.length - 1) {
+      if (partDigest(p).charCodeAt(0) % 16 === 0 || i === order.length - 1) {
         chunks.push(chunkDigest(chunk));
         chunk = [];
       }

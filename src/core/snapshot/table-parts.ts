@@ -40,6 +40,30 @@ export function part(item: Record<string, unknown>): Part {
   return { item, text: JSON.stringify(item), digest: undefined };
 }
 
+// a list's parts in its order, once asked for: a list is not changed once made, and a list made
+// from another by a few edits is given its order by the same edits (see keepPartOrder)
+const ORDER = new WeakMap<PartList, Part[]>();
+
+/** The parts of `list` in its order (made once per list). */
+export function partsInOrder(list: PartList): Part[] {
+  let order = ORDER.get(list);
+  if (!order || order.length !== list.ids.length) {
+    order = list.ids.map((id) => list.parts.get(id)!);
+    ORDER.set(list, order);
+  }
+  return order;
+}
+
+/** The parts of `list` in its order, known to whoever made it: `order[i]` is the part of `list.ids[i]`. */
+export function keepPartOrder(list: PartList, order: Part[]): void {
+  ORDER.set(list, order);
+}
+
+/** The order of `list`'s parts when it has been asked for already. */
+export function knownPartOrder(list: PartList): Part[] | undefined {
+  return ORDER.get(list);
+}
+
 export function emptyList(): PartList {
   return { ids: [], parts: new Map() };
 }

@@ -17,7 +17,7 @@ import { compileUnattached, tableRouteOrder, unattachedOrder } from '../compile/
 import { entryOrder, routeKey, type RoutePlan } from '../precedence/order';
 import type { RejectedRoute } from '../model/world';
 import { cmp } from '../refs/lookup';
-import { ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
+import { ENTRY_LISTS, entriesKey, keepPartOrder, knownPartOrder, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
 import { rememberChanges } from '../snapshot/list-changes';
 import { nextParts, type PartsEdit } from '../snapshot/part-map';
 import { keepRecent } from '../model/recent';
@@ -426,6 +426,8 @@ function patchList(base: PartList, touched: Map<string, Set<string>>, label: str
   let parts: PartsEdit | undefined;
   let out: PartList | undefined;
   const ids = base.ids.slice();
+  // the parts in order, edited alongside the ids when the base's order is known (the hash reads it)
+  const order = knownPartOrder(base)?.slice();
   const noted = touched.get(label) ?? new Set<string>();
   // the next list takes the base's map over (snapshot/part-map.ts): the base still reads as it did
   const edit = (): PartsEdit => {
@@ -437,6 +439,7 @@ function patchList(base: PartList, touched: Map<string, Set<string>>, label: str
     remove(at, gone) {
       for (let k = 0; k < gone.length; k++) if (ids[at + k] !== gone[k]) throw new NotInPlace();
       ids.splice(at, gone.length);
+      order?.splice(at, gone.length);
       const e = edit();
       for (const id of gone) {
         e.delete(id);
@@ -445,13 +448,16 @@ function patchList(base: PartList, touched: Map<string, Set<string>>, label: str
     },
     insert(at, added, from) {
       const e = edit();
+      const ps: Part[] = [];
       for (const id of added) {
         const p = from.parts.get(id);
         if (!p || out!.parts.has(id)) throw new NotInPlace();
         e.set(id, p);
+        ps.push(p);
         noted.add(id);
       }
       ids.splice(at, 0, ...added);
+      order?.splice(at, 0, ...ps);
     },
   };
   try {
@@ -461,6 +467,7 @@ function patchList(base: PartList, touched: Map<string, Set<string>>, label: str
     throw e;
   }
   if (!out) return base;
+  if (order) keepPartOrder(out, order);
   touched.set(label, noted);
   return out;
 }
