@@ -45,6 +45,9 @@ export interface RunningWorker {
   close(): Promise<void>;
 }
 
+/** how long after a version's notice its whole table is stored in place of its chain of deltas */
+const COMPACT_AFTER_MS = 5;
+
 function requiredPrefix(prefix: string | undefined): string {
   if (!prefix) throw new Error('a worker on Redis needs its deployment\'s prefix');
   return prefix;
@@ -77,6 +80,12 @@ export function startWorker(o: WorkerOptions): RunningWorker {
       }
       o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${job.namespace}/${job.name}`, out.snapshotVersion ?? null, out.body));
       metrics.snapshot(job.namespace, job.name, out.snapshotVersion === undefined ? null : { version: out.snapshotVersion, body: out.body });
+    }
+    if (out.compact) {
+      // the whole table replaces its chain of deltas once the version is out: a moment later, so
+      // that an API in this process sends the delta first (the table's text is made on this loop)
+      await new Promise((r) => setTimeout(r, COMPACT_AFTER_MS));
+      await out.compact().catch((err: unknown) => log.warn({ key, err }, 'storing the whole table failed; the next change stores it'));
     }
     const again = out.written && (out.missed || (await missedChanges(o.db, out.sourcePosition, out.deps ?? [], scoped(o.controllerName, key))));
     o.bus.publish(RECONCILED_CHANNEL, key);

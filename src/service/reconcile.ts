@@ -4,11 +4,11 @@
 import type { Database } from '../adapters/store/database';
 import { loadGatewayWorld, gatewayStream, loaderMemo, type GatewayWorld, type LoaderMemo } from '../adapters/store/world-loader';
 import { ObjectCache } from '../adapters/store/object-cache';
-import { readWritten, writeGatewayClassStatus, writeRecompute, type SnapshotContent, type Written } from '../adapters/store/recompute-write';
+import { compactSnapshot, readWritten, writeGatewayClassStatus, writeRecompute, type SnapshotContent, type Written } from '../adapters/store/recompute-write';
 import { NOTICE_BODY_LIMIT } from '../adapters/delivery/channels';
 import { scoped } from '../adapters/store/scope';
 import { keepRecent } from '../core/model/recent';
-import { deflateTail } from '../adapters/delivery/snapshots';
+import { deflateTailAsync } from '../adapters/delivery/snapshots';
 import { secretDigests, snapshotBody, snapshotTail } from '../core/snapshot/format';
 import { tableHash } from '../core/snapshot/table-hash';
 import { translate, gatewayClassStatus, DEFAULT_CAPACITY, TranslationContext, type Translation, type TranslateGatewayOptions } from '../core/translate';
@@ -43,6 +43,12 @@ export interface GatewayOutcome {
   delta?: { from: number; text: string };
   /** the write found changes to its dependencies after its position (and recorded them as wanted) */
   missed?: boolean;
+  /**
+   * Stores the new version's whole table in place of the chain of deltas that leads to it, when
+   * the chain has grown long: for the caller to run after the new version is announced (a whole
+   * table of thousands of routes takes longer to make and store than the delta did).
+   */
+  compact?: () => Promise<void>;
 }
 
 export function gatewayOwner(ns: string, name: string): string {
@@ -92,8 +98,8 @@ interface HeldTable {
 /**
  * A version is stored as its delta from the one before while the deltas since the last whole table
  * stay few and small beside it: a reader rebuilds the body from that table and its deltas, so the
- * chain is cut (a whole table written) every MAX_CHAIN versions or once the deltas add up to a
- * quarter of the table.
+ * chain is cut (a whole table written in its place, after the version is announced) every
+ * MAX_CHAIN versions or once the deltas add up to a quarter of the table.
  */
 const MAX_CHAIN = 32;
 const CHAIN_SHARE = 4;
@@ -161,17 +167,19 @@ export class Reconciler {
     const held = this.tables.get(gateKey);
     const { translation, unattached, hash, parts, tail } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now, addressPool: this.opts.addressPool }, this.translation);
 
-    // diff: a new table is stored as its delta from the held one while the chain allows (see MAX_CHAIN)
+    // diff: a new table is stored as its delta from the held one while the chain allows (see
+    // MAX_CHAIN); a chain that grew past it is cut after the notice (see `compact`), and one twice
+    // past it (the cuts did not land) here
     const gateway = { namespace: ns, name };
     let stored: SnapshotContent | undefined;
-    const content = (): SnapshotContent => {
-      const delta = held && parts && hash !== undefined && held.chain < MAX_CHAIN
+    if (hash !== undefined && parts && before.hash !== hash) {
+      const delta = held && held.chain < 2 * MAX_CHAIN
         ? JSON.stringify(snapshotDelta(gateway, held.version, held.version + 1, hash, held.parts, parts)) : undefined;
-      stored = delta !== undefined && (held!.chainBytes + delta.length) * CHAIN_SHARE <= held!.wholeBytes
+      stored = delta !== undefined && (held!.chainBytes + delta.length) * CHAIN_SHARE <= 2 * held!.wholeBytes
         ? { delta: { from: held!.version, text: delta } }
-        : { tailZ: deflateTail(tail()), wholeBytes: tail().length, ...(delta !== undefined ? { deltaText: delta } : {}) };
-      return stored;
-    };
+        : { tailZ: await deflateTailAsync(tail()), wholeBytes: tail().length, ...(delta !== undefined ? { deltaText: delta } : {}) };
+    }
+    const content = (): SnapshotContent => stored!;
     const { plan, after } = planRecompute(before, {
       gateKey, owner, scope, routeOwner: gateKey, sourcePosition: loaded.sourcePosition, now, durationMs: performance.now() - started,
       deps: loaded.deps,
@@ -205,10 +213,20 @@ export class Reconciler {
     // a recompute that found the same hash stored keeps its version
     const snapshotVersion = row.version ?? undefined;
     let delta: { from: number; text: string } | undefined;
+    let compact: (() => Promise<void>) | undefined;
     if (!translation || !parts || snapshotVersion === undefined) this.tables.delete(gateKey);
     else if (row.snapshotWritten && stored && 'delta' in stored) {
       delta = stored.delta;
-      keepRecent(this.tables, gateKey, { version: snapshotVersion, parts, chain: held!.chain + 1, chainBytes: held!.chainBytes + delta.text.length, wholeBytes: held!.wholeBytes }, MEMORY_CAPACITY);
+      const next: HeldTable = { version: snapshotVersion, parts, chain: held!.chain + 1, chainBytes: held!.chainBytes + delta.text.length, wholeBytes: held!.wholeBytes };
+      keepRecent(this.tables, gateKey, next, MEMORY_CAPACITY);
+      if (next.chain >= MAX_CHAIN || next.chainBytes * CHAIN_SHARE > next.wholeBytes) {
+        compact = async () => {
+          const tailZ = await deflateTailAsync(tail());
+          if (!(await compactSnapshot(this.db, owner, scope, snapshotVersion, tailZ))) return;
+          const now = this.tables.get(gateKey);
+          if (now?.version === snapshotVersion) keepRecent(this.tables, gateKey, { ...now, chain: 0, chainBytes: 0, wholeBytes: tail().length }, MEMORY_CAPACITY);
+        };
+      }
     } else if (row.snapshotWritten && stored && 'tailZ' in stored) {
       // the whole table was stored: the delta from the held version still goes to delta watchers
       if (held && held.version < snapshotVersion) {
@@ -229,6 +247,7 @@ export class Reconciler {
     return {
       key: owner, written: true, snapshotChanged: row.snapshotWritten, sourcePosition: loaded.sourcePosition, deps: loaded.deps,
       snapshotVersion, missed: row.missed, ...(body !== undefined ? { body } : {}), ...(bodyOf ? { bodyOf } : {}), ...(delta ? { delta } : {}),
+      ...(compact ? { compact } : {}),
     };
   }
 

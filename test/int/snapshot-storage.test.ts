@@ -1,6 +1,7 @@
 // A Gateway's snapshot stored in parts: a one-route change to a Gateway of hundreds of routes
 // writes its delta (kilobytes) beside the last whole table, which stays as it was; a whole table
-// is written again before the deltas add up to a quarter of it (or 32 of them); and a reader that
+// is written again (once its version is announced) before the deltas add up to a quarter of it (or
+// 32 of them), and only in place of the version the store still holds; and a reader that
 // has nothing cached (another API process) rebuilds from the store the body that a full recompute
 // of the same objects gives, byte for byte.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { reconciled, startTestServer, type TestServer } from '../support/server'
 import { SnapshotHub } from '../../src/adapters/delivery/snapshots';
 import { rebuildReconciled } from '../../src/service/rebuild';
 import { withSecretData } from '../../src/core/snapshot/format';
+import { compactSnapshot } from '../../src/adapters/store/recompute-write';
 
 let s: TestServer;
 const GW = 'gateway.networking.k8s.io/v1';
@@ -110,4 +112,18 @@ describe('a snapshot stored in parts', () => {
     expect(await deltas()).toEqual([]);
     same(await storedBody(), chained, 'after the rebuild');
   }, 120_000);
+
+  it('stores a whole table in place of its chain only while the store holds that version', async () => {
+    await put('/api/v1/namespaces/app/httproutes/r1', route('/r1/again', 'web'));
+    await reconciled(s);
+    const before = await row();
+    const chainBefore = await deltas();
+    expect(before.base_version).not.toBeNull();
+    // a compaction of a version the store has moved past writes nothing
+    expect(await compactSnapshot(s.running.ctx.db, STREAM, 'switchyard.dev/gateway-controller', Number(before.version) - 1, Buffer.from('not a table'))).toBe(false);
+    const after = await row();
+    expect([Number(after.version), Number(after.base_version), Buffer.compare(after.tail_z, before.tail_z)]).toEqual([Number(before.version), Number(before.base_version), 0]);
+    expect(await deltas()).toEqual(chainBefore);
+    same(await storedBody(), (await s.api('GET', SNAP)).text, 'after a compaction that did not land');
+  });
 });

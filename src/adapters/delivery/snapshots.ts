@@ -1,7 +1,7 @@
 // Serves compiled snapshots to proxies from a per-process cache of the serialized bodies. A change
 // made by any worker reaches every API process through the bus; a slow poll of the versions of
 // watched Gateways covers notices lost while Redis is away, so nobody is left on an old version.
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Database } from '../store/database';
 import { readSecretsWithData, readSnapshot, readSnapshotVersions, readUnattached, type StoredSnapshot } from '../store/snapshot-reads';
 import type { Bus } from './bus';
@@ -17,6 +17,11 @@ import { bodyOfParts, chainedBody } from '../../core/snapshot/stored-chain';
 /** The store keeps a body's tail deflated: it holds the table, nearly all of the body. */
 export function deflateTail(tail: string): Buffer {
   return deflateRawSync(tail, { level: 1 });
+}
+
+/** deflateTail off the event loop (a 5,000-route table is some 6 MB). */
+export function deflateTailAsync(tail: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => deflateRaw(tail, { level: 1 }, (err, out) => (err ? reject(err) : resolve(out))));
 }
 
 /** A hub key is "ns/name"; namespaces hold no "/". */

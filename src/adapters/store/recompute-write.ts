@@ -235,6 +235,21 @@ export async function writeRecompute(db: Database, plan: RecomputePlan): Promise
 }
 
 /**
+ * The whole table of version `version` stored in place of the table and deltas that lead to it,
+ * when the store still holds that version (else nothing is written: a newer version has been
+ * stored, and the next compaction is its writer's). Readers see the chain or the whole table, as
+ * one statement writes both. Answers whether it was written.
+ */
+export async function compactSnapshot(db: Database, owner: string, scope: string, version: number, tailZ: Buffer): Promise<boolean> {
+  const [row] = await db.sql.$queryRawUnsafe<{ n: number }[]>(`WITH snap AS (
+      UPDATE snapshots SET tail_z = $4::bytea, body = NULL, base_version = NULL
+      WHERE gateway = $1 AND controller = $2 AND version = $3::bigint AND base_version IS NOT NULL RETURNING 1),
+    undelta AS (DELETE FROM snapshot_deltas WHERE gateway = $1 AND version <= $3::bigint AND EXISTS (SELECT 1 FROM snap) RETURNING 1)
+    SELECT (SELECT count(*) FROM snap)::int AS n`, owner, scope, version, tailZ);
+  return Number(row?.n ?? 0) > 0;
+}
+
+/**
  * A GatewayClass's status, in one transaction: the class read under lock, `statusOf` computing the
  * new status from it and its current one (undefined: this controller writes none). Answers the log
  * position read: every event below it is reflected.
