@@ -1,6 +1,7 @@
 // The diff step of a recompute: from what the last recompute wrote and what this one computed,
 // the plan of what to write (only what changed), and what will then have been written.
 import { deepEqual } from '../core/objects/canonical';
+import { noteWrittenParts, routeParentsChange, writtenFrom } from '../core/status/written-parts';
 import type { RecomputePlan, SnapshotContent, Written } from '../adapters/store/recompute-write';
 
 export interface Computed {
@@ -43,20 +44,47 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
     deps: depsJson, hash: c.snapshot?.hash ?? null, unattached: c.snapshot?.unattached,
   };
   const statusChanges: RecomputePlan['statusChanges'] = [];
+  // the streams that went, when the map of what was written is taken over (else found below)
+  const gone: string[] = [];
+  let taken = true;
   if (c.statuses) {
     if (!deepEqual(before.gatewayStatus ?? null, c.statuses.gatewayStatus)) statusChanges.push({ stream: c.owner, owner: c.scope, status: c.statuses.gatewayStatus });
-    for (const r of c.statuses.routeParents) {
-      const stream = streamOf(r);
-      const was = before.parts.get(stream);
-      // the core answers a route's entries it did not remake as the same array (status/route.ts)
-      if (was && was.parents === r.parents) {
-        after.parts.set(stream, was);
-        continue;
+    const routesOnly = !c.statuses.policyAncestors?.length && !c.statuses.listenerSets?.length;
+    const change = routesOnly && before.gate !== null ? routeParentsChange(c.statuses.routeParents) : undefined;
+    if (change && writtenFrom(before.parts) === change.previous) {
+      // what was written holds the entries of the translation this one was merged from: only
+      // the entries it changed are looked at, and the map is taken over (`before` is spent)
+      after.parts = before.parts;
+      for (const [stream, r] of change.entries) {
+        const was = before.parts.get(stream);
+        if (!r) {
+          if (was) {
+            after.parts.delete(stream);
+            gone.push(stream);
+          }
+          continue;
+        }
+        if (was && was.parents === r.parents) continue;
+        const status = { parents: r.parents };
+        after.parts.set(stream, status);
+        if (!was || !deepEqual(was, status)) statusChanges.push({ stream, owner: c.routeOwner, status });
       }
-      const status = { parents: r.parents };
-      after.parts.set(stream, status);
-      if (!was || !deepEqual(was, status)) statusChanges.push({ stream, owner: c.routeOwner, status });
+    } else {
+      for (const r of c.statuses.routeParents) {
+        const stream = streamOf(r);
+        const was = before.parts.get(stream);
+        // the core answers a route's entries it did not remake as the same array (status/route.ts)
+        if (was && was.parents === r.parents) {
+          after.parts.set(stream, was);
+          continue;
+        }
+        const status = { parents: r.parents };
+        after.parts.set(stream, status);
+        if (!was || !deepEqual(was, status)) statusChanges.push({ stream, owner: c.routeOwner, status });
+      }
+      taken = false;
     }
+    if (routesOnly) noteWrittenParts(after.parts, c.statuses.routeParents);
     for (const p of c.statuses.policyAncestors ?? []) {
       const stream = `${p.kind}/${p.namespace}/${p.name}`;
       const status = { ancestors: p.ancestors };
@@ -74,7 +102,7 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
   // a first write: whatever a concurrent first write left that this one does not hold goes
   const removeParts: RecomputePlan['removeParts'] = before.gate === null
     ? { keep: [...after.parts.keys()] }
-    : { streams: [...before.parts.keys()].filter((s) => !after.parts.has(s)) };
+    : c.statuses && taken ? { streams: gone } : { streams: [...before.parts.keys()].filter((s) => !after.parts.has(s)) };
   let snapshot: RecomputePlan['snapshot'] = { kind: 'none' };
   if (c.snapshot) {
     snapshot = before.hash !== c.snapshot.hash

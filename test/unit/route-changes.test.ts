@@ -14,6 +14,8 @@ import { applyDelta, snapshotDelta } from '../../src/core/snapshot/delta';
 import { tableHash } from '../../src/core/snapshot/table-hash';
 import { tableTextOfParts } from '../../src/core/snapshot/table-text';
 import type { World } from '../../src/core/model/world';
+import { planRecompute } from '../../src/service/recompute-plan';
+import type { Written as Stored } from '../../src/adapters/store/recompute-write';
 
 const GW = 'gateway.networking.k8s.io/v1';
 const ref = { namespace: 'infra', name: 'edge' };
@@ -148,6 +150,33 @@ describe('a change to a few routes, merged into the last translation', () => {
       expect(translationCounts(ctx).merged, 'changes merged').toBe(steps);
     });
   }
+
+  it('plans the same status writes from the changed entries alone as from every entry', () => {
+    const r = rng(21);
+    const serial = { n: 0 };
+    let world = worldOf(objectsOf(r, 150));
+    const ctx = new TranslationContext();
+    const plan = (before: Stored, t: ReturnType<typeof translate>, n: number) => planRecompute(before, {
+      gateKey: 'g', owner: 'Gateway/infra/edge', scope: CONTROLLER, routeOwner: 'g', sourcePosition: n, now: 'x', durationMs: 0, deps: [],
+      statuses: { gatewayStatus: t!.gatewayStatus, routeParents: t!.routeParents, policyAncestors: t!.policyAncestors, listenerSets: t!.listenerSetStatuses },
+    });
+    let before: Stored = { gate: null, parts: new Map(), deps: '[]', hash: null };
+    let taken = 0;
+    for (let step = 0; step < 40; step++) {
+      const t = translate(world, ref, { controllerName: CONTROLLER, now: new Date(epoch + step * 1000).toISOString() }, { gatewayStatus: before.gatewayStatus as never, parts: before.parts as never }, ctx);
+      // the same plan from a copy of what was written, which no translation is known to have made
+      const copy: Stored = { ...before, parts: new Map([...before.parts].map(([k, v]) => [k, v])) };
+      const expected = plan(copy, t, step + 1);
+      const got = plan(before, t, step + 1);
+      if (got.after.parts === before.parts) taken++;
+      const sorted = (p: typeof got.plan) => JSON.stringify({ ...p, statusChanges: [...p.statusChanges].sort((a, b) => a.stream.localeCompare(b.stream)), removeParts: p.removeParts && 'streams' in p.removeParts ? { streams: [...p.removeParts.streams].sort() } : p.removeParts });
+      expect(sorted(got.plan), `step ${step}`).toBe(sorted(expected.plan));
+      expect(JSON.stringify([...got.after.parts].sort()), `step ${step}`).toBe(JSON.stringify([...expected.after.parts].sort()));
+      before = got.after;
+      world = change(world, r, serial, 4);
+    }
+    expect(taken, 'plans made from the changed entries alone').toBeGreaterThan(30);
+  });
 
   it('translates the whole world again when more than routes changed', () => {
     const r = rng(3);

@@ -12,6 +12,7 @@ import type { ObjectRef, World } from '../model/world';
 import type { Route } from '../model/objects';
 import type { RouteParents } from '../status/route';
 import { gatewayStatusOf } from '../status/gateway';
+import { noteRouteParentsChange, writtenFrom } from '../status/written-parts';
 import type { CompiledRoute, CompiledUnattachedRoute } from '../compile/types';
 import { compileUnattached, tableRouteOrder, unattachedOrder } from '../compile/compile-gateway';
 import { entryOrder, routeKey, type RoutePlan } from '../precedence/order';
@@ -225,9 +226,12 @@ export function fromRouteChanges(
     // the same routes in the same places, a few of them remade: nothing else to look for
   } else if (!changedRoutes(state, world, changed, limit)) return undefined;
   // a route whose status entries are not what the last translation made is made again (the
-  // written entries came from elsewhere: the store, another process)
-  for (const s of state.order) {
-    if (!changed.has(s.stream) && written.get(s.stream)?.parents !== s.parents.parents && changed.set(s.stream, s.route).size > limit) return undefined;
+  // written entries came from elsewhere: the store, another process); a map noted as written from
+  // the last translation's entries holds them all
+  if (writtenFrom(written) !== state.translation.routeParents) {
+    for (const s of state.order) {
+      if (!changed.has(s.stream) && written.get(s.stream)?.parents !== s.parents.parents && changed.set(s.stream, s.route).size > limit) return undefined;
+    }
   }
   const routes: Route[] = [];
   for (const r of changed.values()) if (r) routes.push(r);
@@ -367,6 +371,10 @@ function merge(
     compiledParts,
     unattached: unattachedChanged ? order.flatMap((s) => s.unattached).sort(unattachedOrder) : state.translation.unattached,
   }, whole);
+  noteRouteParentsChange(translation.routeParents, {
+    previous: state.translation.routeParents,
+    entries: new Map([...changed.keys()].map((stream) => [stream, byStream.get(stream)?.parents])),
+  });
   return { order, byStream, counts, sorted, lists: state.lists, steps, translation };
 }
 
