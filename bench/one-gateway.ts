@@ -12,7 +12,7 @@
 // (60), BENCH_SUBSCRIBERS (2000), BENCH_STOP_AFTER=burst (the burst's figures alone).
 import http from 'node:http';
 import pg from 'pg';
-import { BENCH_TOKEN, freshDatabase, percentile, report, startService, timedClient, cpuMs, rssMB, reconciled, sseWatch, type SseWatch } from './support';
+import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, percentile, report, startService, timedClient, cpuMs, rssMB, reconciled, sseWatch, type SseWatch } from './support';
 
 /** Tables of thousands of routes take longer to catch up with. */
 const reconciledLong = (client: pg.Client) => reconciled(client, 600_000, 25);
@@ -185,6 +185,7 @@ async function run(mode: 'split' | 'single'): Promise<void> {
     await api.stop();
     await worker?.stop();
     await db.drop();
+    await dropRedisPrefix(REDIS_URL, prefix);
   }
 }
 
