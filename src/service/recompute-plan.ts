@@ -1,5 +1,8 @@
 // The diff step of a recompute: from what the last recompute wrote and what this one computed,
-// the plan of what to write (only what changed), and what will then have been written.
+// the plan of what to write (only what changed), and what will then have been written. When the
+// translation was merged from the one whose entries `before` holds (core/status/written-parts),
+// only the entries it changed are compared, and `before`'s map of parts becomes `after`'s: the
+// caller keeps `after` and lets `before` go, as it does anyway.
 import { deepEqual } from '../core/objects/canonical';
 import { noteWrittenParts, routeParentsChange, writtenFrom } from '../core/status/written-parts';
 import type { RecomputePlan, SnapshotContent, Written } from '../adapters/store/recompute-write';
