@@ -44,9 +44,6 @@ export class IndexedObjects {
   private readonly listenerSetsByGateway = new Map<string, Set<string>>();
   private readonly slicesByService = new Map<string, Set<string>>();
   private readonly byKindNamespace = new Map<string, Set<string>>();
-  private readonly names = new Map<Map<string, Set<string>>, string>([
-    [this.routesByGateway, 'g'], [this.routesByListenerSet, 'l'], [this.listenerSetsByGateway, 's'], [this.slicesByService, 'e'], [this.byKindNamespace, 'k'],
-  ]);
 
   /** Holds `object` (frozen, in reading order, not copied) as its stream's object; answers it. */
   set(stream: string, object: K8sObject): K8sObject {
@@ -54,12 +51,11 @@ export class IndexedObjects {
     const obj = deepFreeze(inReadingOrder(object));
     this.objects.set(stream, obj);
     if (old) {
-      // the entries both versions are in stay as they are
-      const kept = new Set<string>();
-      const entry = (index: Map<string, Set<string>>, key: string) => `${this.names.get(index)}\u0000${key}`;
-      this.index(stream, obj, (index, key) => void kept.add(entry(index, key)));
+      // the entries both versions are in stay as they are (an object is in a handful of entries)
+      const kept: [Map<string, Set<string>>, string][] = [];
+      this.index(stream, obj, (index, key) => void kept.push([index, key]));
       this.index(stream, old, (index, key, st) => {
-        if (!kept.has(entry(index, key))) removeFrom(index, key, st);
+        if (!kept.some(([i, k]) => i === index && k === key)) removeFrom(index, key, st);
       });
     }
     this.index(stream, obj, addTo);

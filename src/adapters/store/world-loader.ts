@@ -5,11 +5,12 @@
 // them recomputes this Gateway.
 import type { World } from '../../core/model/world';
 import type { K8sObject } from '../../core/model/objects';
-import { gatewayOwnDependencies, keySet, listenerSetDependencies, policyTargets, routesDependencies, uniqueDependencies, withPolicyDependencies, type DepKey, type Dependency, type RouteDependencyCounts } from '../../core/deps';
+import { gatewayDependencies, keySet, policyTargets, routesDependencies, uniqueDependencies, withPolicyDependencies, type DepKey, type Dependency, type RouteDependencyCounts } from '../../core/deps';
 import { unreachable } from '../../core/model/unreachable';
 import { streamKey } from '../../core/objects/keys';
 import { inReadingOrder } from '../../core/objects/order';
 import { keepRecent } from '../../core/model/recent';
+import { sameItems } from '../../core/model/same-items';
 
 /** Where the loader reads objects from. Objects are treated as immutable and may be shared. */
 export interface ObjectSource {
@@ -55,12 +56,6 @@ export function loaderMemo(capacity: number): LoaderMemo {
   return { routeDeps: new WeakMap(), worlds: new Map(), routeCounts: new Map(), capacity };
 }
 
-function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 // The same arrays let the core's tables and memos built on them carry over (a change to one route
 // leaves the Services, slices and grants the translation reads as they were).
 function stabilized(memo: LoaderMemo, key: string, world: World): World {
@@ -103,7 +98,7 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
   const key = gatewayStream(ns, name);
   const counted = routesDependencies(routes, memo.routeDeps, memo.routeCounts.get(key));
   keepRecent(memo.routeCounts, key, counted, memo.capacity);
-  const deps = withPolicyDependencies([...gatewayOwnDependencies(gateway as never), ...listenerSets.flatMap((ls) => listenerSetDependencies(ls)), ...counted.unique], policiesOf);
+  const deps = withPolicyDependencies(gatewayDependencies(gateway as never, routes, memo.routeDeps, listenerSets, counted), policiesOf);
   const seenPolicies = new Set<K8sObject>();
   for (const list of policies.values()) for (const p of list) if (!seenPolicies.has(p)) {
     seenPolicies.add(p);

@@ -117,16 +117,22 @@ export type PoliciesOf = (namespace: string, service: string) => readonly Policy
 /**
  * Everything Gateway `gateway`'s result depends on, given the routes that name it or its
  * ListenerSets, and the ListenerSets that name it. `memo` (owned by the caller, keyed by the route
- * objects) keeps what was read off unchanged routes.
+ * objects) keeps what was read off unchanged routes; `counted`, routesDependencies' answer for
+ * these routes, stands for them when the caller keeps one.
  */
 export function gatewayDependencies(
   gateway: Gateway,
   routes: readonly { metadata: { namespace?: string }; spec?: unknown }[],
   memo?: WeakMap<object, Dependency[]>,
   listenerSets: readonly { metadata: { namespace?: string; name: string }; spec?: unknown }[] = [],
+  counted?: RouteDependencyCounts,
 ): Dependency[] {
   const out = gatewayOwnDependencies(gateway);
   for (const ls of listenerSets) out.push(...listenerSetDependencies(ls));
+  if (counted) {
+    out.push(...counted.unique);
+    return out;
+  }
   for (const r of routes) {
     let d = memo?.get(r);
     if (!d) {

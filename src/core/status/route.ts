@@ -6,6 +6,7 @@ import { GATEWAY_GROUP } from '../refs/lookup';
 import { draft, mergeConditions, type ConditionDraft } from './conditions';
 import { ConditionType, OWNED_CONDITION_TYPES, RouteReason } from './reasons';
 import { memoSlot, type TranslationContext } from '../translate/context';
+import { sameItems } from '../model/same-items';
 
 export type { RouteParentStatus };
 
@@ -37,7 +38,6 @@ interface ParentsMemo {
 }
 const PARENTS = memoSlot('status.routeParents', () => new WeakMap<Route, ParentsMemo>());
 
-const sameItems = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export function routeParentsOf(
   analysis: GatewayAnalysis, refsOf: (route: Route) => RouteRefs, controllerName: string, now: string,

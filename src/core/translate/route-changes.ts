@@ -22,6 +22,9 @@ import { ENTRY_LISTS, entriesKey, keepPartOrder, knownPartOrder, type Part, type
 import { rememberChanges } from '../snapshot/list-changes';
 import { nextParts, type PartsEdit } from '../snapshot/part-map';
 import { keepRecent } from '../model/recent';
+import { sameItems } from '../model/same-items';
+import { findSorted } from '../model/sorted';
+import { streamKey } from '../objects/keys';
 import { memoSlot, TranslationContext } from './context';
 import { tableOf, translateSteps, type PreviousStatuses, type TranslateGatewayOptions, type Translation, type TranslationSteps } from './steps';
 
@@ -76,7 +79,6 @@ interface GatewayShares {
   sorted: Map<string, PlanEntry[]>;
   /** the entries key of each list and the ladder it is in */
   lists: { key: string; order: (a: never, b: never) => number }[];
-  steps: TranslationSteps;
   translation: Translation;
 }
 
@@ -100,12 +102,11 @@ function inputsOf(world: World, opts: TranslateGatewayOptions): Inputs {
   };
 }
 
-const sameItems = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 const sameInputs = (a: Inputs, b: Inputs) => a.options === b.options && sameItems(a.arrays, b.arrays) && sameItems(a.gateways, b.gateways);
 const STREAMS = new WeakMap<Route, string>();
 function streamOf(r: Route): string {
   let s = STREAMS.get(r);
-  if (s === undefined) STREAMS.set(r, (s = `${r.kind}/${r.metadata.namespace ?? ''}/${r.metadata.name}`));
+  if (s === undefined) STREAMS.set(r, (s = streamKey(r.kind, r.metadata.namespace ?? '', r.metadata.name)));
   return s;
 }
 const gatewayKey = (ref: Pick<ObjectRef, 'namespace' | 'name'>) => `${ref.namespace}/${ref.name}`;
@@ -181,15 +182,15 @@ export function keepShares(
   const key = gatewayKey(ref);
   if (steps) ctx.memo(COUNTS).whole++;
   const made = steps && eligible(world) ? sharesOf(steps) : undefined;
-  const objects = new Map<string, Route>();
-  for (const r of world.routes) objects.set(streamOf(r), r);
-  if (!made || objects.size !== world.routes.length) {
+  const objects = made && new Map<string, Route>();
+  if (objects) for (const r of world.routes) objects.set(streamOf(r), r);
+  if (!made || !objects || objects.size !== world.routes.length) {
     memo.delete(key);
     return;
   }
   keepRecent(memo, key, {
     inputs: inputsOf(world, opts), objects, routes: world.routes, order: made.shares, byStream: new Map(made.shares.map((s) => [s.stream, s])),
-    counts: countsOf(steps!, made.shares), sorted: made.sorted, lists: made.lists, steps: steps!, translation: steps!.translation,
+    counts: countsOf(steps!, made.shares), sorted: made.sorted, lists: made.lists, translation: steps!.translation,
   }, ctx.capacity);
 }
 
@@ -375,7 +376,7 @@ function merge(
     previous: state.translation.routeParents,
     entries: new Map([...changed.keys()].map((stream) => [stream, byStream.get(stream)?.parents])),
   });
-  return { order, byStream, counts, sorted, lists: state.lists, steps, translation };
+  return { order, byStream, counts, sorted, lists: state.lists, translation };
 }
 
 // Made apart from merge: a getter made there would keep everything merge saw alive, the state
@@ -404,18 +405,6 @@ function translationOf(
 
 function sameList(a: PartList, b: PartList): boolean {
   return a === b || (sameItems(a.ids, b.ids) && a.ids.every((id) => a.parts.get(id)!.text === b.parts.get(id)!.text));
-}
-
-/** The first index whose element does not come before `x` (its place, when it is not there). */
-function findSorted<T, X>(list: readonly T[], x: X, order: (a: T, x: X) => number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (order(list[mid], x) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** A route's parts were not where its order puts them: the shares do not describe the parts (translated whole instead). */
