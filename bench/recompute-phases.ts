@@ -94,6 +94,8 @@ for (const [name, ms] of phases) report(`${ROUTES}_routes_${name.replace(/[^a-z]
 // what stays held after the changes (a version must not keep the ones before it alive)
 globalThis.gc?.();
 report(`${ROUTES}_routes_heap_after_changes`, process.memoryUsage().heapUsed / 2 ** 20, 'MB', 'informational');
+// BENCH_HEAP_SNAPSHOT=file: what holds that heap, for the DevTools memory panel
+if (process.env.BENCH_HEAP_SNAPSHOT) (await import('node:v8')).writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT);
 if (process.env.BENCH_STEPS) {
   const { viewOf } = await import('../src/core/refs/lookup');
   const { validateGateway, attachRoutes, attachmentOf } = await import('../src/core/attach/attach');
