@@ -12,7 +12,8 @@ export const DELTA_HISTORY = 8;
 /** What of a cached snapshot (./snapshots) a delta needs. */
 export interface CachedSnapshot {
   version: number;
-  body: string;
+  readonly body: string;
+  readonly hash?: string;
   table(): CompiledTable;
 }
 
@@ -91,7 +92,7 @@ export class DeltaHistory {
       base.parts = this.partsFor(key, base.snap);
       delete base.snap;
     }
-    const hash = HASH_IN_HEAD.exec(to.body.slice(0, 512))?.[1];
+    const hash = to.hash ?? HASH_IN_HEAD.exec(to.body.slice(0, 512))?.[1];
     let text: string | null = null;
     if (base?.parts && hash) {
       const at = key.indexOf('/');
