@@ -178,6 +178,24 @@ describe('a change to a few routes, merged into the last translation', () => {
     expect(taken, 'plans made from the changed entries alone').toBeGreaterThan(30);
   });
 
+  it('merges a change when every written entry was read back from the store (equal, not the same objects)', () => {
+    const r = rng(31);
+    const serial = { n: 0 };
+    const world = worldOf(objectsOf(r, 300));
+    const ctx = new TranslationContext();
+    const first = translated(world, ctx, undefined, new Date(epoch).toISOString());
+    // as a run whose write lost a race reads them back: every entry a copy
+    const read: Written = JSON.parse(JSON.stringify({ gatewayStatus: first.written.gatewayStatus }));
+    read.parts = new Map([...first.written.parts].map(([k, v]) => [k, JSON.parse(JSON.stringify(v))]));
+    const next = change(world, r, serial, 1);
+    const at = new Date(epoch + 1000).toISOString();
+    const merged = translated(next, ctx, read, at);
+    expect(translationCounts(ctx)).toEqual({ merged: 1, whole: 1 });
+    const whole = translated(structuredClone(next), new TranslationContext(), structuredClone(read), at);
+    expect(merged.text).toBe(whole.text);
+    expect(merged.statuses).toBe(whole.statuses);
+  });
+
   it('translates the whole world again when more than routes changed', () => {
     const r = rng(3);
     const world = worldOf(objectsOf(r, 20));

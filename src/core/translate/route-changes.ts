@@ -25,6 +25,7 @@ import { keepRecent } from '../model/recent';
 import { sameItems } from '../model/same-items';
 import { findSorted } from '../model/sorted';
 import { streamKey } from '../objects/keys';
+import { deepEqual } from '../objects/canonical';
 import { memoSlot, TranslationContext } from './context';
 import { tableOf, translateSteps, type PreviousStatuses, type TranslateGatewayOptions, type Translation, type TranslationSteps } from './steps';
 
@@ -228,10 +229,14 @@ export function fromRouteChanges(
   } else if (!changedRoutes(state, world, changed, limit)) return undefined;
   // a route whose status entries are not what the last translation made is made again (the
   // written entries came from elsewhere: the store, another process); a map noted as written from
-  // the last translation's entries holds them all
+  // the last translation's entries holds them all, and entries read back from the store are
+  // compared by value (a run whose write lost a race reads them back: at 50,000 routes a whole
+  // translation instead costs seconds)
   if (writtenFrom(written) !== state.translation.routeParents) {
     for (const s of state.order) {
-      if (!changed.has(s.stream) && written.get(s.stream)?.parents !== s.parents.parents && changed.set(s.stream, s.route).size > limit) return undefined;
+      if (changed.has(s.stream)) continue;
+      const w = written.get(s.stream)?.parents;
+      if (w !== s.parents.parents && !deepEqual(w, s.parents.parents) && changed.set(s.stream, s.route).size > limit) return undefined;
     }
   }
   const routes: Route[] = [];
