@@ -140,6 +140,23 @@ export class Reconciler {
    * without it the cache catches up with the store first.
    */
   async recomputeGateway(ns: string, name: string, atLeast?: number): Promise<GatewayOutcome> {
+    // One run of a Gateway at a time here: a run that holds the event loop past the queue's lock
+    // (a whole translation of 50,000 routes takes seconds) has its job handed out again, and two
+    // runs at once would lose one's write and leave the next to start from the store. The second
+    // waits, then runs (what it was asked for may be newer than what the first read).
+    const key = `${ns}/${name}`;
+    const run = (this.running.get(key) ?? Promise.resolve()).then(() => this.recomputeRetrying(ns, name, atLeast), () => this.recomputeRetrying(ns, name, atLeast));
+    this.running.set(key, run);
+    try {
+      return await run;
+    } finally {
+      if (this.running.get(key) === run) this.running.delete(key);
+    }
+  }
+
+  private readonly running = new Map<string, Promise<GatewayOutcome>>();
+
+  private async recomputeRetrying(ns: string, name: string, atLeast: number | undefined): Promise<GatewayOutcome> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.recomputeOnce(ns, name, attempt === 0 ? atLeast : undefined);

@@ -207,3 +207,20 @@ describe('a dependency that changes while its Gateway recomputes', () => {
     expect(await missedChanges(db, before, ['ReferenceGrant/other', 'Secret/certs/tls'])).toBe(false);
   });
 });
+
+describe("a Gateway's recomputes in one process", () => {
+  it('run one at a time, so that a second run (a job handed out again) does not lose its write', async () => {
+    const { Reconciler } = await import('../../src/service/reconcile');
+    const controllerName = 'example.com/serial-controller';
+    const put = async (path: string, body: unknown) => expect((await s.api('PUT', path, body)).status).toBeLessThan(300);
+    await put('/api/v1/gatewayclasses/serial', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName } });
+    await put('/api/v1/namespaces/infra/gateways/serial', { ...gateway('All'), metadata: { name: 'serial', namespace: 'infra' }, spec: { ...gateway('All').spec, gatewayClassName: 'serial' } });
+    const r = route('team-a', 'serial', '/serial');
+    await put('/api/v1/namespaces/team-a/httproutes/serial', { ...r, spec: { ...r.spec, parentRefs: [{ name: 'serial', namespace: 'infra' }] } });
+    const rec = new Reconciler(s.running.ctx.db, { controllerName });
+    const both = await Promise.all([rec.recomputeGateway('infra', 'serial'), rec.recomputeGateway('infra', 'serial')]);
+    expect(both.map((o) => o.written)).toEqual([true, true]);
+    const routeNow = await get('/api/v1/namespaces/team-a/httproutes/serial');
+    expect(routeNow.status.parents.find((p: any) => p.controllerName === controllerName).conditions.find((c: any) => c.type === 'Accepted').status).toBe('True');
+  });
+});
