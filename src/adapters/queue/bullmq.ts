@@ -24,7 +24,8 @@ return 1`;
 // and the next stalled check (every STALLED_CHECK_MS, by any worker) after that puts its job back in
 // the queue: within LOCK_MS + 2 * STALLED_CHECK_MS of the death. A recompute that blocks its event
 // loop for longer than LOCK_MS / 2 may be taken over and run twice, which is harmless (the write is
-// guarded by the Gateway's gate row).
+// guarded by the Gateway's gate row; in the same process the second run waits for the first, see
+// Reconciler.recomputeGateway).
 const LOCK_MS = 2000;
 const STALLED_CHECK_MS = 1000;
 const MAX_STALLED = 2;
