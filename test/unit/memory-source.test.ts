@@ -35,6 +35,31 @@ describe('MemorySource', () => {
     expect(names(src.listenerSetsNaming('infra', 'other'))).toEqual(['team/a']);
   });
 
+  it('answers the replaced routes of a Gateway picked before, in a new array each time', () => {
+    const src = new MemorySource(Array.from({ length: 50 }, (_, i) => route(`t${i % 3}`, `r${i}`, [{ name: 'gw', namespace: 'infra' }])));
+    const first = src.routesNaming('infra', 'gw');
+    const withLabel = (r: K8sObject, v: string) => ({ ...r, metadata: { ...r.metadata, labels: { v } } }) as K8sObject;
+    src.put(withLabel(first[7], 'a'));
+    src.put(withLabel(first[30], 'b'));
+    src.put(withLabel(first[7], 'c'));
+    const second = src.routesNaming('infra', 'gw');
+    expect(second).not.toBe(first);
+    expect(names(second)).toEqual(names(first));
+    expect(second.map((r, i) => (r === first[i] ? '' : `${i}:${r.metadata.labels?.v}`)).filter(Boolean)).toEqual(['7:c', '30:b']);
+    // what a caller holds is not changed under it
+    expect(first[7].metadata.labels).toBeUndefined();
+    expect(src.routesNaming('infra', 'gw')).toEqual(second);
+    src.put(withLabel(first[7], 'd'));
+    expect(src.routesNaming('infra', 'gw')[7].metadata.labels).toEqual({ v: 'd' });
+    expect(second[7].metadata.labels).toEqual({ v: 'c' });
+    // a route added and one gone: the order is made again
+    src.put(route('a', 'new', [{ name: 'gw', namespace: 'infra' }]));
+    src.delete(`HTTPRoute/${first[0].metadata.namespace}/${first[0].metadata.name}`);
+    const third = src.routesNaming('infra', 'gw');
+    expect(names(third)).toEqual(['a/new', ...names(second).filter((n) => n !== names(first)[0])].sort());
+    expect(third.find((r) => r.metadata.name === first[30].metadata.name)!.metadata.labels).toEqual({ v: 'b' });
+  });
+
   it('moves a route to the Gateways its new parentRefs name and forgets a deleted one', () => {
     const src = new MemorySource([route('infra', 'r', [{ name: 'gw' }])]);
     src.put(route('infra', 'r', [{ name: 'gw2' }]));

@@ -6,6 +6,7 @@ import { inReadingOrder } from '../../core/objects/order';
 import { isRouteKind } from '../../core/model/kinds';
 import { SERVICE_NAME_LABEL, gatewayOfListenerSet, gatewaysNamedBy, parentsNamedBy } from '../../core/refs/lookup';
 import type { K8sObject } from '../../core/model/objects';
+import { findSorted } from '../../core/model/sorted';
 
 function deepFreeze<T>(v: T): T {
   if (v && typeof v === 'object' && !Object.isFrozen(v)) {
@@ -37,6 +38,11 @@ function removeFrom(index: Map<string, Set<string>>, key: string, stream: string
 
 type IndexOp = (index: Map<string, Set<string>>, key: string, stream: string) => void;
 
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** An entry's objects as last picked, from its streams in order, and the streams replaced since. */
+interface Picked { sorted: string[]; objects: K8sObject[]; replaced: string[] }
+
 export class IndexedObjects {
   private readonly objects = new Map<string, K8sObject>();
   private readonly routesByGateway = new Map<string, Set<string>>();
@@ -57,6 +63,12 @@ export class IndexedObjects {
       this.index(stream, old, (index, key, st) => {
         if (!kept.some(([i, k]) => i === index && k === key)) removeFrom(index, key, st);
       });
+      for (const [index, key] of kept) {
+        const entry = index.get(key);
+        const last = entry && this.picked.get(entry);
+        // an entry nobody picks for a while is picked whole again
+        if (last && last.replaced.push(stream) > last.sorted.length) this.picked.delete(entry);
+      }
     }
     this.index(stream, obj, addTo);
     return obj;
@@ -101,12 +113,25 @@ export class IndexedObjects {
     return [...this.objects.keys()].sort().map((s) => this.objects.get(s)!);
   }
 
+  // a Gateway's 50,000 routes were looked up one by one on every recompute of it: the objects
+  // picked last are kept, and only the ones replaced since are looked up again
+  private readonly picked = new WeakMap<Set<string>, Picked>();
+
   private pick(streams: Set<string> | undefined): K8sObject[] {
     if (!streams) return [];
     // in stream order, so that the world does not depend on the order things were written
     let sorted = SORTED.get(streams);
-    if (!sorted) SORTED.set(streams, (sorted = [...streams].sort()));
-    return sorted.map((s) => this.objects.get(s)!);
+    if (!sorted) SORTED.set(streams, (sorted = [...streams].sort(byCodeUnits)));
+    const last = this.picked.get(streams);
+    if (!last || last.sorted !== sorted) {
+      const objects = sorted.map((s) => this.objects.get(s)!);
+      this.picked.set(streams, { sorted, objects, replaced: [] });
+      return objects.slice();
+    }
+    for (const s of last.replaced) last.objects[findSorted(sorted, s, byCodeUnits)] = this.objects.get(s)!;
+    last.replaced = [];
+    // a copy each time: a caller may keep what it was given (the merge compares it with the next)
+    return last.objects.slice();
   }
 
   private index(stream: string, obj: K8sObject, op: IndexOp): void {
