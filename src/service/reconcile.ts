@@ -116,6 +116,8 @@ export class Reconciler {
   private readonly translation = new TranslationContext({ capacity: MEMORY_CAPACITY });
   /** by gate key (see HeldTable) */
   private readonly tables = new Map<string, HeldTable>();
+  /** the run of each Gateway under way here, "ns/name" (see recomputeGateway) */
+  private readonly running = new Map<string, Promise<GatewayOutcome>>();
 
   constructor(private readonly db: Database, private readonly opts: ReconcileOptions) {
     this.clock = opts.clock ?? (() => new Date());
@@ -153,8 +155,6 @@ export class Reconciler {
       if (this.running.get(key) === run) this.running.delete(key);
     }
   }
-
-  private readonly running = new Map<string, Promise<GatewayOutcome>>();
 
   private async recomputeRetrying(ns: string, name: string, atLeast: number | undefined): Promise<GatewayOutcome> {
     for (let attempt = 0; ; attempt++) {

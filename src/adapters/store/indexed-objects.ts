@@ -4,7 +4,7 @@
 // object cache and the in-memory source of the golden cases both keep their objects here.
 import { inReadingOrder } from '../../core/objects/order';
 import { isRouteKind } from '../../core/model/kinds';
-import { SERVICE_NAME_LABEL, gatewayOfListenerSet, gatewaysNamedBy, parentsNamedBy } from '../../core/refs/lookup';
+import { SERVICE_NAME_LABEL, cmp, gatewayOfListenerSet, gatewaysNamedBy, parentsNamedBy } from '../../core/refs/lookup';
 import type { K8sObject } from '../../core/model/objects';
 import { findSorted } from '../../core/model/sorted';
 
@@ -16,32 +16,29 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-// each index entry's streams in order, made when first asked for after its streams changed (a
-// Gateway's thousands of routes are listed on every recompute of it; an object replaced by a new
-// version keeps its entries)
-const SORTED = new WeakMap<Set<string>, string[]>();
+// each index entry's streams in order and their objects, made when first asked for after its
+// streams changed (a Gateway's thousands of routes are listed on every recompute of it; an object
+// replaced by a new version keeps its entries, and only the replaced ones are looked up again)
+interface Picked { sorted: string[]; objects: K8sObject[]; replaced: string[] }
+const PICKED = new WeakMap<Set<string>, Picked>();
 
 function addTo(index: Map<string, Set<string>>, key: string, stream: string): void {
   let s = index.get(key);
   if (!s) index.set(key, (s = new Set()));
   if (s.has(stream)) return;
   s.add(stream);
-  SORTED.delete(s);
+  PICKED.delete(s);
 }
 
 function removeFrom(index: Map<string, Set<string>>, key: string, stream: string): void {
   const s = index.get(key);
   if (!s) return;
-  if (s.delete(stream)) SORTED.delete(s);
+  if (s.delete(stream)) PICKED.delete(s);
   if (s.size === 0) index.delete(key);
 }
 
 type IndexOp = (index: Map<string, Set<string>>, key: string, stream: string) => void;
 
-const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** An entry's objects as last picked, from its streams in order, and the streams replaced since. */
-interface Picked { sorted: string[]; objects: K8sObject[]; replaced: string[] }
 
 export class IndexedObjects {
   private readonly objects = new Map<string, K8sObject>();
@@ -65,9 +62,9 @@ export class IndexedObjects {
       });
       for (const [index, key] of kept) {
         const entry = index.get(key);
-        const last = entry && this.picked.get(entry);
+        const last = entry && PICKED.get(entry);
         // an entry nobody picks for a while is picked whole again
-        if (last && last.replaced.push(stream) > last.sorted.length) this.picked.delete(entry);
+        if (last && last.replaced.push(stream) > last.sorted.length) PICKED.delete(entry);
       }
     }
     this.index(stream, obj, addTo);
@@ -113,22 +110,15 @@ export class IndexedObjects {
     return [...this.objects.keys()].sort().map((s) => this.objects.get(s)!);
   }
 
-  // a Gateway's 50,000 routes were looked up one by one on every recompute of it: the objects
-  // picked last are kept, and only the ones replaced since are looked up again
-  private readonly picked = new WeakMap<Set<string>, Picked>();
-
   private pick(streams: Set<string> | undefined): K8sObject[] {
     if (!streams) return [];
-    // in stream order, so that the world does not depend on the order things were written
-    let sorted = SORTED.get(streams);
-    if (!sorted) SORTED.set(streams, (sorted = [...streams].sort(byCodeUnits)));
-    const last = this.picked.get(streams);
-    if (!last || last.sorted !== sorted) {
-      const objects = sorted.map((s) => this.objects.get(s)!);
-      this.picked.set(streams, { sorted, objects, replaced: [] });
-      return objects.slice();
+    let last = PICKED.get(streams);
+    if (!last) {
+      // in stream order, so that the world does not depend on the order things were written
+      const sorted = [...streams].sort(cmp);
+      PICKED.set(streams, (last = { sorted, objects: sorted.map((s) => this.objects.get(s)!), replaced: [] }));
     }
-    for (const s of last.replaced) last.objects[findSorted(sorted, s, byCodeUnits)] = this.objects.get(s)!;
+    for (const s of last.replaced) last.objects[findSorted(last.sorted, s, cmp)] = this.objects.get(s)!;
     last.replaced = [];
     // a copy each time: a caller may keep what it was given (the merge compares it with the next)
     return last.objects.slice();
