@@ -9,7 +9,7 @@
 // each with its target, and the CPU each process spent per change (a shared machine disturbs
 // wall-clock figures more than CPU time).
 // Knobs: BENCH_ROUTES (5000; 50000 for the large target), BENCH_MODES (split,single), BENCH_CHANGES
-// (60), BENCH_SUBSCRIBERS (2000), BENCH_STOP_AFTER=burst|changes (the figures up to the burst's or the changes' alone), BENCH_WHOLE_WATCH
+// (60), BENCH_SUBSCRIBERS (2000), BENCH_SERIES=1 (each change's propagation, in order), BENCH_STOP_AFTER=burst|changes (the figures up to the burst's or the changes' alone), BENCH_WHOLE_WATCH
 // (1 below 20,000 routes: a whole-snapshot watcher of 50,000 routes takes a 60 MB body per change,
 // which the API makes and sends before the next one, so it would measure that body, not the delta).
 import http from 'node:http';
@@ -135,6 +135,8 @@ async function run(mode: 'split' | 'single'): Promise<void> {
       deltaBytes.push(d.bytes);
       await new Promise((r) => setTimeout(r, 20));
     }
+    // BENCH_SERIES=1: each change's write to delta watch time, in the order written (where the slow ones fall)
+    if (process.env.BENCH_SERIES === '1') console.log(`${label('propagation_delta_series')}: ${deltaMs.map((m) => m.toFixed(1)).join(' ')} ms`);
     const cpu = { api: (cpuMs(pids.api) - cpu0.api) / CHANGES, worker: pids.worker ? (cpuMs(pids.worker) - cpu0.worker) / CHANGES : 0 };
     for (const l of [deltaMs, wholeMs, deltaBytes]) l.sort((a, b) => a - b);
     report(label('propagation_delta_p50'), percentile(deltaMs, 50), 'ms', ROUTES >= 50_000 ? 'informational' : '<= 20 ms');

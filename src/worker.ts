@@ -42,6 +42,8 @@ export interface RunningWorker {
   dispatcher: Dispatcher | null;
   reconciler: Reconciler;
   metrics: WorkerMetrics;
+  /** resolves once no whole table is being stored in place of its chain of deltas (what a reader of the store may wait for) */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,11 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   const reconciler = new Reconciler(o.db, { controllerName: o.controllerName, addressPool: o.addressPool });
 
   const metrics = new WorkerMetrics({ processMetrics: o.processMetrics ?? false });
+  /** whole tables being stored in place of their chains (see `compact`), awaited by settled and close */
+  const compactions = new Set<Promise<void>>();
+  const settled = async () => {
+    while (compactions.size > 0) await Promise.all([...compactions]);
+  };
 
   const recompute = async (key: string, atLeast: number | undefined) => {
     markWork(20);
@@ -83,9 +90,15 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     }
     if (out.compact) {
       // the whole table replaces its chain of deltas once the version is out: a moment later, so
-      // that an API in this process sends the delta first (the table's text is made on this loop)
-      await new Promise((r) => setTimeout(r, COMPACT_AFTER_MS));
-      await out.compact().catch((err: unknown) => log.warn({ key, err }, 'storing the whole table failed; the next change stores it'));
+      // that an API in this process sends the delta first (the table's text is made on this loop),
+      // and apart from this run, so that the Gateway's next change does not wait for a table of
+      // thousands of routes to be stored (a compaction writes only while the store holds its version)
+      const compact = out.compact;
+      const stored: Promise<void> = new Promise((r) => setTimeout(r, COMPACT_AFTER_MS))
+        .then(compact)
+        .catch((err: unknown) => log.warn({ key, err }, 'storing the whole table failed; the next change stores it'))
+        .finally(() => compactions.delete(stored));
+      compactions.add(stored);
     }
     const again = out.written && (out.missed || (await missedChanges(o.db, out.sourcePosition, out.deps ?? [], scoped(o.controllerName, key))));
     o.bus.publish(RECONCILED_CHANNEL, key);
@@ -127,12 +140,13 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   const checkpoint = dispatchCheckpoint(o.controllerName);
   metrics.bind({ queue: () => queue.counts(), lag: dispatcher ? () => readDispatchLag(o.db, checkpoint) : undefined });
   return {
-    queue, dispatcher, reconciler, metrics,
+    queue, dispatcher, reconciler, metrics, settled,
     async close() {
       unsubscribe();
       await sweep?.stop();
       await dispatcher?.stop();
       await queue.close();
+      await settled();
     },
   };
 }

@@ -84,24 +84,28 @@ class StaleBase extends Error {}
 
 /**
  * The table a Gateway's last snapshot written here holds, as parts, with its version: the base of
- * the next delta. `chain` and `chainBytes`: the deltas the store holds after its last whole tail
- * (their count and size), `wholeBytes` that tail's size.
+ * the next delta. `chain`: the sizes of the deltas the store holds after its last whole tail, the
+ * last one `version`'s; `wholeBytes` that tail's size.
  */
 interface HeldTable {
   version: number;
   parts: TableParts;
-  chain: number;
-  chainBytes: number;
+  chain: readonly number[];
   wholeBytes: number;
 }
+
+const chainBytes = (chain: readonly number[]) => chain.reduce((a, b) => a + b, 0);
 
 /**
  * A version is stored as its delta from the one before while the deltas since the last whole table
  * stay few and small beside it: a reader rebuilds the body from that table and its deltas, so the
  * chain is cut (a whole table written in its place, after the version is announced) every
- * MAX_CHAIN versions or once the deltas add up to a quarter of the table.
+ * MAX_CHAIN versions or once the deltas add up to a quarter of the table. Storing a whole table
+ * costs in proportion to the table (a 6 MB table's text joined and deflated took the CPU of the
+ * next change's recompute, 100 ms at 5,000 routes), so the cut is made rarely: a reader loading
+ * cold applies at most this many small deltas, well under what parsing the whole table costs.
  */
-const MAX_CHAIN = 32;
+const MAX_CHAIN = 256;
 const CHAIN_SHARE = 4;
 
 export class Reconciler {
@@ -118,6 +122,8 @@ export class Reconciler {
   private readonly tables = new Map<string, HeldTable>();
   /** the run of each Gateway under way here, "ns/name" (see recomputeGateway) */
   private readonly running = new Map<string, Promise<GatewayOutcome>>();
+  /** gate keys whose whole table is being stored in place of their chain (one at a time each) */
+  private readonly compacting = new Set<string>();
 
   constructor(private readonly db: Database, private readonly opts: ReconcileOptions) {
     this.clock = opts.clock ?? (() => new Date());
@@ -190,9 +196,9 @@ export class Reconciler {
     const gateway = { namespace: ns, name };
     let stored: SnapshotContent | undefined;
     if (hash !== undefined && parts && before.hash !== hash) {
-      const delta = held && held.chain < 2 * MAX_CHAIN
+      const delta = held && held.chain.length < 2 * MAX_CHAIN
         ? JSON.stringify(snapshotDelta(gateway, held.version, held.version + 1, hash, held.parts, parts)) : undefined;
-      stored = delta !== undefined && (held!.chainBytes + delta.length) * CHAIN_SHARE <= 2 * held!.wholeBytes
+      stored = delta !== undefined && (chainBytes(held!.chain) + delta.length) * CHAIN_SHARE <= 2 * held!.wholeBytes
         ? { delta: { from: held!.version, text: delta } }
         : { tailZ: await deflateTailAsync(tail()), wholeBytes: tail().length, ...(delta !== undefined ? { deltaText: delta } : {}) };
     }
@@ -234,14 +240,25 @@ export class Reconciler {
     if (!translation || !parts || snapshotVersion === undefined) this.tables.delete(gateKey);
     else if (row.snapshotWritten && stored && 'delta' in stored) {
       delta = stored.delta;
-      const next: HeldTable = { version: snapshotVersion, parts, chain: held!.chain + 1, chainBytes: held!.chainBytes + delta.text.length, wholeBytes: held!.wholeBytes };
+      const next: HeldTable = { version: snapshotVersion, parts, chain: [...held!.chain, delta.text.length], wholeBytes: held!.wholeBytes };
       keepRecent(this.tables, gateKey, next, MEMORY_CAPACITY);
-      if (next.chain >= MAX_CHAIN || next.chainBytes * CHAIN_SHARE > next.wholeBytes) {
+      if ((next.chain.length >= MAX_CHAIN || chainBytes(next.chain) * CHAIN_SHARE > next.wholeBytes) && !this.compacting.has(gateKey)) {
+        // the store may have moved on by the time this version's table is stored: the deltas after
+        // it stay, and chain from it
         compact = async () => {
-          const tailZ = await deflateTailAsync(tail());
-          if (!(await compactSnapshot(this.db, owner, scope, snapshotVersion, tailZ))) return;
-          const now = this.tables.get(gateKey);
-          if (now?.version === snapshotVersion) keepRecent(this.tables, gateKey, { ...now, chain: 0, chainBytes: 0, wholeBytes: tail().length }, MEMORY_CAPACITY);
+          if (this.compacting.has(gateKey)) return;
+          this.compacting.add(gateKey);
+          try {
+            const tailZ = await deflateTailAsync(tail());
+            if (!(await compactSnapshot(this.db, owner, scope, snapshotVersion, tailZ))) return;
+            const now = this.tables.get(gateKey);
+            if (now && now.version >= snapshotVersion) {
+              const after = now.version - snapshotVersion;
+              keepRecent(this.tables, gateKey, { ...now, chain: after === 0 ? [] : now.chain.slice(-after), wholeBytes: tail().length }, MEMORY_CAPACITY);
+            }
+          } finally {
+            this.compacting.delete(gateKey);
+          }
         };
       }
     } else if (row.snapshotWritten && stored && 'tailZ' in stored) {
@@ -249,7 +266,7 @@ export class Reconciler {
       if (held && held.version < snapshotVersion) {
         delta = { from: held.version, text: stored.deltaText !== undefined && snapshotVersion === held.version + 1 ? stored.deltaText : JSON.stringify(snapshotDelta(gateway, held.version, snapshotVersion, hash!, held.parts, parts)) };
       }
-      keepRecent(this.tables, gateKey, { version: snapshotVersion, parts, chain: 0, chainBytes: 0, wholeBytes: stored.wholeBytes }, MEMORY_CAPACITY);
+      keepRecent(this.tables, gateKey, { version: snapshotVersion, parts, chain: [], wholeBytes: stored.wholeBytes }, MEMORY_CAPACITY);
     } else if (held && held.version === snapshotVersion) {
       // the same content (the same hash) at the same version: these parts hold it as well
       keepRecent(this.tables, gateKey, { ...held, parts }, MEMORY_CAPACITY);

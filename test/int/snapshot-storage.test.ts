@@ -1,12 +1,12 @@
 // A Gateway's snapshot stored in parts: a one-route change to a Gateway of hundreds of routes
 // writes its delta (kilobytes) beside the last whole table, which stays as it was; a whole table
 // is written again (once its version is announced) before the deltas add up to a quarter of it (or
-// 32 of them), and only in place of the version the store still holds; and a reader that
-// has nothing cached (another API process) rebuilds from the store the body that a full recompute
-// of the same objects gives, byte for byte.
+// 32 of them), in place of the chain that leads to it (the deltas after it stay), never over a
+// newer whole table; and a reader that has nothing cached (another API process) rebuilds from the
+// store the body that a full recompute of the same objects gives, byte for byte.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconciled, startTestServer, type TestServer } from '../support/server';
-import { SnapshotHub } from '../../src/adapters/delivery/snapshots';
+import { deflateTail, SnapshotHub } from '../../src/adapters/delivery/snapshots';
 import { rebuildReconciled } from '../../src/service/rebuild';
 import { withSecretData } from '../../src/core/snapshot/format';
 import { compactSnapshot } from '../../src/adapters/store/recompute-write';
@@ -83,7 +83,8 @@ describe('a snapshot stored in parts', () => {
     let longest = 0;
     let cuts = 0;
     let last = await row();
-    for (let k = 0; k < 40; k++) {
+    // at 300 routes the deltas add up to a quarter of the table before there are 256 of them
+    for (let k = 0; k < 240 && !(cuts > 0 && k >= 40); k++) {
       const i = 2 + ((k * 37) % (ROUTES - 2));
       if (k % 5 === 4) {
         const r = await s.api('DELETE', `/api/v1/namespaces/app/httproutes/r${i}`);
@@ -92,14 +93,20 @@ describe('a snapshot stored in parts', () => {
       await reconciled(s);
       const now = await row();
       const chain = now.base_version === null ? 0 : Number(now.version) - Number(now.base_version);
-      expect((await deltas()).filter((d) => d.version > (now.base_version ?? now.version)).length).toBe(chain);
+      const stored = (await deltas()).filter((d) => d.version > (now.base_version ?? now.version));
+      expect(stored.length).toBe(chain);
       if (chain < (last.base_version === null ? 0 : Number(last.version) - Number(last.base_version))) cuts++;
       longest = Math.max(longest, chain);
       last = now;
-      if (k % 8 === 0) same(await storedBody(), (await s.api('GET', SNAP)).text, `change ${k}`);
+      if (k % 8 === 0 || chain === 0) {
+        const body = await storedBody();
+        same(body, (await s.api('GET', SNAP)).text, `change ${k}`);
+        // the chain is cut once its deltas add up to a quarter of the table
+        expect(stored.reduce((n, d) => n + Number(d.bytes), 0) * 4, `change ${k}`).toBeLessThanOrEqual(body.length + 4 * Math.max(0, ...stored.map((d) => Number(d.bytes))));
+      }
     }
     expect(longest).toBeGreaterThan(1);
-    expect(longest).toBeLessThanOrEqual(32);
+    expect(longest).toBeLessThanOrEqual(256);
     expect(cuts).toBeGreaterThan(0);
     // a full recompute of the same objects (a rebuild) finds the same table: the same hash, so
     // the same version, and the same body as the one rebuilt from the deltas
@@ -113,17 +120,36 @@ describe('a snapshot stored in parts', () => {
     same(await storedBody(), chained, 'after the rebuild');
   }, 120_000);
 
-  it('stores a whole table in place of its chain only while the store holds that version', async () => {
-    await put('/api/v1/namespaces/app/httproutes/r1', route('/r1/again', 'web'));
+  it('stores a whole table in place of the chain that leads to it, keeping the deltas after it, and never over a newer whole table', async () => {
+    const ctrl = 'switchyard.dev/gateway-controller';
+    // the first change after the rebuild above may be stored whole: the two after it are deltas
+    for (const k of [0, 1]) {
+      await put('/api/v1/namespaces/app/httproutes/r1', route(`/r1/again${k}`, 'web'));
+      await reconciled(s);
+    }
+    const at = await row();
+    expect(at.base_version).not.toBeNull();
+    const version = Number(at.version);
+    const body = await storedBody();
+    const tail = body.slice(body.indexOf(',"hash":'));
+    await put('/api/v1/namespaces/app/httproutes/r2', route('/r2/again', 'api'));
     await reconciled(s);
     const before = await row();
-    const chainBefore = await deltas();
-    expect(before.base_version).not.toBeNull();
-    // a compaction of a version the store has moved past writes nothing
-    expect(await compactSnapshot(s.running.ctx.db, STREAM, 'switchyard.dev/gateway-controller', Number(before.version) - 1, Buffer.from('not a table'))).toBe(false);
+    expect(Number(before.version)).toBe(version + 1);
+    expect(Number(before.base_version)).toBeLessThan(version);
+
+    // the table of a version the store has moved past lands: the delta after it stays and chains from it
+    expect(await compactSnapshot(s.running.ctx.db, STREAM, ctrl, version, deflateTail(tail))).toBe(true);
     const after = await row();
-    expect([Number(after.version), Number(after.base_version), Buffer.compare(after.tail_z, before.tail_z)]).toEqual([Number(before.version), Number(before.base_version), 0]);
-    expect(await deltas()).toEqual(chainBefore);
+    expect([Number(after.version), Number(after.base_version)]).toEqual([version + 1, version]);
+    expect((await deltas()).map((d) => Number(d.version))).toEqual([version + 1]);
+    same(await storedBody(), (await s.api('GET', SNAP)).text, 'after a compaction of the version before');
+
+    // one of a version older than the store's whole table writes nothing
+    expect(await compactSnapshot(s.running.ctx.db, STREAM, ctrl, version - 1, Buffer.from('not a table'))).toBe(false);
+    const still = await row();
+    expect([Number(still.version), Number(still.base_version), Buffer.compare(still.tail_z, after.tail_z)]).toEqual([version + 1, version, 0]);
+    expect((await deltas()).map((d) => Number(d.version))).toEqual([version + 1]);
     same(await storedBody(), (await s.api('GET', SNAP)).text, 'after a compaction that did not land');
   });
 });

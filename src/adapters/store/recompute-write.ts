@@ -236,14 +236,15 @@ export async function writeRecompute(db: Database, plan: RecomputePlan): Promise
 
 /**
  * The whole table of version `version` stored in place of the table and deltas that lead to it,
- * when the store still holds that version (else nothing is written: a newer version has been
- * stored, and the next compaction is its writer's). Readers see the chain or the whole table, as
- * one statement writes both. Answers whether it was written.
+ * while the store's chain of deltas runs through that version: from an older whole table up to it
+ * or past it (the deltas after it then stay, and chain from it). Else nothing is written: a newer
+ * whole table has been stored. Readers see the chain or the whole table, as one statement writes
+ * both. Answers whether it was written.
  */
 export async function compactSnapshot(db: Database, owner: string, scope: string, version: number, tailZ: Buffer): Promise<boolean> {
   const [row] = await db.sql.$queryRawUnsafe<{ n: number }[]>(`WITH snap AS (
-      UPDATE snapshots SET tail_z = $4::bytea, body = NULL, base_version = NULL
-      WHERE gateway = $1 AND controller = $2 AND version = $3::bigint AND base_version IS NOT NULL RETURNING 1),
+      UPDATE snapshots SET tail_z = $4::bytea, body = NULL, base_version = CASE WHEN version = $3::bigint THEN NULL ELSE $3::bigint END
+      WHERE gateway = $1 AND controller = $2 AND version >= $3::bigint AND base_version < $3::bigint RETURNING 1),
     undelta AS (DELETE FROM snapshot_deltas WHERE gateway = $1 AND version <= $3::bigint AND EXISTS (SELECT 1 FROM snap) RETURNING 1)
     SELECT (SELECT count(*) FROM snap)::int AS n`, owner, scope, version, tailZ);
   return Number(row?.n ?? 0) > 0;
