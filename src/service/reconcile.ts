@@ -181,6 +181,13 @@ export class Reconciler {
     const gateKey = scoped(scope, owner);
     if (atLeast === undefined || this.cache.position < atLeast) await this.cache.sync();
     const before = await this.writtenFor(gateKey, owner);
+    // nothing has reached the log since the write it remembers (a job handed out again while a long
+    // run held the event loop, or asked for twice): the store takes no write from the same position,
+    // and a run that lost one forgets what it remembered, so the next one would read every status
+    // entry back from the store (6 s at 50,000 routes)
+    if (before.gate !== null && this.cache.position <= before.gate) {
+      return { key: owner, written: false, snapshotChanged: false, sourcePosition: before.gate };
+    }
 
     // load
     const loaded = await loadGatewayWorld(this.cache, ns, name, this.loaded, before.gatewayStatus);
