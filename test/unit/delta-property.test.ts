@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { worldOf, CONTROLLER } from '../support/compile-world';
 import { translate, translationCounts, TranslationContext } from '../../src/core/translate';
 import { compileGateway } from '../../src/core/compile';
-import { tableOfParts, tableParts } from '../../src/core/snapshot/table-parts';
-import { applyDelta, snapshotDelta } from '../../src/core/snapshot/delta';
+import { tableOfParts, tableParts, textPart } from '../../src/core/snapshot/table-parts';
+import { applyChanges, applyDelta, snapshotDelta } from '../../src/core/snapshot/delta';
 import { tableHash } from '../../src/core/snapshot/table-hash';
 import { tableTextOfParts } from '../../src/core/snapshot/table-text';
 import type { World } from '../../src/core/model/world';
@@ -146,6 +146,8 @@ describe('incremental translation and deltas against a full recompute', () => {
       // the server's parts are the worker's: compile's, kept with what they were made from
       let serverParts = server.parts;
       let client = { version: 1, parts: tableParts(JSON.parse(server.text)) };
+      // a reader holding the parts as their text alone (the API, for its whole-snapshot clients)
+      let reader = tableParts(JSON.parse(server.text), undefined, textPart);
       let deltas = 0;
       for (let step = 0; step < STEPS; step++) {
         world = change(world, r);
@@ -170,6 +172,9 @@ describe('incremental translation and deltas against a full recompute', () => {
         expect(JSON.stringify(out.table), `step ${step}`).toBe(fresh.text);
         // and a reader that holds parts writes the same text from them (the API's whole bodies)
         expect(tableTextOfParts(out.parts), `step ${step}`).toBe(fresh.text);
+        reader = applyChanges(reader, d, textPart);
+        expect(tableTextOfParts(reader), `step ${step}`).toBe(fresh.text);
+        expect(tableHash(reader, []), `step ${step}`).toBe(hash);
         client = { version: client.version + 1, parts: out.parts };
         server = incremental;
         serverParts = nextParts;

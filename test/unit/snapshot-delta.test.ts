@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { worldOf, CONTROLLER } from '../support/compile-world';
 import { translate } from '../../src/core/translate';
-import { tableParts, tableOfParts } from '../../src/core/snapshot/table-parts';
+import { tableParts, tableOfParts, textPart } from '../../src/core/snapshot/table-parts';
 import { applyChanges, applyDelta, applyList, diffList, diffParts, diffTouched, DeltaMismatch, snapshotDelta } from '../../src/core/snapshot/delta';
 import { tableHash } from '../../src/core/snapshot/table-hash';
 import { tableTextOfParts } from '../../src/core/snapshot/table-text';
@@ -72,14 +72,23 @@ describe('table parts', () => {
   it('has golden tables to work on', () => expect(cases.length).toBeGreaterThan(80));
   it('gives back every golden table byte for byte', () => {
     let n = 0;
+    let withSecrets = 0;
     for (const file of cases) for (const t of goldenTables(file)) {
       expect(JSON.stringify(tableOfParts(tableParts(t)))).toBe(JSON.stringify(t));
       expect(tableTextOfParts(tableParts(t))).toBe(JSON.stringify(t));
       expect(secretRefsOfParts(tableParts(t), 'infra')).toEqual(secretRefsOf(t, 'infra'));
       expect(diffParts(tableParts(t), tableParts(t))).toEqual({ changes: [] });
+      // parts held as their text alone (the API's) stand for the same table
+      const held = tableParts(t, undefined, textPart);
+      expect(tableTextOfParts(held)).toBe(JSON.stringify(t));
+      expect(JSON.stringify(tableOfParts(held))).toBe(JSON.stringify(t));
+      expect(secretRefsOfParts(held, 'infra')).toEqual(secretRefsOf(t, 'infra'));
+      expect(tableHash(held, [])).toBe(tableHash(tableParts(t), []));
+      if (secretRefsOf(t, 'infra').length) withSecrets++;
       n++;
     }
     expect(n).toBeGreaterThan(80);
+    expect(withSecrets).toBeGreaterThan(0);
   });
 
   it('gives ids that no other route moves: a route added first changes no other part', () => {

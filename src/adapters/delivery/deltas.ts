@@ -3,7 +3,7 @@
 // current one, made once and shared by every client at that version. Nothing is kept for a Gateway
 // nobody asked a delta of, so clients that only take whole snapshots cost nothing here.
 import type { CompiledTable } from '../../core/compile/types';
-import { tableParts, type TableParts } from '../../core/snapshot/table-parts';
+import { tableParts, textPart, type TableParts } from '../../core/snapshot/table-parts';
 import { snapshotDelta } from '../../core/snapshot/delta';
 
 /** How many earlier versions of a Gateway a client may be behind and still get a delta. */
@@ -68,7 +68,7 @@ export class DeltaHistory {
     if (!p) {
       // parts equal to the previous version's share their text with it
       const list = this.past.get(key);
-      this.partsOf.set(snap, (p = tableParts(snap.table(), list?.findLast((x) => x.parts)?.parts)));
+      this.partsOf.set(snap, (p = tableParts(snap.table(), list?.findLast((x) => x.parts)?.parts, textPart)));
     }
     return p;
   }

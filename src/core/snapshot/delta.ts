@@ -6,7 +6,7 @@
 import type { components } from '../../generated/api';
 import {
   emptyList, ENTRY_LISTS, entriesKey, part, tableOfParts,
-  type EntryList, type Part, type PartList, type TableParts,
+  type EntryList, type Part, type PartList, type PartMaker, type TableParts,
 } from './table-parts';
 import type { CompiledTable, SnapshotSecret } from '../compile/types';
 import { secretDigests } from './format';
@@ -166,7 +166,7 @@ export function diffParts(a: TableParts, b: TableParts): Pick<SnapshotDelta, 'he
 }
 
 /** `list` with the changes applied (a new list; `list` is left alone). */
-export function applyList(list: PartList, c: ListChanges): PartList {
+export function applyList(list: PartList, c: ListChanges, make: PartMaker = part): PartList {
   const gone = new Set(c.removed);
   if (gone.size !== c.removed.length) throw new DeltaMismatch('the delta removes an id twice');
   for (const id of c.removed) {
@@ -185,13 +185,13 @@ export function applyList(list: PartList, c: ListChanges): PartList {
     const at = a.after === null ? 0 : a.after === lastId ? lastAt + 1 : ids.indexOf(a.after) + 1;
     if (at === 0 && a.after !== null) throw new DeltaMismatch(`the delta adds ${a.id} after ${a.after}, which is not there`);
     ids.splice(at, 0, a.id);
-    parts.set(a.id, part(a.item));
+    parts.set(a.id, make(a.item));
     lastId = a.id;
     lastAt = at;
   }
   for (const r of c.replaced) {
     if (!parts.has(r.id)) throw new DeltaMismatch(`the delta replaces ${r.id}, which is not there`);
-    parts.set(r.id, part(r.item));
+    parts.set(r.id, make(r.item));
   }
   return next;
 }
@@ -199,13 +199,13 @@ export function applyList(list: PartList, c: ListChanges): PartList {
 /** A delta that does not fit the parts it is applied to: the client fetches the whole snapshot. */
 export class DeltaMismatch extends Error {}
 
-/** The parts after the delta's changes; `p` is left alone. */
-export function applyChanges(p: TableParts, d: Pick<SnapshotDelta, 'head' | 'changes'>): TableParts {
+/** The parts after the delta's changes, the new ones held as `make` holds them; `p` is left alone. */
+export function applyChanges(p: TableParts, d: Pick<SnapshotDelta, 'head' | 'changes'>, make: PartMaker = part): TableParts {
   const out: TableParts = { ...p, entries: new Map(p.entries) };
-  if (d.head) out.head = part(d.head);
+  if (d.head) out.head = make(d.head);
   for (const c of d.changes) {
     if (c.collection !== 'entries') {
-      out[c.collection] = applyList(out[c.collection], c);
+      out[c.collection] = applyList(out[c.collection], c, make);
       if (c.collection === 'listeners') {
         // the entry lists of a removed listener go with it, and so does a list its new item lacks;
         // a listener that is new, or a list new to it, starts from nothing
@@ -221,7 +221,7 @@ export function applyChanges(p: TableParts, d: Pick<SnapshotDelta, 'head' | 'cha
       throw new DeltaMismatch(`the delta changes the entries of listener ${String(c.listener)}, which is not there`);
     }
     const key = entriesKey(c.listener, c.list as EntryList);
-    out.entries.set(key, applyList(out.entries.get(key) ?? emptyList(), c));
+    out.entries.set(key, applyList(out.entries.get(key) ?? emptyList(), c, make));
   }
   return out;
 }

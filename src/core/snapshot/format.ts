@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api';
 import { canonicalJson } from '../objects/canonical';
-import type { TableParts } from './table-parts';
+import type { Part, TableParts } from './table-parts';
 
 export type Snapshot = components['schemas']['Snapshot'];
 export type SnapshotSecret = components['schemas']['SnapshotSecret'];
@@ -78,13 +78,26 @@ export function secretRefsOf(table: Pick<CompiledTable, 'listeners' | 'backendCl
   return [...refs.values()];
 }
 
+// the rules that name Secrets (backend TLS), by part: parts are shared by the versions that hold
+// them, so a version reads only its new rules (a part held as its text is parsed only when its text
+// names a CA Secret)
+const RULE_SECRETS = new WeakMap<Part, boolean>();
+const namesSecrets = (p: Part): boolean => {
+  let named = RULE_SECRETS.get(p);
+  if (named === undefined) RULE_SECRETS.set(p, (named = p.text.includes('"caCertificateSecrets"')));
+  return named;
+};
+
 /** secretRefsOf for a table given as its parts (./table-parts), read off the parts' items without making the table. */
 export function secretRefsOfParts(p: TableParts, gatewayNamespace: string): { namespace: string; name: string }[] {
-  const items = (l: TableParts['rules']) => l.ids.map((id) => l.parts.get(id)!.item);
+  const items = (l: TableParts['rules'], keep: (part: Part) => boolean) => l.ids.flatMap((id) => {
+    const part = l.parts.get(id)!;
+    return keep(part) ? [part.item] : [];
+  });
   return secretRefsOf({
-    listeners: items(p.listeners) as unknown as CompiledTable['listeners'],
+    listeners: items(p.listeners, () => true) as unknown as CompiledTable['listeners'],
     backendClientCertificate: p.head.item.backendClientCertificate as CompiledTable['backendClientCertificate'],
-    rules: items(p.rules) as unknown as CompiledTable['rules'],
+    rules: items(p.rules, namesSecrets) as unknown as CompiledTable['rules'],
   }, gatewayNamespace);
 }
 

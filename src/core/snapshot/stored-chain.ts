@@ -3,24 +3,27 @@
 // to the table's parts. Pure: the store's reader (adapters/delivery/snapshots) does the I/O.
 import { applyChanges, DeltaMismatch, type SnapshotDelta } from './delta';
 import { snapshotBody, snapshotTail } from './format';
-import { tableParts, type TableParts } from './table-parts';
+import { part, tableParts, type PartMaker, type TableParts } from './table-parts';
 import { tableTextOfParts } from './table-text';
 import type { CompiledTable } from '../compile/types';
 
 /**
  * The body of version `version` from the whole table's tail (of `baseVersion`) and the deltas'
  * texts after it, in version order, with the parts it was made from (the base of the next delta a
- * reader applies). Throws DeltaMismatch when they do not make a chain from `baseVersion` to `version`.
+ * reader applies), held as `make` holds them. Throws DeltaMismatch when they do not make a chain
+ * from `baseVersion` to `version`.
  */
-export function chainedBody(namespace: string, name: string, version: number, baseVersion: number, baseTail: string, deltaTexts: readonly string[]): { body: string; parts: TableParts } {
+export function chainedBody(
+  namespace: string, name: string, version: number, baseVersion: number, baseTail: string, deltaTexts: readonly string[], make: PartMaker = part,
+): { body: string; parts: TableParts } {
   const base = JSON.parse(snapshotBody(namespace, name, baseVersion, baseTail)) as { table: CompiledTable };
-  let parts = tableParts(base.table);
+  let parts = tableParts(base.table, undefined, make);
   let at = baseVersion;
   let hash: string | undefined;
   for (const text of deltaTexts) {
     const d = JSON.parse(text) as SnapshotDelta;
     if (d.fromVersion !== at) throw new DeltaMismatch(`the stored delta to version ${d.version} applies to ${d.fromVersion}, not to ${at}`);
-    parts = applyChanges(parts, d);
+    parts = applyChanges(parts, d, make);
     at = d.version;
     hash = d.hash;
   }

@@ -40,6 +40,28 @@ export function part(item: Record<string, unknown>): Part {
   return { item, text: JSON.stringify(item), digest: undefined };
 }
 
+/**
+ * A part kept as its text alone, its item parsed again whenever it is read. For a reader that holds
+ * a table to apply deltas to and to join its text from (the API): the objects of a table of 50,000
+ * routes take some three times the memory of their text, and such a reader reads the items of few
+ * parts (the head, the listeners, the parts a delta of its own names).
+ */
+class TextPart implements Part {
+  digest: string | undefined = undefined;
+  constructor(readonly text: string) {}
+
+  get item(): Record<string, unknown> {
+    return JSON.parse(this.text) as Record<string, unknown>;
+  }
+}
+
+export function textPart(item: Record<string, unknown>): Part {
+  return new TextPart(JSON.stringify(item));
+}
+
+/** How the parts of a table are held: with their items (`part`), or as their text alone (`textPart`). */
+export type PartMaker = (item: Record<string, unknown>) => Part;
+
 // a list's parts in its order, once asked for: a list is not changed once made, and a list made
 // from another by a few edits is given its order by the same edits (see keepPartOrder)
 const ORDER = new WeakMap<PartList, Part[]>();
@@ -80,16 +102,16 @@ function uniqueId(list: PartList, seen: Map<string, number>, id: string): string
 
 /**
  * Adds part `id` to the list: the previous version's part when its text is the same (versions
- * held side by side share it), else the one `make(a, b)` gives (a function of the module, not a
- * closure per item: a table has tens of thousands of parts).
+ * held side by side share it), else the one `shape(a, b)` gives (a function of the module, not a
+ * closure per item: a table has tens of thousands of parts), held as `make` holds it.
  */
 function push<A, B>(
-  list: PartList, seen: Map<string, number>, id: string, reuse: PartList | undefined,
-  make: (a: A, b: B) => Record<string, unknown>, a: A, b: B,
+  list: PartList, seen: Map<string, number>, id: string, reuse: PartList | undefined, make: PartMaker,
+  shape: (a: A, b: B) => Record<string, unknown>, a: A, b: B,
 ): void {
   const uid = uniqueId(list, seen, id);
   const prev = reuse?.parts.get(uid);
-  const p = part(make(a, b));
+  const p = make(shape(a, b));
   list.ids.push(uid);
   list.parts.set(uid, prev && prev.text === p.text ? prev : p);
 }
@@ -106,12 +128,12 @@ const entryId = (rule: string, e: { matchIndex?: number; hostname?: string }): s
 /**
  * The parts of a table (the reference: the worker has compile make them, see compileParts).
  * `previous` (the parts of an earlier version) only lets equal parts share their text; the answer
- * is the same without it.
+ * is the same without it. `make` says how the parts are held (see textPart).
  */
-export function tableParts(table: CompiledTable, previous?: TableParts): TableParts {
+export function tableParts(table: CompiledTable, previous?: TableParts, make: PartMaker = part): TableParts {
   const routes = emptyList();
   const routeSeen = new Map<string, number>();
-  table.routes.forEach((r) => push(routes, routeSeen, routeId(r), previous?.routes, itself, r, undefined));
+  table.routes.forEach((r) => push(routes, routeSeen, routeId(r), previous?.routes, make, itself, r, undefined));
   const rules = emptyList();
   const ruleSeen = new Map<string, number>();
   const ruleIds: string[] = [];
@@ -119,7 +141,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts): TablePa
     const rid = routes.ids[r.route];
     if (rid === undefined) throw new Error(`rule ${r.index} names route ${r.route}, which the table does not hold`);
     const before = rules.ids.length;
-    push(rules, ruleSeen, ruleId(rid, r.index), previous?.rules, withRoute, r, rid);
+    push(rules, ruleSeen, ruleId(rid, r.index), previous?.rules, make, withRoute, r, rid);
     ruleIds.push(rules.ids[before]);
   }
   const listeners = emptyList();
@@ -129,7 +151,7 @@ export function tableParts(table: CompiledTable, previous?: TableParts): TablePa
     const head: Record<string, unknown> = { ...l };
     for (const list of ENTRY_LISTS) if (head[list] !== undefined) head[list] = [];
     const before = listeners.ids.length;
-    push(listeners, listenerSeen, l.name, previous?.listeners, itself, head, undefined);
+    push(listeners, listenerSeen, l.name, previous?.listeners, make, itself, head, undefined);
     const lid = listeners.ids[before];
     for (const list of ENTRY_LISTS) {
       const items = l[list] as { rule: number; matchIndex?: number; hostname?: string; match?: object }[] | undefined;
@@ -140,14 +162,14 @@ export function tableParts(table: CompiledTable, previous?: TableParts): TablePa
       for (const e of items) {
         const rid = ruleIds[e.rule];
         if (rid === undefined) throw new Error(`an entry of listener ${l.name} names rule ${e.rule}, which the table does not hold`);
-        push(out, seen, entryId(rid, e), previous?.entries.get(key), withRule, e, rid);
+        push(out, seen, entryId(rid, e), previous?.entries.get(key), make, withRule, e, rid);
       }
       entries.set(key, out);
     }
   });
   const head: Record<string, unknown> = { ...table, listeners: [], routes: [], rules: [] };
   const prevHead = previous?.head;
-  const h = part(head);
+  const h = make(head);
   return { head: prevHead && prevHead.text === h.text ? prevHead : h, listeners, routes, rules, entries };
 }
 

@@ -5,12 +5,13 @@
 // clients) so pays for string joins, not for a table of objects and its serialization.
 import { ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from './table-parts';
 
-/** a rule's or an entry's text before and after the id it names */
-const AROUND = new WeakMap<Part, [string, string]>();
+/** a rule's or an entry's text before and after the id it names, and that id */
+const AROUND = new WeakMap<Part, [string, string, string]>();
 
-function around(p: Part, member: 'route' | 'rule'): [string, string] | undefined {
+function around(p: Part, member: 'route' | 'rule'): [string, string, string] | undefined {
   let cut = AROUND.get(p);
   if (cut) return cut;
+  // read once: a part held as its text alone parses its item on every read
   const ref = p.item[member];
   if (typeof ref !== 'string') return undefined;
   const marker = `"${member}":${JSON.stringify(ref)}`;
@@ -18,7 +19,7 @@ function around(p: Part, member: 'route' | 'rule'): [string, string] | undefined
   // starts with its route; an entry has at most a hostname (no quotes in it) before its rule
   const at = p.text.indexOf(marker);
   if (at < 0) return undefined;
-  cut = [p.text.slice(0, at + member.length + 3), p.text.slice(at + marker.length)];
+  cut = [p.text.slice(0, at + member.length + 3), p.text.slice(at + marker.length), ref];
   AROUND.set(p, cut);
   return cut;
 }
@@ -33,10 +34,12 @@ function referring(list: PartList, member: 'route' | 'rule', index: Map<string, 
   const out: string[] = [];
   for (const id of list.ids) {
     const p = list.parts.get(id)!;
-    const at = index.get(p.item[member] as string);
-    if (at === undefined) throw new Error(`part ${id} names ${member} ${String(p.item[member])}, which the table does not hold`);
     const cut = around(p, member);
-    out.push(cut ? cut[0] + at + cut[1] : JSON.stringify({ ...p.item, [member]: at }));
+    const item = cut ? undefined : p.item;
+    const ref = cut ? cut[2] : item![member];
+    const at = index.get(ref as string);
+    if (at === undefined) throw new Error(`part ${id} names ${member} ${String(ref)}, which the table does not hold`);
+    out.push(cut ? cut[0] + at + cut[1] : JSON.stringify({ ...item, [member]: at }));
   }
   return `[${out.join(',')}]`;
 }
