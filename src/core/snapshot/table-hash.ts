@@ -25,6 +25,8 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../objects/canonical';
 import { ENTRY_LISTS, entriesKey, partsInOrder, type Part, type PartList, type TableParts } from './table-parts';
 import type { SecretDigest } from './format';
+import { editedFrom } from './list-edits';
+import { findSorted } from '../model/sorted';
 
 const HASH_FORMAT = 'table-parts/2';
 
@@ -47,21 +49,63 @@ function chunkDigest(chunk: Part[]): string {
   return digest;
 }
 
+/** A list's chunks in order: where each ends (after its last part's position) and its digest. */
+interface Chunks {
+  ends: number[];
+  digests: string[];
+}
+const LIST_CHUNKS = new WeakMap<PartList, Chunks>();
+
+/** The chunks of `order` from position `from`, up to its end or, with `until`, the first cut at or after it. */
+function cutChunks(order: readonly Part[], from: number, out: Chunks, until = Infinity): number {
+  let chunk: Part[] = [];
+  for (let i = from; i < order.length; i++) {
+    const p = order[i];
+    chunk.push(p);
+    if (partDigest(p).charCodeAt(0) % 16 === 0 || i === order.length - 1) {
+      out.ends.push(i + 1);
+      out.digests.push(chunkDigest(chunk));
+      chunk = [];
+      if (i >= until) return i + 1;
+    }
+  }
+  return order.length;
+}
+
+/**
+ * The chunks of a list made from another by edits within a span (./list-edits): the other's
+ * chunks before the one the span starts in, the chunks over the span cut anew, and the other's
+ * after the first cut past the span (its parts are the other's from there on, so are its cuts).
+ * Undefined when the other's chunks are not known.
+ */
+function chunksAcross(list: PartList, order: readonly Part[]): Chunks | undefined {
+  const span = editedFrom(list);
+  const was = span && LIST_CHUNKS.get(span.base);
+  if (!span || !was || was.ends.length === 0) return undefined;
+  // the first chunk that reaches into the span (the last one when the span is past the base's end)
+  let k = findSorted(was.ends, span.lo + 1, (end, at) => end - at);
+  if (k >= was.ends.length) k = was.ends.length - 1;
+  const out: Chunks = { ends: was.ends.slice(0, k), digests: was.digests.slice(0, k) };
+  const end = cutChunks(order, k === 0 ? 0 : was.ends[k - 1], out, span.hi);
+  if (end === order.length) return out;
+  // the cut at `end` in this list is the base's at `end - shift`: its chunks after it follow
+  const after = findSorted(was.ends, end - span.shift, (e, at) => e - at);
+  if (was.ends[after] !== end - span.shift) return undefined;
+  for (let c = after + 1; c < was.ends.length; c++) {
+    out.ends.push(was.ends[c] + span.shift);
+    out.digests.push(was.digests[c]);
+  }
+  return out;
+}
+
 function listDigest(list: PartList): string {
   let d = LIST_DIGESTS.get(list);
   if (d === undefined) {
     const order = partsInOrder(list);
-    const chunks: string[] = [];
-    let chunk: Part[] = [];
-    for (let i = 0; i < order.length; i++) {
-      const p = order[i];
-      chunk.push(p);
-      if (partDigest(p).charCodeAt(0) % 16 === 0 || i === order.length - 1) {
-        chunks.push(chunkDigest(chunk));
-        chunk = [];
-      }
-    }
-    LIST_DIGESTS.set(list, (d = sha(chunks.join('\t'))));
+    let chunks = chunksAcross(list, order);
+    if (!chunks) cutChunks(order, 0, (chunks = { ends: [], digests: [] }));
+    LIST_CHUNKS.set(list, chunks);
+    LIST_DIGESTS.set(list, (d = sha(chunks.digests.join('\t'))));
   }
   return d;
 }

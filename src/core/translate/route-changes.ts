@@ -21,6 +21,7 @@ import { cmp } from '../refs/lookup';
 import { ENTRY_LISTS, entriesKey, keepPartOrder, knownPartOrder, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
 import { rememberChanges } from '../snapshot/list-changes';
 import { nextParts, type PartsEdit } from '../snapshot/part-map';
+import { noteEdited, SpanOfEdits } from '../snapshot/list-edits';
 import { keepRecent } from '../model/recent';
 import { sameItems } from '../model/same-items';
 import { findSorted } from '../model/sorted';
@@ -431,6 +432,8 @@ function patchList(base: PartList, touched: Map<string, Set<string>>, label: str
   // the parts in order, edited alongside the ids when the base's order is known (the hash reads it)
   const order = knownPartOrder(base)?.slice();
   const noted = touched.get(label) ?? new Set<string>();
+  // where the new list differs from the base (the hash cuts only that stretch into chunks anew)
+  const span = new SpanOfEdits();
   // the next list takes the base's map over (snapshot/part-map.ts): the base still reads as it did
   const edit = (): PartsEdit => {
     if (!parts) ({ next: out, edit: parts } = nextParts(base, ids));
@@ -442,6 +445,7 @@ function patchList(base: PartList, touched: Map<string, Set<string>>, label: str
       for (let k = 0; k < gone.length; k++) if (ids[at + k] !== gone[k]) throw new NotInPlace();
       ids.splice(at, gone.length);
       order?.splice(at, gone.length);
+      span.remove(at, gone.length);
       const e = edit();
       for (const id of gone) {
         e.delete(id);
@@ -460,6 +464,7 @@ function patchList(base: PartList, touched: Map<string, Set<string>>, label: str
       }
       ids.splice(at, 0, ...added);
       order?.splice(at, 0, ...ps);
+      span.insert(at, added.length);
     },
   };
   try {
@@ -470,6 +475,8 @@ function patchList(base: PartList, touched: Map<string, Set<string>>, label: str
   }
   if (!out) return base;
   if (order) keepPartOrder(out, order);
+  const edited = span.of(base);
+  if (edited) noteEdited(out, edited);
   touched.set(label, noted);
   return out;
 }
