@@ -2,6 +2,8 @@
 // client that follows the description gets the same hash, the same table gets it however its
 // parts were made, and any change to the table or to a Secret's data moves it.
 import { createHash } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { tableHash } from '../../src/core/snapshot/table-hash';
 import { part, tableParts } from '../../src/core/snapshot/table-parts';
@@ -129,5 +131,32 @@ describe('a list made from another by a few edits', () => {
       }
     }
     expect(checked).toBe(25 * 25);
+  });
+});
+
+describe('lists made one from another, version after version', () => {
+  it('do not keep the versions before them alive once hashed', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    let base = tableParts(table(Array.from({ length: 50 }, (_, i) => `/p${i}`)));
+    tableHash(base, []);
+    const first = new WeakRef(base.rules);
+    for (let step = 0; step < 5; step++) {
+      const ids = base.rules.ids.slice();
+      const parts = new Map(base.rules.parts);
+      const id = `HTTPRoute/apps/v${step}#0`;
+      parts.set(id, part({ route: id.slice(0, -2), index: 0, filters: [], backends: [] }));
+      ids.splice(10, 0, id);
+      const span = new SpanOfEdits();
+      span.insert(10, 1);
+      const rules = { ids, parts };
+      noteEdited(rules, span.of(base.rules)!);
+      base = { ...base, rules };
+      tableHash(base, []);
+    }
+    // a WeakRef holds its target until the job that made it ends
+    await new Promise((r) => setTimeout(r, 0));
+    gc();
+    expect(first.deref()).toBeUndefined();
   });
 });

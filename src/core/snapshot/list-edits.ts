@@ -50,7 +50,12 @@ export function noteEdited(list: PartList, span: EditedSpan): void {
   EDITED.set(list, span);
 }
 
-/** How `list` was made from another list, when that was noted. */
-export function editedFrom(list: PartList): EditedSpan | undefined {
-  return EDITED.get(list);
+/**
+ * How `list` was made from another list, when that was noted: told once, as the note holds the
+ * other list (and so, note by note, every version before it).
+ */
+export function takeEditedFrom(list: PartList): EditedSpan | undefined {
+  const span = EDITED.get(list);
+  EDITED.delete(list);
+  return span;
 }
