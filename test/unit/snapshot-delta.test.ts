@@ -91,6 +91,24 @@ describe('table parts', () => {
     expect(withSecrets).toBeGreaterThan(0);
   });
 
+  it('reads the Secrets a table names off parts held as text, as a delta adds and removes the rules that name them', () => {
+    const plain = cases.flatMap(goldenTables).find((t) => t.rules.filter((r) => r.backends?.length).length > 1)!;
+    // the same table with one rule's backend verifying its peer against a CA Secret
+    const named = structuredClone(plain);
+    const rule = named.rules.find((r) => r.backends?.length)!;
+    rule.backends[0] = { ...rule.backends[0], tls: { caCertificateSecrets: [{ group: '', kind: 'Secret', namespace: 'apps', name: 'ca-secret' }] } } as never;
+    expect(secretRefsOf(named, 'infra')).toContainEqual({ namespace: 'apps', name: 'ca-secret' });
+    expect(secretRefsOf(plain, 'infra')).not.toContainEqual({ namespace: 'apps', name: 'ca-secret' });
+    const step = (from: CompiledTable, to: CompiledTable) => {
+      const held = tableParts(from, undefined, textPart);
+      secretRefsOfParts(held, 'infra');
+      const d = JSON.parse(JSON.stringify(snapshotDelta({ namespace: 'infra', name: 'gw' }, 1, 2, 'h', tableParts(from), tableParts(to))));
+      return secretRefsOfParts(applyChanges(held, d, textPart), 'infra');
+    };
+    expect(step(plain, named)).toEqual(secretRefsOf(named, 'infra'));
+    expect(step(named, plain)).toEqual(secretRefsOf(plain, 'infra'));
+  });
+
   it('gives ids that no other route moves: a route added first changes no other part', () => {
     const base = Array.from({ length: 50 }, (_, i) => ({ name: `r${String(i).padStart(3, '0')}`, path: `/p${i}` }));
     const d = roundTrip(table(base), table([{ name: 'a-first', path: '/new' }, ...base]));

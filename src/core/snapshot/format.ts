@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api';
 import { canonicalJson } from '../objects/canonical';
-import type { Part, TableParts } from './table-parts';
+import type { Part, PartList, TableParts } from './table-parts';
 
 export type Snapshot = components['schemas']['Snapshot'];
 export type SnapshotSecret = components['schemas']['SnapshotSecret'];
@@ -78,26 +78,34 @@ export function secretRefsOf(table: Pick<CompiledTable, 'listeners' | 'backendCl
   return [...refs.values()];
 }
 
-// the rules that name Secrets (backend TLS), by part: parts are shared by the versions that hold
-// them, so a version reads only its new rules (a part held as its text is parsed only when its text
-// names a CA Secret)
-const RULE_SECRETS = new WeakMap<Part, boolean>();
-const namesSecrets = (p: Part): boolean => {
-  let named = RULE_SECRETS.get(p);
-  if (named === undefined) RULE_SECRETS.set(p, (named = p.text.includes('"caCertificateSecrets"')));
-  return named;
-};
+// A part names a Secret when its text does (a part held as its text is parsed only then). Rule
+// lists known to name none: a list made from one of them by a delta is known from the delta's new
+// parts alone (noteNoSecretsCarried), so a table of 50,000 routes is not read whole per version.
+const namesSecrets = (p: Part): boolean => p.text.includes('"caCertificateSecrets"');
+const NAMING_NONE = new WeakSet<PartList>();
+
+function rulesNamingSecrets(l: PartList): Part[] {
+  if (NAMING_NONE.has(l)) return [];
+  const out: Part[] = [];
+  for (const id of l.ids) {
+    const p = l.parts.get(id)!;
+    if (namesSecrets(p)) out.push(p);
+  }
+  if (out.length === 0) NAMING_NONE.add(l);
+  return out;
+}
+
+/** `next` was made from `base` by adding or replacing `added` (and removing parts). */
+export function noteNoSecretsCarried(next: PartList, base: PartList, added: readonly Part[]): void {
+  if (NAMING_NONE.has(base) && !added.some(namesSecrets)) NAMING_NONE.add(next);
+}
 
 /** secretRefsOf for a table given as its parts (./table-parts), read off the parts' items without making the table. */
 export function secretRefsOfParts(p: TableParts, gatewayNamespace: string): { namespace: string; name: string }[] {
-  const items = (l: TableParts['rules'], keep: (part: Part) => boolean) => l.ids.flatMap((id) => {
-    const part = l.parts.get(id)!;
-    return keep(part) ? [part.item] : [];
-  });
   return secretRefsOf({
-    listeners: items(p.listeners, () => true) as unknown as CompiledTable['listeners'],
+    listeners: p.listeners.ids.map((id) => p.listeners.parts.get(id)!.item) as unknown as CompiledTable['listeners'],
     backendClientCertificate: p.head.item.backendClientCertificate as CompiledTable['backendClientCertificate'],
-    rules: items(p.rules, namesSecrets) as unknown as CompiledTable['rules'],
+    rules: rulesNamingSecrets(p.rules).map((r) => r.item) as unknown as CompiledTable['rules'],
   }, gatewayNamespace);
 }
 
