@@ -209,14 +209,23 @@ describe('a dependency that changes while its Gateway recomputes', () => {
 });
 
 describe("a Gateway's recomputes in one process", () => {
+  const put = async (path: string, body: unknown) => expect((await s.api('PUT', path, body)).status).toBeLessThan(300);
+  /** A class of its own for a Gateway `name` (a controller no other test runs) and a route team-a/`name` on it at `path`. */
+  async function ownGateway(name: string, controllerName: string) {
+    await put(`/api/v1/gatewayclasses/${name}`, { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName } });
+    await put(`/api/v1/namespaces/infra/gateways/${name}`, { ...gateway('All'), metadata: { name, namespace: 'infra' }, spec: { ...gateway('All').spec, gatewayClassName: name } });
+    const putRoute = (path: string) => {
+      const r = route('team-a', name, path);
+      return put(`/api/v1/namespaces/team-a/httproutes/${name}`, { ...r, spec: { ...r.spec, parentRefs: [{ name, namespace: 'infra' }] } });
+    };
+    await putRoute(`/${name}`);
+    return putRoute;
+  }
+
   it('run one at a time, so that a second run (a job handed out again) does not lose its write', async () => {
     const { Reconciler } = await import('../../src/service/reconcile');
     const controllerName = 'example.com/serial-controller';
-    const put = async (path: string, body: unknown) => expect((await s.api('PUT', path, body)).status).toBeLessThan(300);
-    await put('/api/v1/gatewayclasses/serial', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName } });
-    await put('/api/v1/namespaces/infra/gateways/serial', { ...gateway('All'), metadata: { name: 'serial', namespace: 'infra' }, spec: { ...gateway('All').spec, gatewayClassName: 'serial' } });
-    const r = route('team-a', 'serial', '/serial');
-    await put('/api/v1/namespaces/team-a/httproutes/serial', { ...r, spec: { ...r.spec, parentRefs: [{ name: 'serial', namespace: 'infra' }] } });
+    await ownGateway('serial', controllerName);
     const rec = new Reconciler(s.running.ctx.db, { controllerName });
     const both = await Promise.all([rec.recomputeGateway('infra', 'serial'), rec.recomputeGateway('infra', 'serial')]);
     expect(both.map((o) => o.written)).toEqual([true, true]);
@@ -227,12 +236,7 @@ describe("a Gateway's recomputes in one process", () => {
   it('runs nothing again from the log position its last write was made at, and keeps knowing what it wrote', async () => {
     const { Reconciler } = await import('../../src/service/reconcile');
     const controllerName = 'example.com/again-controller';
-    const put = async (path: string, body: unknown) => expect((await s.api('PUT', path, body)).status).toBeLessThan(300);
-    await put('/api/v1/gatewayclasses/again', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName } });
-    await put('/api/v1/namespaces/infra/gateways/again', { ...gateway('All'), metadata: { name: 'again', namespace: 'infra' }, spec: { ...gateway('All').spec, gatewayClassName: 'again' } });
-    const r = route('team-a', 'again', '/again');
-    const routeAt = (path: string) => ({ ...r, spec: { ...r.spec, parentRefs: [{ name: 'again', namespace: 'infra' }], rules: [{ ...r.spec.rules[0], matches: [{ path: { type: 'PathPrefix', value: path } }] }] } });
-    await put('/api/v1/namespaces/team-a/httproutes/again', routeAt('/again'));
+    const putRoute = await ownGateway('again', controllerName);
     const db = s.running.ctx.db;
     const statements: string[] = [];
     const counting: typeof db = { ...db, prepared: (name, text, ...params) => (statements.push(name), db.prepared(name, text, ...params)) };
@@ -244,7 +248,7 @@ describe("a Gateway's recomputes in one process", () => {
     expect([again.written, again.sourcePosition]).toEqual([false, first.sourcePosition]);
     // the run after a change starts from what this process wrote, not from the store's copy of it
     // (at 50,000 routes, reading every status entry back took 6 s)
-    await put('/api/v1/namespaces/team-a/httproutes/again', routeAt('/again/v2'));
+    await putRoute('/again/v2');
     statements.length = 0;
     const next = await rec.recomputeGateway('infra', 'again');
     expect(next.written).toBe(true);
