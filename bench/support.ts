@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import { caughtUp } from '../src/adapters/store/checkpoints';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import Redis from 'ioredis';
 import { startProcess, type ServiceProcess } from '../test/support/process';
 
 export { workerNodeFlags } from '../test/support/process';
@@ -194,18 +193,5 @@ export async function oneGatewayFigures(): Promise<void> {
   if (code !== 0) process.exitCode = code ?? 1;
 }
 
-/** Deletes every key under a run's Redis prefix (the queue's, the bus's): a run leaves nothing behind. */
-export async function dropRedisPrefix(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
+// a run leaves nothing behind on the shared Redis (see test/support/redis.ts)
+export { dropRedisPrefix } from '../test/support/redis';

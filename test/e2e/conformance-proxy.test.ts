@@ -21,6 +21,7 @@ import type { K8sObject } from '../../src/core/model/objects';
 import { openDatabase, type Database } from '../../src/adapters/store/database';
 import { caughtUp } from '../../src/adapters/store/checkpoints';
 import { Fleet } from '../support/conformance-fleet';
+import { dropRedisPrefix } from '../support/redis';
 import { certificateRequested, checkObserved, HAS_OPENSSL, pathOf, send, type Observed } from '../support/conformance-traffic';
 
 const need = needs({ pg: true, redis: true });
@@ -175,10 +176,11 @@ describe.skipIf(need.skip)(`the conformance corpus through the reference proxy${
     }
   }
 
+  const redisPrefix = `sy-corpus-${randomBytes(4).toString('hex')}`;
   beforeAll(async () => {
     db = await freshDatabaseUrl();
     const env = {
-      DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `sy-corpus-${randomBytes(4).toString('hex')}`, ADMIN_TOKEN,
+      DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: redisPrefix, ADMIN_TOKEN,
       CONTROLLER_NAME: CONTROLLER, SWITCHYARD_ADDRESS_POOL: CONFORMANCE_ADDRESS_POOL.join(','), SWITCHYARD_DEFAULT_GATEWAYCLASS: 'false',
       RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000', ACCESS_LOG: 'errors',
     };
@@ -213,6 +215,7 @@ describe.skipIf(need.skip)(`the conformance corpus through the reference proxy${
     await store?.close?.();
     await Promise.all([api?.stop(), worker?.stop()]);
     await db?.drop();
+    if (process.env.REDIS_URL) await dropRedisPrefix(process.env.REDIS_URL, redisPrefix).catch(() => undefined);
   });
 
   /** The TLS material a backendBehaviour names, put on every pod that serves 8443. */

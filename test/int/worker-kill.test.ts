@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { freshDatabaseUrl, needs } from '../support/database';
 import { ADMIN_TOKEN, client } from '../support/server';
+import { dropRedisPrefix } from '../support/redis';
 import { startProcess, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../support/process';
 import { holdRecomputeWrites, routeBody, routePath, seedWorld, until, untilConverged, untilNothingBehind, withApplicationName } from '../support/faults';
 
@@ -16,7 +17,8 @@ describe.skipIf(need.skip)(`a worker killed mid-recompute${need.skip ? ` (skippe
   let db: Awaited<ReturnType<typeof freshDatabaseUrl>>;
   let api: ServiceProcess;
   const workers = new Map<string, WorkerProcess>();
-  const env = () => ({ REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `sy-test-${randomBytes(4).toString('hex')}`, ADMIN_TOKEN });
+  const redisPrefix = `sy-test-${randomBytes(4).toString('hex')}`;
+  const env = () => ({ REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: redisPrefix, ADMIN_TOKEN });
 
   beforeAll(async () => {
     db = await freshDatabaseUrl();
@@ -29,6 +31,7 @@ describe.skipIf(need.skip)(`a worker killed mid-recompute${need.skip ? ` (skippe
   afterAll(async () => {
     await Promise.all([api?.stop(), ...[...workers.values()].map((w) => w.stop('SIGKILL'))]);
     await db?.drop();
+    if (process.env.REDIS_URL) await dropRedisPrefix(process.env.REDIS_URL, redisPrefix).catch(() => undefined);
   });
 
   it('another worker recomputes its Gateway, with the changes written meanwhile', async () => {

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config/env';
 import { startServer, type Running } from '../../src/server';
 import { openDatabase } from '../../src/adapters/store/database';
 import { freshDatabaseUrl } from './database';
+import { dropRedisPrefix } from './redis';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -66,7 +67,8 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
     ...overrides,
   };
   const db = fresh.url ? undefined : await openDatabase({ dataDir: 'memory://' });
-  const running = await startServer(config, { logger: opts.logger ?? pino({ level: config.logLevel }), db, worker: opts.worker, queuePrefix: opts.derivedPrefix ? undefined : `sy-test-${Math.random().toString(36).slice(2, 10)}` });
+  const queuePrefix = opts.derivedPrefix ? undefined : `sy-test-${Math.random().toString(36).slice(2, 10)}`;
+  const running = await startServer(config, { logger: opts.logger ?? pino({ level: config.logLevel }), db, worker: opts.worker, queuePrefix });
   return {
     running,
     url: running.url,
@@ -76,6 +78,8 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
       await running.close();
       if (db) await db.close();
       await fresh.drop();
+      // the queue's keys under this server's own prefix (a derived one may be another server's too)
+      if (queuePrefix && config.redisUrl) await dropRedisPrefix(config.redisUrl, queuePrefix).catch(() => undefined);
     },
   };
 }
