@@ -92,7 +92,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
       // the whole table replaces its chain of deltas once the version is out: a moment later, so
       // that an API in this process sends the delta first (the table's text is made on this loop),
       // and apart from this run, so that the Gateway's next change does not wait for a table of
-      // thousands of routes to be stored (a compaction writes only while the store holds its version)
+      // thousands of routes to be stored (a compaction writes only over the chain that leads to its version)
       const compact = out.compact;
       const stored: Promise<void> = new Promise((r) => setTimeout(r, COMPACT_AFTER_MS))
         .then(compact)
