@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BullReconcileQueue } from '../../src/adapters/queue/bullmq';
 import { InProcessQueue } from '../../src/adapters/queue/in-process';
 import type { ReconcileQueue } from '../../src/adapters/queue/types';
+import { dropRedisPrefix } from '../support/redis';
 
 const REDIS_URL = process.env.REDIS_URL;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -31,9 +32,16 @@ async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> 
   }
 }
 
+/** the Redis prefixes of the queues made, whose keys go when the queue is closed */
+const prefixes: string[] = [];
+const bullQueue = (concurrency = 4) => {
+  const prefix = `sy-test-${randomBytes(4).toString('hex')}`;
+  prefixes.push(prefix);
+  return new BullReconcileQueue({ url: REDIS_URL!, prefix, name: 'holdoff', concurrency });
+};
 const kinds: [string, (concurrency?: number) => ReconcileQueue][] = [
   ['in-process', (concurrency = 2) => new InProcessQueue(concurrency)],
-  ...(REDIS_URL ? [['BullMQ', (concurrency = 4) => new BullReconcileQueue({ url: REDIS_URL, prefix: `sy-test-${randomBytes(4).toString('hex')}`, name: 'holdoff', concurrency })] as [string, (c?: number) => ReconcileQueue]] : []),
+  ...(REDIS_URL ? [['BullMQ', bullQueue] as [string, (c?: number) => ReconcileQueue]] : []),
 ];
 
 describe.each(kinds)('the %s queue under bursts', (_name, make) => {
@@ -41,6 +49,7 @@ describe.each(kinds)('the %s queue under bursts', (_name, make) => {
   afterEach(async () => {
     await queue?.close();
     queue = null;
+    for (const prefix of prefixes.splice(0)) await dropRedisPrefix(REDIS_URL!, prefix);
   });
 
   it('serves the last of hundreds of requests for one key with a few runs, whatever the gaps', async () => {
