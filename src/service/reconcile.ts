@@ -249,10 +249,11 @@ export class Reconciler {
       delta = stored.delta;
       const next: HeldTable = { version: snapshotVersion, parts, chain: [...held!.chain, delta.text.length], wholeBytes: held!.wholeBytes };
       keepRecent(this.tables, gateKey, next, MEMORY_CAPACITY);
-      if ((next.chain.length >= MAX_CHAIN || chainBytes(next.chain) * CHAIN_SHARE > next.wholeBytes) && !this.compacting.has(gateKey)) {
+      if (next.chain.length >= MAX_CHAIN || chainBytes(next.chain) * CHAIN_SHARE > next.wholeBytes) {
         // the store may have moved on by the time this version's table is stored: the deltas after
         // it stay, and chain from it
         compact = async () => {
+          // one at a time: the changes that follow while it is stored ask for it too
           if (this.compacting.has(gateKey)) return;
           this.compacting.add(gateKey);
           try {

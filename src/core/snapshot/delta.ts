@@ -180,10 +180,7 @@ export function applyList(list: PartList, c: ListChanges, make: PartMaker = part
   }
   let order = partsInOrder(list);
   let ids: string[];
-  if (gone.size === 0) {
-    ids = list.ids.slice();
-    order = order.slice();
-  } else if (gone.size <= 8) {
+  if (gone.size <= 8) {
     ids = list.ids.slice();
     order = order.slice();
     for (const p of gone) {

@@ -81,7 +81,7 @@ export function secretRefsOf(table: Pick<CompiledTable, 'listeners' | 'backendCl
 // A part names a Secret when its text does (a part held as its text is parsed only then). Rule
 // lists known to name none: a list made from one of them by a delta is known from the delta's new
 // parts alone (noteNoSecretsCarried), so a table of 50,000 routes is not read whole per version.
-const namesSecrets = (p: Part): boolean => p.text.includes('"caCertificateSecrets"');
+const namesSecrets = (p: Part): boolean => mayReferenceSecrets(p.text);
 const NAMING_NONE = new WeakSet<PartList>();
 
 function rulesNamingSecrets(l: PartList): Part[] {

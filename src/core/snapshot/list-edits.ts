@@ -47,15 +47,13 @@ const EDITED = new WeakMap<PartList, EditedSpan>();
 
 /** `list` was made from `span.base` by edits within `span`. */
 export function noteEdited(list: PartList, span: EditedSpan): void {
+  // how the base was made is not asked for again (the base is hashed already): were it kept, every
+  // version would keep the one before it alive (as in ./list-changes)
+  EDITED.delete(span.base);
   EDITED.set(list, span);
 }
 
-/**
- * How `list` was made from another list, when that was noted: told once, as the note holds the
- * other list (and so, note by note, every version before it).
- */
-export function takeEditedFrom(list: PartList): EditedSpan | undefined {
-  const span = EDITED.get(list);
-  EDITED.delete(list);
-  return span;
+/** How `list` was made from another list, when that was noted. */
+export function editedFrom(list: PartList): EditedSpan | undefined {
+  return EDITED.get(list);
 }

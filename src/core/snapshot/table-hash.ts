@@ -25,7 +25,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../objects/canonical';
 import { ENTRY_LISTS, entriesKey, partsInOrder, type Part, type PartList, type TableParts } from './table-parts';
 import type { SecretDigest } from './format';
-import { takeEditedFrom } from './list-edits';
+import { editedFrom } from './list-edits';
 import { findSorted } from '../model/sorted';
 
 const HASH_FORMAT = 'table-parts/2';
@@ -79,7 +79,7 @@ function cutChunks(order: readonly Part[], from: number, out: Chunks, until = In
  * Undefined when the other's chunks are not known.
  */
 function chunksAcross(list: PartList, order: readonly Part[]): Chunks | undefined {
-  const span = takeEditedFrom(list);
+  const span = editedFrom(list);
   const was = span && LIST_CHUNKS.get(span.base);
   if (!span || !was || was.ends.length === 0) return undefined;
   // the first chunk that reaches into the span (the last one when the span is past the base's end)
