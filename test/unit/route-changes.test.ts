@@ -11,7 +11,7 @@ import { worldOf, CONTROLLER } from '../support/compile-world';
 import { translate, translationCounts, TranslationContext } from '../../src/core/translate';
 import { tableParts } from '../../src/core/snapshot/table-parts';
 import { applyDelta, snapshotDelta } from '../../src/core/snapshot/delta';
-import { tableHash } from '../../src/core/snapshot/table-hash';
+import { hashWork, tableHash } from '../../src/core/snapshot/table-hash';
 import { tableTextOfParts } from '../../src/core/snapshot/table-text';
 import type { World } from '../../src/core/model/world';
 import { planRecompute } from '../../src/service/recompute-plan';
@@ -118,7 +118,8 @@ function translated(w: World, ctx: TranslationContext, previous: Written | undef
 
 describe('a change to a few routes, merged into the last translation', () => {
   // the last: changes of up to 60 routes at once of some 300 (a quarter of them may change at once, and a few more are made again for their written entries)
-  for (const [seed, size, most] of [[11, 120, 5], [12, 120, 5], [13, 120, 5], [14, 120, 5], [15, 300, 60]]) {
+  // and one long enough that its lists are held in several chunks (model/chunked-list, 512 to a chunk)
+  for (const [seed, size, most, steps] of [[11, 120, 5, 50], [12, 120, 5, 50], [13, 120, 5, 50], [14, 120, 5, 50], [15, 300, 60, 50], [16, 1200, 4, 12]]) {
     it(`gives what a whole translation gives (sequence ${seed}: ${size} routes, up to ${most} changed at once)`, () => {
       const r = rng(seed);
       const serial = { n: 0 };
@@ -126,7 +127,7 @@ describe('a change to a few routes, merged into the last translation', () => {
       const ctx = new TranslationContext();
       let server = translated(world, ctx, undefined, new Date(epoch).toISOString());
       let client = { version: 1, parts: tableParts(JSON.parse(server.text)) };
-      const steps = 50;
+      const cutWhole = hashWork.editedCutWhole;
       for (let step = 0; step < steps; step++) {
         world = change(world, r, serial, most);
         const at = new Date(epoch + (step + 1) * 1000).toISOString();
@@ -148,6 +149,8 @@ describe('a change to a few routes, merged into the last translation', () => {
         server = merged;
       }
       expect(translationCounts(ctx).merged, 'changes merged').toBe(steps);
+      // and every merged list was hashed from the chunks of the list it was made from
+      expect(hashWork.editedCutWhole - cutWhole, 'lists hashed whole').toBe(0);
     });
   }
 

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { tableHash } from '../../src/core/snapshot/table-hash';
+import { hashWork, tableHash } from '../../src/core/snapshot/table-hash';
 import { part, tableParts } from '../../src/core/snapshot/table-parts';
 import { noteEdited, SpanOfEdits } from '../../src/core/snapshot/list-edits';
 import { secretDigests } from '../../src/core/snapshot/format';
@@ -97,6 +97,7 @@ describe('a list made from another by a few edits', () => {
 
   it('hashes as the same list made afresh, whatever the edits (only the chunks around them are cut anew)', () => {
     let checked = 0;
+    const wholeBefore = hashWork.editedCutWhole;
     for (let seed = 1; seed <= 25; seed++) {
       const r = rng(seed);
       let base = tableParts(table(Array.from({ length: 1 + Math.floor(r() * 400) }, (_, i) => `/p${i}`)));
@@ -131,6 +132,35 @@ describe('a list made from another by a few edits', () => {
       }
     }
     expect(checked).toBe(25 * 25);
+    // every edited list was hashed from its base's chunks, none cut whole again
+    expect(hashWork.editedCutWhole).toBe(wholeBefore);
+  });
+
+  it('cuts anew only the chunks around each edit, however far apart the edits are', () => {
+    const n = 4000;
+    const base = tableParts(table(Array.from({ length: n }, (_, i) => `/p${i}`)));
+    tableHash(base, []);
+    const ids = base.rules.ids.slice();
+    const parts = new Map(base.rules.parts);
+    const span = new SpanOfEdits();
+    // a route leaving one end of a long list and another joining at the other end, and one between
+    for (const id of ids.splice(20, 2)) parts.delete(id);
+    span.remove(20, 2);
+    const added = ['HTTPRoute/apps/far#0', 'HTTPRoute/apps/mid#0'];
+    for (const id of added) parts.set(id, part({ route: id.slice(0, -2), index: 0, filters: [], backends: [] }));
+    ids.splice(3950, 0, added[0]);
+    span.insert(3950, 1);
+    ids.splice(2000, 0, added[1]);
+    span.insert(2000, 1);
+    const rules = { ids, parts };
+    noteEdited(rules, span.of(base.rules)!);
+    const cut = hashWork.chunksCut;
+    const whole = hashWork.editedCutWhole;
+    const hash = tableHash({ ...base, rules }, []);
+    // a list of 4,000 parts has some 250 chunks; three edits remake a handful of them each
+    expect(hashWork.chunksCut - cut).toBeLessThan(20);
+    expect(hashWork.editedCutWhole).toBe(whole);
+    expect(hash).toBe(tableHash({ ...base, rules: { ids: ids.slice(), parts: new Map(parts) } }, []));
   });
 });
 

@@ -13,6 +13,18 @@ export function findSorted<T, X>(list: readonly T[], x: X, order: (a: T, x: X) =
   return lo;
 }
 
+/** findSorted over anything read by position (a chunked list, an editor of one). */
+export function findSortedAt<T, X>(list: { readonly length: number; at(i: number): T | undefined }, x: X, order: (a: T, x: X) => number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (order(list.at(mid) as T, x) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Inserts `item` after every element that does not come after it under `cmp`. */
 export function insertSorted<T>(list: T[], item: T, cmp: (a: T, b: T) => number): void {
   let lo = 0;

@@ -5,7 +5,7 @@
 // small as the change, whatever the list's length.
 import type { components } from '../../generated/api';
 import {
-  emptyList, ENTRY_LISTS, entriesKey, keepPartOrder, part, partsInOrder, tableOfParts,
+  emptyList, ENTRY_LISTS, entriesKey, idAt, idCount, idIndex, idsOf, keepPartOrder, part, partsInOrder, tableOfParts,
   type EntryList, type Part, type PartList, type PartMaker, type TableParts,
 } from './table-parts';
 import type { CompiledTable, SnapshotSecret } from '../compile/types';
@@ -13,6 +13,7 @@ import { noteNoSecretsCarried, secretDigests } from './format';
 import { tableHash } from './table-hash';
 import { changesFrom } from './list-changes';
 import { nextParts } from './part-map';
+import { editedFrom } from './list-edits';
 
 export type SnapshotDelta = components['schemas']['SnapshotDelta'];
 export type SnapshotDeltaChange = components['schemas']['SnapshotDeltaChange'];
@@ -80,24 +81,47 @@ export function diffTouched(a: PartList, b: PartList, touched: ReadonlySet<strin
   const removed: string[] = [];
   const added: (ListChanges['added'][number] & { at: number })[] = [];
   const replaced: ListChanges['replaced'] = [];
-  // the untouched ids on either side of position k: the gap it lies in
-  const gap = (ids: readonly string[], k: number) => {
+  // the untouched ids on either side of position k: the gap it lies in (lists are read by
+  // position, not made into arrays: a merge's lists are chunked, see table-parts)
+  const gap = (l: PartList, k: number) => {
+    const n = idCount(l);
     let lo = k - 1;
-    while (lo >= 0 && touched.has(ids[lo])) lo--;
+    while (lo >= 0 && touched.has(idAt(l, lo)!)) lo--;
     let hi = k + 1;
-    while (hi < ids.length && touched.has(ids[hi])) hi++;
-    return `${lo < 0 ? '' : ids[lo]}\u0000${hi < ids.length ? ids[hi] : ''}`;
+    while (hi < n && touched.has(idAt(l, hi)!)) hi++;
+    return `${lo < 0 ? '' : idAt(l, lo)}\u0000${hi < n ? idAt(l, hi) : ''}`;
+  };
+  // a list a merge made from `a` says where its edits lie (./list-edits): a touched id is looked
+  // for there (in `b`, the spans; in `a`, the stretches they stand in for), not in the whole list
+  const edited = editedFrom(b);
+  const ranges = { a: [] as [number, number][], b: [] as [number, number][] };
+  if (edited?.base === a) {
+    let shift = 0;
+    for (const s of edited.spans) {
+      ranges.b.push([s.lo, s.hi]);
+      ranges.a.push([s.lo - shift, s.lo - shift + s.baseLength]);
+      shift += s.hi - s.lo - s.baseLength;
+    }
+  }
+  const within = (l: PartList, where: [number, number][], id: string): number => {
+    for (const [lo, hi] of where) {
+      const k = idIndex(l, id, lo, hi);
+      if (k >= 0) return k;
+    }
+    return idIndex(l, id);
   };
   // many touched ids (a burst of routes) are found by an index of each list rather than one search each
-  const indexOf = (ids: readonly string[]): ((id: string) => number) => {
-    if (touched.size <= 16) return (id) => ids.indexOf(id);
-    const at = new Map(ids.map((id, k) => [id, k]));
+  const indexOf = (l: PartList): ((id: string) => number) => {
+    if (touched.size <= 16) return (id) => within(l, l === a ? ranges.a : ranges.b, id);
+    const at = new Map<string, number>();
+    let k = 0;
+    for (const id of idsOf(l)) at.set(id, k++);
     return (id) => at.get(id) ?? -1;
   };
-  const inAAt = indexOf(a.ids);
-  const inBAt = indexOf(b.ids);
+  const inAAt = indexOf(a);
+  const inBAt = indexOf(b);
   const gaps = new Map<string, { id: string; i: number; j: number }[]>();
-  const move = (id: string, j: number) => added.push({ id, after: j === 0 ? null : b.ids[j - 1], item: b.parts.get(id)!.item, at: j });
+  const move = (id: string, j: number) => added.push({ id, after: j === 0 ? null : idAt(b, j - 1)!, item: b.parts.get(id)!.item, at: j });
   for (const id of touched) {
     const inA = a.parts.has(id);
     if (!b.parts.has(id)) {
@@ -110,8 +134,8 @@ export function diffTouched(a: PartList, b: PartList, touched: ReadonlySet<strin
       continue;
     }
     const i = inAAt(id);
-    const g = gap(a.ids, i);
-    if (g !== gap(b.ids, j)) {
+    const g = gap(a, i);
+    if (g !== gap(b, j)) {
       removed.push(id);
       move(id, j);
       continue;
@@ -193,7 +217,7 @@ export function applyList(list: PartList, c: ListChanges, make: PartMaker = part
     order = order.filter((p) => !gone.has(p));
   }
   // the new list takes the map over, and `list` still reads as it did (./part-map)
-  const { next, edit } = nextParts(list, ids);
+  const { next, edit } = nextParts(list, (parts) => ({ ids, parts }));
   for (const id of c.removed) edit.delete(id);
   const at = (id: string) => {
     const p = next.parts.get(id);

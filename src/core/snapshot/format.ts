@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api';
 import { canonicalJson } from '../objects/canonical';
-import type { Part, PartList, TableParts } from './table-parts';
+import { idsOf, type Part, type PartList, type TableParts } from './table-parts';
 
 export type Snapshot = components['schemas']['Snapshot'];
 export type SnapshotSecret = components['schemas']['SnapshotSecret'];
@@ -87,7 +87,7 @@ const NAMING_NONE = new WeakSet<PartList>();
 function rulesNamingSecrets(l: PartList): Part[] {
   if (NAMING_NONE.has(l)) return [];
   const out: Part[] = [];
-  for (const id of l.ids) {
+  for (const id of idsOf(l)) {
     const p = l.parts.get(id)!;
     if (namesSecrets(p)) out.push(p);
   }

@@ -66,18 +66,18 @@ export interface PartsEdit {
 }
 
 /**
- * The next version of `list` with `ids`: its parts are `list`'s, edited through the answer's
- * `edit`; `list` reads as it did before, whatever is edited. A list whose map has moved on already
- * (an earlier version) gives the next one a copy.
+ * The next version of `list`, made by `make` around its parts: they are `list`'s, edited through
+ * the answer's `edit`; `list` reads as it did before, whatever is edited. A list whose map has
+ * moved on already (an earlier version) gives the next one a copy.
  */
-export function nextParts(list: PartList, ids: string[]): { next: PartList; edit: PartsEdit } {
+export function nextParts<L extends PartList>(list: PartList, make: (parts: Map<string, Part>) => L): { next: L; edit: PartsEdit } {
   if (list.parts instanceof EarlierParts || list.parts.constructor !== Map) {
-    const next: PartList = { ids, parts: new Map(list.parts) };
+    const next = make(new Map(list.parts));
     return { next, edit: { set: (id, p) => void next.parts.set(id, p), delete: (id) => next.parts.delete(id) } };
   }
   const map = list.parts;
   const was = new Map<string, Part | undefined>();
-  const next: PartList = { ids, parts: map };
+  const next = make(map);
   list.parts = new EarlierParts(next, was);
   const keep = (id: string) => {
     if (!was.has(id)) was.set(id, map.get(id));

@@ -5,6 +5,7 @@
 // which is what a delta compares; `tableOfParts` rebuilds the table JSON.stringify writes byte for
 // byte as compile wrote it (every object keeps its members in their order).
 import type { CompiledListener, CompiledTable } from '../compile/types';
+import { ChunkedList } from '../model/chunked-list';
 
 export const ENTRY_LISTS = ['httpRoutes', 'grpcRoutes', 'tlsRoutes', 'tcpRoutes', 'udpRoutes'] as const;
 export type EntryList = (typeof ENTRY_LISTS)[number];
@@ -21,6 +22,57 @@ export interface Part {
 export interface PartList {
   ids: string[];
   parts: Map<string, Part>;
+}
+
+/**
+ * A list whose ids are held in chunks (../model/chunked-list), as a merge of a few changed routes
+ * makes it from the list before (translate/route-changes.ts): the next version shares every chunk
+ * its edits did not touch. Its `ids` array is made when first read, for readers of the whole list
+ * (the whole table's text); what reads it per version uses idCount, idAt, idIndex and idsOf.
+ */
+export class ChunkedPartList implements PartList {
+  private array: string[] | undefined;
+  private held: ChunkedList<string>;
+
+  constructor(chunked: ChunkedList<string>, public parts: Map<string, Part>) {
+    this.held = chunked;
+  }
+
+  get chunked(): ChunkedList<string> {
+    return this.held;
+  }
+
+  set chunked(c: ChunkedList<string>) {
+    this.held = c;
+    this.array = undefined;
+  }
+
+  get ids(): string[] {
+    return (this.array ??= this.held.toArray());
+  }
+}
+
+export const idCount = (l: PartList): number => (l instanceof ChunkedPartList ? l.chunked.length : l.ids.length);
+export const idAt = (l: PartList, i: number): string | undefined => (l instanceof ChunkedPartList ? l.chunked.at(i) : l.ids[i]);
+/** The position of `id` in `l`, looked for in [from, to) alone when given. */
+export function idIndex(l: PartList, id: string, from = 0, to = Infinity): number {
+  if (l instanceof ChunkedPartList) return l.chunked.indexOf(id, from, Math.min(to, l.chunked.length));
+  const k = l.ids.indexOf(id, from);
+  return k < to ? k : -1;
+}
+/** The ids in order, without making an array of a chunked list. */
+export const idsOf = (l: PartList): Iterable<string> => (l instanceof ChunkedPartList ? l.chunked : l.ids);
+
+// a list's ids in chunks, made once per list that is not chunked already (the first merge after a
+// whole translation); later versions share the chunks
+const CHUNKED = new WeakMap<PartList, ChunkedList<string>>();
+
+/** The ids of `l` as a chunked list. */
+export function chunkedIds(l: PartList): ChunkedList<string> {
+  if (l instanceof ChunkedPartList) return l.chunked;
+  let c = CHUNKED.get(l);
+  if (!c || c.length !== l.ids.length) CHUNKED.set(l, (c = ChunkedList.from(l.ids)));
+  return c;
 }
 
 export interface TableParts {

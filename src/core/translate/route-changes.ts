@@ -18,13 +18,14 @@ import { compileUnattached, tableRouteOrder, unattachedOrder } from '../compile/
 import { entryOrder, routeKey, type RoutePlan } from '../precedence/order';
 import type { RejectedRoute } from '../model/world';
 import { cmp } from '../refs/lookup';
-import { ENTRY_LISTS, entriesKey, keepPartOrder, knownPartOrder, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
+import { ChunkedPartList, chunkedIds, ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
+import { ChunkedList } from '../model/chunked-list';
 import { rememberChanges } from '../snapshot/list-changes';
 import { nextParts, type PartsEdit } from '../snapshot/part-map';
 import { noteEdited, SpanOfEdits } from '../snapshot/list-edits';
 import { keepRecent } from '../model/recent';
 import { sameItems } from '../model/same-items';
-import { findSorted } from '../model/sorted';
+import { findSorted, findSortedAt } from '../model/sorted';
 import { streamKey } from '../objects/keys';
 import { deepEqual } from '../objects/canonical';
 import { memoSlot, TranslationContext } from './context';
@@ -74,11 +75,11 @@ interface GatewayShares {
   /** the world's routes, as it held them */
   routes: readonly Route[];
   /** the shares in the order of the analysis's routes (kind, namespace, name) */
-  order: RouteShare[];
+  order: ChunkedList<RouteShare>;
   byStream: Map<string, RouteShare>;
   counts: number[];
   /** by entriesKey: each entry list's entries, in the order of the parts' ids */
-  sorted: Map<string, PlanEntry[]>;
+  sorted: Map<string, ChunkedList<PlanEntry>>;
   /** the entries key of each list and the ladder it is in */
   lists: { key: string; order: (a: never, b: never) => number }[];
   translation: Translation;
@@ -191,8 +192,8 @@ export function keepShares(
     return;
   }
   keepRecent(memo, key, {
-    inputs: inputsOf(world, opts), objects, routes: world.routes, order: made.shares, byStream: new Map(made.shares.map((s) => [s.stream, s])),
-    counts: countsOf(steps!, made.shares), sorted: made.sorted, lists: made.lists, translation: steps!.translation,
+    inputs: inputsOf(world, opts), objects, routes: world.routes, order: ChunkedList.from(made.shares), byStream: new Map(made.shares.map((s) => [s.stream, s])),
+    counts: countsOf(steps!, made.shares), sorted: new Map([...made.sorted].map(([k, l]) => [k, ChunkedList.from(l)])), lists: made.lists, translation: steps!.translation,
   }, ctx.capacity);
 }
 
@@ -304,19 +305,19 @@ function merge(
   if (made.lists.length !== state.lists.length || made.lists.some((l, i) => l.key !== state.lists[i].key)) return undefined;
 
   const gone = [...changed.keys()].map((s) => state.byStream.get(s)).filter((s): s is RouteShare => !!s);
-  const order = state.order.slice();
+  const order = state.order.edit();
   const byStream = state.byStream;
   const counts = state.counts.slice();
   for (const s of gone) {
-    const at = findSorted(order, s, byKindNamespaceName);
-    if (order[at] !== s) return undefined;
-    order.splice(at, 1);
+    const at = findSortedAt(order, s, byKindNamespaceName);
+    if (order.at(at) !== s) return undefined;
+    order.remove(at, 1);
     byStream.delete(s.stream);
     for (const li of s.counted) counts[li]--;
   }
   for (const s of made.shares) {
     if (byStream.has(s.stream)) return undefined;
-    order.splice(findSorted(order, s, byKindNamespaceName), 0, s);
+    order.insert(findSortedAt(order, s, byKindNamespaceName), [s]);
     byStream.set(s.stream, s);
     for (const li of s.counted) counts[li]++;
   }
@@ -325,16 +326,16 @@ function merge(
   const metaOf = (rk: string): CompiledRoute => (parts.routes.parts.get(rk) ?? before.routes.parts.get(rk))!.item as unknown as CompiledRoute;
   const touched = new Map<string, Set<string>>();
   const routeList = patchList(before.routes, touched, 'routes', (edit) => {
-    for (const s of gone) if (s.routePart) edit.remove(findSorted(edit.ids, s.routePart.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(metaOf(id), m)), [s.rk]);
+    for (const s of gone) if (s.routePart) edit.remove(findSortedAt(edit.ids, s.routePart.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(metaOf(id), m)), [s.rk]);
     for (const s of made.shares) if (s.routePart) {
-      edit.insert(findSorted(edit.ids, s.routePart.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(metaOf(id), m) || 1), [s.rk], parts.routes);
+      edit.insert(findSortedAt(edit.ids, s.routePart.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(metaOf(id), m) || 1), [s.rk], parts.routes);
     }
   });
   const ruleRoute = (id: string) => metaOf((before.rules.parts.get(id) ?? parts.rules.parts.get(id))!.item.route as string);
   const ruleList = patchList(before.rules, touched, 'rules', (edit) => {
-    for (const s of gone) if (s.rules.length) edit.remove(findSorted(edit.ids, s.routePart!.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(ruleRoute(id), m)), s.rules);
+    for (const s of gone) if (s.rules.length) edit.remove(findSortedAt(edit.ids, s.routePart!.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(ruleRoute(id), m)), s.rules);
     for (const s of made.shares) if (s.rules.length) {
-      edit.insert(findSorted(edit.ids, s.routePart!.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(ruleRoute(id), m) || 1), s.rules, parts.rules);
+      edit.insert(findSortedAt(edit.ids, s.routePart!.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(ruleRoute(id), m) || 1), s.rules, parts.rules);
     }
   });
   if (!routeList || !ruleList) return undefined;
@@ -345,44 +346,45 @@ function merge(
   for (const { key, order: ladder } of state.lists) {
     const out = gone.some((s) => s.entries.has(key)) || made.shares.some((s) => s.entries.has(key));
     if (!out) continue;
-    const list = state.sorted.get(key)!.slice();
+    const list = state.sorted.get(key)!.edit();
     const ladderOf = ladder as (a: PlanEntry, b: PlanEntry) => number;
     const patched = patchList(before.entries.get(key)!, touched, key, (edit) => {
       for (const s of gone) for (const e of s.entries.get(key) ?? []) {
-        const at = findSorted(list, e, ladderOf);
-        if (list[at] !== e) throw new NotInPlace();
-        list.splice(at, 1);
+        const at = findSortedAt(list, e, ladderOf);
+        if (list.at(at) !== e) throw new NotInPlace();
+        list.remove(at, 1);
         edit.remove(at, [e.id]);
       }
       const from = parts.entries.get(key)!;
       for (const s of made.shares) for (const e of s.entries.get(key) ?? []) {
-        const at = findSorted(list, e, ladderOf);
-        list.splice(at, 0, e);
+        const at = findSortedAt(list, e, ladderOf);
+        list.insert(at, [e]);
         edit.insert(at, [e.id], from);
       }
     });
     if (!patched) return undefined;
     entries.set(key, patched);
-    sorted.set(key, list);
+    sorted.set(key, list.done());
   }
 
+  const shares = order.done();
   const compiledParts: TableParts = { head: before.head, listeners: before.listeners, routes: routeList, rules: ruleList, entries };
   rememberChanges(compiledParts, before, touched);
   const unattachedChanged = gone.some((s) => s.unattached.length) || made.shares.some((s) => s.unattached.length);
   const { analysis, refs, attachedListenerSets, translation: reduced } = steps;
   const translation = translationOf({
     gatewayStatus: gatewayStatusOf(analysis, refs, whole.opts.now, whole.previous?.gatewayStatus ?? analysis.gateway.status, attachedListenerSets, counts),
-    routeParents: order.map((s) => s.parents),
+    routeParents: shares.map((s) => s.parents),
     policyAncestors: reduced.policyAncestors,
     listenerSetStatuses: reduced.listenerSetStatuses,
     compiledParts,
-    unattached: unattachedChanged ? order.flatMap((s) => s.unattached).sort(unattachedOrder) : state.translation.unattached,
+    unattached: unattachedChanged ? shares.toArray().flatMap((s) => s.unattached).sort(unattachedOrder) : state.translation.unattached,
   }, whole);
   noteRouteParentsChange(translation.routeParents, {
     previous: state.translation.routeParents,
     entries: new Map([...changed.keys()].map((stream) => [stream, byStream.get(stream)?.parents])),
   });
-  return { order, byStream, counts, sorted, lists: state.lists, translation };
+  return { order: shares, byStream, counts, sorted, lists: state.lists, translation };
 }
 
 // Made apart from merge: a getter made there would keep everything merge saw alive, the state
@@ -417,7 +419,7 @@ function sameList(a: PartList, b: PartList): boolean {
 class NotInPlace extends Error {}
 
 interface ListEdit {
-  readonly ids: string[];
+  readonly ids: { readonly length: number; at(i: number): string | undefined };
   /** the ids at `at` are these: they go */
   remove(at: number, ids: readonly string[]): void;
   /** these ids, with their parts in `from`, go at `at` */
@@ -427,24 +429,21 @@ interface ListEdit {
 /** `base` edited (a new list, `base` is left alone; `base` itself when nothing changed), the ids edited noted in `touched` under `label`. */
 function patchList(base: PartList, touched: Map<string, Set<string>>, label: string, edits: (edit: ListEdit) => void): PartList | undefined {
   let parts: PartsEdit | undefined;
-  let out: PartList | undefined;
-  const ids = base.ids.slice();
-  // the parts in order, edited alongside the ids when the base's order is known (the hash reads it)
-  const order = knownPartOrder(base)?.slice();
+  let out: ChunkedPartList | undefined;
+  const ids = chunkedIds(base).edit();
   const noted = touched.get(label) ?? new Set<string>();
   // where the new list differs from the base (the hash cuts only that stretch into chunks anew)
   const span = new SpanOfEdits();
   // the next list takes the base's map over (snapshot/part-map.ts): the base still reads as it did
   const edit = (): PartsEdit => {
-    if (!parts) ({ next: out, edit: parts } = nextParts(base, ids));
+    if (!parts) ({ next: out, edit: parts } = nextParts(base, (m) => new ChunkedPartList(ChunkedList.empty(), m)));
     return parts;
   };
   const editor: ListEdit = {
     ids,
     remove(at, gone) {
-      for (let k = 0; k < gone.length; k++) if (ids[at + k] !== gone[k]) throw new NotInPlace();
-      ids.splice(at, gone.length);
-      order?.splice(at, gone.length);
+      for (let k = 0; k < gone.length; k++) if (ids.at(at + k) !== gone[k]) throw new NotInPlace();
+      ids.remove(at, gone.length);
       span.remove(at, gone.length);
       const e = edit();
       for (const id of gone) {
@@ -454,16 +453,13 @@ function patchList(base: PartList, touched: Map<string, Set<string>>, label: str
     },
     insert(at, added, from) {
       const e = edit();
-      const ps: Part[] = [];
       for (const id of added) {
         const p = from.parts.get(id);
         if (!p || out!.parts.has(id)) throw new NotInPlace();
         e.set(id, p);
-        ps.push(p);
         noted.add(id);
       }
-      ids.splice(at, 0, ...added);
-      order?.splice(at, 0, ...ps);
+      ids.insert(at, added);
       span.insert(at, added.length);
     },
   };
@@ -474,7 +470,7 @@ function patchList(base: PartList, touched: Map<string, Set<string>>, label: str
     throw e;
   }
   if (!out) return base;
-  if (order) keepPartOrder(out, order);
+  out.chunked = ids.done();
   const edited = span.of(base);
   if (edited) noteEdited(out, edited);
   touched.set(label, noted);
