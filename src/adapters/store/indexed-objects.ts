@@ -118,10 +118,16 @@ export class IndexedObjects {
       const sorted = [...streams].sort(cmp);
       PICKED.set(streams, (last = { sorted, objects: sorted.map((s) => this.objects.get(s)!), replaced: [] }));
     }
-    for (const s of last.replaced) last.objects[findSorted(last.sorted, s, cmp)] = this.objects.get(s)!;
-    last.replaced = [];
-    // a copy each time: a caller may keep what it was given (the merge compares it with the next)
-    return last.objects.slice();
+    if (last.replaced.length) {
+      // a new array when an object in it was replaced: a caller may keep what it was given (the
+      // merge compares it with the next), and one that is given the same array knows nothing in it
+      // changed (a Gateway's 50,000 routes are not copied for every recompute that changes none)
+      const objects = last.objects.slice();
+      for (const s of last.replaced) objects[findSorted(last.sorted, s, cmp)] = this.objects.get(s)!;
+      last.objects = objects;
+      last.replaced = [];
+    }
+    return last.objects;
   }
 
   private index(stream: string, obj: K8sObject, op: IndexOp): void {

@@ -12,7 +12,7 @@ import { inReadingOrder } from '../../core/objects/order';
 import { keepRecent } from '../../core/model/recent';
 import { sameItems } from '../../core/model/same-items';
 
-/** Where the loader reads objects from. Objects are treated as immutable and may be shared. */
+/** Where the loader reads objects from. Objects, and the lists of them answered, are treated as immutable and may be shared. */
 export interface ObjectSource {
   /** every event at or below this position is reflected */
   readonly position: number;
@@ -77,7 +77,8 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
   const gateway = source.get(gatewayStream(ns, name)) ?? null;
   if (!gateway) return { world, gateway, sourcePosition, deps: [] };
   const listenerSets = source.listenerSetsNaming(ns, name);
-  const routes = source.routesNaming(ns, name);
+  const named = source.routesNaming(ns, name);
+  const routes = listenerSets.length ? named.slice() : named;
   if (listenerSets.length) {
     // a route naming the Gateway and one of its ListenerSets (or two of them) is loaded once
     const seen = new Set(routes);
@@ -110,7 +111,8 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
       case 'Gateway':
         if (d.namespace === ns && d.name === name) {
           world.gateways.push((previousGatewayStatus ? { ...gateway, status: previousGatewayStatus } : gateway) as never);
-          world.routes.push(...(routes as never[]));
+          // the source's own array (not copied: a Gateway can have tens of thousands of routes)
+          world.routes = routes as never[];
           world.listenerSets!.push(...(listenerSets as never[]));
         }
         break;
