@@ -189,6 +189,7 @@ async function run(mode: 'split' | 'single'): Promise<void> {
   } finally {
     for (const w of watches) w.close();
     await client.end().catch(() => undefined);
+    if (process.env.BENCH_DUMP) { (await import('node:fs')).writeFileSync(`${process.env.BENCH_DUMP}-${mode}-api.txt`, api.output()); if (worker) (await import('node:fs')).writeFileSync(`${process.env.BENCH_DUMP}-${mode}-worker.txt`, worker.output()); }
     await api.stop();
     await worker?.stop();
     await db.drop();

@@ -4,7 +4,9 @@
 // the status diff and the delta that is stored (or, with no earlier version, the whole table
 // serialized and deflated). Each phase is the median over
 // BENCH_CHANGES (200) changes to random routes, after a warm-up, in CPU time (this process's, so
-// that other work on the machine counts less than it would in wall-clock time).
+// that other work on the machine counts less than it would in wall-clock time). BENCH_ALLOCATIONS=1
+// also prints what the changes allocate (the phases' times then include the sampling's cost).
+import { Session } from 'node:inspector/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { MemorySource } from '../src/adapters/store/memory-source';
@@ -87,11 +89,20 @@ for (let k = 0; k < 20; k++) {
   await once(k + 1);
 }
 phases.clear();
+// BENCH_ALLOCATIONS=1: what the changes allocate, by function, per change (the engine's sampling
+// heap profiler, counting what was collected since): large objects (arrays of a Gateway's routes)
+// are what a change must not make, as each is page-faulted in and freed only by a full collection
+const sampling = process.env.BENCH_ALLOCATIONS === '1' ? new Session() : undefined;
+if (sampling) {
+  sampling.connect();
+  await sampling.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+}
 for (let k = 0; k < CHANGES; k++) {
   const i = Math.floor(Math.random() * ROUTES);
   source.put(httpRoute(i, `/svc-${i}/c${k}`));
   await once(100 + k);
 }
+if (sampling) printAllocations(((await sampling.post('HeapProfiler.stopSampling')) as unknown as { profile: SamplingProfile }).profile, CHANGES);
 for (const [name, ms] of phases) report(`${ROUTES}_routes_${name.replace(/[^a-z]+/g, '_')}_p50`, percentile(ms.sort((a, b) => a - b), 50), 'ms', 'informational');
 // what stays held after the changes (a version must not keep the ones before it alive), after a
 // full collection (the npm script runs without --expose-gc)
@@ -131,4 +142,32 @@ if (process.env.BENCH_STEPS) {
     void prevMap;
   }
   for (const [name, ms] of steps) report(`${ROUTES}_routes_step_${name}_p50`, percentile(ms.sort((a, b) => a - b), 50), 'ms', 'informational');
+}
+
+interface SamplingNode { id: number; selfSize: number; callFrame: { functionName: string; url: string; lineNumber: number }; children: SamplingNode[] }
+interface SamplingProfile { head: SamplingNode; samples: { size: number; nodeId: number }[] }
+
+function printAllocations(profile: SamplingProfile, changes: number): void {
+  const frame = (n: SamplingNode) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber}`;
+  const self = new Map<string, number>();
+  const nodes = new Map<number, { node: SamplingNode; parent?: SamplingNode }>();
+  const walk = (n: SamplingNode, parent?: SamplingNode) => {
+    nodes.set(n.id, { node: n, parent });
+    if (n.selfSize) self.set(frame(n), (self.get(frame(n)) ?? 0) + n.selfSize);
+    for (const c of n.children) walk(c, n);
+  };
+  walk(profile.head);
+  // an object of 128 KiB or more is a large object: by the three calls that made it
+  const large = new Map<string, number>();
+  for (const s of profile.samples) {
+    if (s.size < 128 * 1024) continue;
+    const stack: string[] = [];
+    for (let at = nodes.get(s.nodeId); at && stack.length < 3; at = at.parent && nodes.get(at.parent.id)) stack.push(frame(at.node));
+    large.set(stack.join(' < '), (large.get(stack.join(' < ')) ?? 0) + s.size);
+  }
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  report(`${ROUTES}_routes_allocated_per_change`, total / changes / 1024, 'KiB', 'informational');
+  report(`${ROUTES}_routes_large_objects_per_change`, [...large.values()].reduce((a, b) => a + b, 0) / changes / 1024, 'KiB', 'informational');
+  for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${(v / changes / 1024).toFixed(0).padStart(6)} KiB  ${k}`);
+  for (const [k, v] of [...large].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`  large ${(v / changes / 1024).toFixed(0).padStart(6)} KiB  ${k}`);
 }
