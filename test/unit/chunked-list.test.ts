@@ -95,3 +95,21 @@ describe('ChunkedList.indexOf within a stretch', () => {
     }
   });
 });
+
+describe('ChunkedEdit.set and indexOf', () => {
+  it('replace and find items in the version being edited, leaving the base alone', () => {
+    const a = Array.from({ length: 3000 }, (_, i) => i);
+    const base = ChunkedList.from(a);
+    const edit = base.edit();
+    edit.set(1500, -1);
+    edit.insert(10, [-2]);
+    expect(edit.indexOf(-1)).toBe(1501);
+    expect(edit.indexOf(-2)).toBe(10);
+    expect(edit.indexOf(1500)).toBe(-1);
+    expect(() => edit.set(3001, 0)).toThrow(RangeError);
+    const next = edit.done();
+    expect(next.at(1501)).toBe(-1);
+    expect(base.at(1500)).toBe(1500);
+    expect(base.toArray()).toEqual(a);
+  });
+});

@@ -11,7 +11,7 @@ import { translate, translationCounts, TranslationContext } from '../../src/core
 import { compileGateway } from '../../src/core/compile';
 import { tableOfParts, tableParts, textPart } from '../../src/core/snapshot/table-parts';
 import { applyChanges, applyDelta, snapshotDelta } from '../../src/core/snapshot/delta';
-import { tableHash } from '../../src/core/snapshot/table-hash';
+import { hashWork, tableHash } from '../../src/core/snapshot/table-hash';
 import { tableTextOfParts } from '../../src/core/snapshot/table-text';
 import type { World } from '../../src/core/model/world';
 
@@ -149,6 +149,7 @@ describe('incremental translation and deltas against a full recompute', () => {
       // a reader holding the parts as their text alone (the API, for its whole-snapshot clients)
       let reader = tableParts(JSON.parse(server.text), undefined, textPart);
       let deltas = 0;
+      const cutWhole = hashWork.editedCutWhole;
       for (let step = 0; step < STEPS; step++) {
         world = change(world, r);
         // a later time at every step: a condition that did not change keeps its lastTransitionTime
@@ -183,6 +184,9 @@ describe('incremental translation and deltas against a full recompute', () => {
       expect(deltas).toBeGreaterThan(STEPS / 3);
       // and changes to routes alone were merged into the last translation, not translated whole
       expect(translationCounts(ctx).merged).toBeGreaterThan(STEPS / 4);
+      // every list a merge or a delta made was hashed from the chunks of the one before (the worker,
+      // and a client checking each delta)
+      expect(hashWork.editedCutWhole - cutWhole).toBe(0);
     });
   }
 });

@@ -112,6 +112,24 @@ export class ChunkedEdit<T> {
     return this.chunks[c][i - (c === 0 ? 0 : this.ends[c - 1])];
   }
 
+  /** The first position of `x` (compared by identity), or -1. */
+  indexOf(x: T): number {
+    let start = 0;
+    for (let c = 0; c < this.chunks.length; c++) {
+      const k = this.chunks[c].indexOf(x);
+      if (k >= 0) return start + k;
+      start = this.ends[c];
+    }
+    return -1;
+  }
+
+  /** Puts `x` at position `i` (0 <= i < length) in place of what is there. */
+  set(i: number, x: T): void {
+    if (i < 0 || i >= this.length) throw new RangeError(`set(${i}) of a list of ${this.length}`);
+    const c = chunkAt(this.ends, i);
+    this.own(c)[i - (c === 0 ? 0 : this.ends[c - 1])] = x;
+  }
+
   private own(c: number): T[] {
     let chunk = this.chunks[c];
     if (!this.owned.has(chunk)) {

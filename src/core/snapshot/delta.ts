@@ -5,7 +5,7 @@
 // small as the change, whatever the list's length.
 import type { components } from '../../generated/api';
 import {
-  emptyList, ENTRY_LISTS, entriesKey, idAt, idCount, idIndex, idsOf, keepPartOrder, part, partsInOrder, tableOfParts,
+  ChunkedPartList, chunkedIds, chunkedPartOrder, emptyList, ENTRY_LISTS, entriesKey, idAt, idCount, idIndex, idsOf, keepPartOrder, part, tableOfParts,
   type EntryList, type Part, type PartList, type PartMaker, type TableParts,
 } from './table-parts';
 import type { CompiledTable, SnapshotSecret } from '../compile/types';
@@ -13,7 +13,8 @@ import { noteNoSecretsCarried, secretDigests } from './format';
 import { tableHash } from './table-hash';
 import { changesFrom } from './list-changes';
 import { nextParts } from './part-map';
-import { editedFrom } from './list-edits';
+import { editedFrom, noteEdited, SpanOfEdits } from './list-edits';
+import { ChunkedList } from '../model/chunked-list';
 
 export type SnapshotDelta = components['schemas']['SnapshotDelta'];
 export type SnapshotDeltaChange = components['schemas']['SnapshotDeltaChange'];
@@ -202,22 +203,36 @@ export function applyList(list: PartList, c: ListChanges, make: PartMaker = part
     if (gone.has(p)) throw new DeltaMismatch('the delta removes an id twice');
     gone.add(p);
   }
-  let order = partsInOrder(list);
-  let ids: string[];
+  // the ids and the parts in order, in chunks the versions share (model/chunked-list): a change
+  // copies the chunks it edits, not lists of 150,000 ids; where the edits went is noted, so that a
+  // reader that hashes the list (a proxy) cuts only the chunks around them anew (./table-hash)
+  let ids = chunkedIds(list).edit();
+  let order = chunkedPartOrder(list).edit();
+  let span: SpanOfEdits | undefined = new SpanOfEdits();
   if (gone.size <= 8) {
-    ids = list.ids.slice();
-    order = order.slice();
     for (const p of gone) {
       const at = order.indexOf(p);
-      ids.splice(at, 1);
-      order.splice(at, 1);
+      ids.remove(at, 1);
+      order.remove(at, 1);
+      span.remove(at, 1);
     }
   } else {
-    ids = list.ids.filter((_, i) => !gone.has(order[i]));
-    order = order.filter((p) => !gone.has(p));
+    const keptIds: string[] = [];
+    const kept: Part[] = [];
+    let k = 0;
+    for (const p of chunkedPartOrder(list)) {
+      if (!gone.has(p)) {
+        keptIds.push(idAt(list, k)!);
+        kept.push(p);
+      }
+      k++;
+    }
+    ids = ChunkedList.from(keptIds).edit();
+    order = ChunkedList.from(kept).edit();
+    span = undefined;
   }
   // the new list takes the map over, and `list` still reads as it did (./part-map)
-  const { next, edit } = nextParts(list, (parts) => ({ ids, parts }));
+  const { next, edit } = nextParts(list, (parts) => new ChunkedPartList(ChunkedList.empty(), parts));
   for (const id of c.removed) edit.delete(id);
   const at = (id: string) => {
     const p = next.parts.get(id);
@@ -233,8 +248,9 @@ export function applyList(list: PartList, c: ListChanges, make: PartMaker = part
     if (after < 0 && a.after !== null) throw new DeltaMismatch(`the delta adds ${a.id} after ${a.after}, which is not there`);
     const p = make(a.item);
     made.push(p);
-    ids.splice(after + 1, 0, a.id);
-    order.splice(after + 1, 0, p);
+    ids.insert(after + 1, [a.id]);
+    order.insert(after + 1, [p]);
+    span?.insert(after + 1, 1);
     edit.set(a.id, p);
     lastId = a.id;
     lastAt = after + 1;
@@ -244,10 +260,15 @@ export function applyList(list: PartList, c: ListChanges, make: PartMaker = part
     if (k < 0) throw new DeltaMismatch(`the delta replaces ${r.id}, which is not there`);
     const p = make(r.item);
     made.push(p);
-    order[k] = p;
+    order.set(k, p);
+    span?.remove(k, 1);
+    span?.insert(k, 1);
     edit.set(r.id, p);
   }
-  keepPartOrder(next, order);
+  next.chunked = ids.done();
+  keepPartOrder(next, order.done());
+  const edited = span?.of(list);
+  if (edited) noteEdited(next, edited);
   noteNoSecretsCarried(next, list, made);
   return next;
 }

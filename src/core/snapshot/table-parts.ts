@@ -118,24 +118,29 @@ export type PartMaker = (item: Record<string, unknown>) => Part;
 // from another by a few edits is given its order by the same edits (see keepPartOrder)
 const ORDER = new WeakMap<PartList, Part[]>();
 
+// the same, in chunks, for a list a delta made (../delta.ts applyList): versions share the chunks
+const CHUNKED_ORDER = new WeakMap<PartList, ChunkedList<Part>>();
+
 /** The parts of `list` in its order (made once per list). */
 export function partsInOrder(list: PartList): Part[] {
   let order = ORDER.get(list);
-  if (!order || order.length !== list.ids.length) {
-    order = list.ids.map((id) => list.parts.get(id)!);
+  if (!order || order.length !== idCount(list)) {
+    order = CHUNKED_ORDER.get(list)?.toArray() ?? list.ids.map((id) => list.parts.get(id)!);
     ORDER.set(list, order);
   }
   return order;
 }
 
-/** The parts of `list` in its order, known to whoever made it: `order[i]` is the part of `list.ids[i]`. */
-export function keepPartOrder(list: PartList, order: Part[]): void {
-  ORDER.set(list, order);
+/** The parts of `list` in its order, in chunks (made once per list that is not given them). */
+export function chunkedPartOrder(list: PartList): ChunkedList<Part> {
+  let order = CHUNKED_ORDER.get(list);
+  if (!order || order.length !== idCount(list)) CHUNKED_ORDER.set(list, (order = ChunkedList.from(partsInOrder(list))));
+  return order;
 }
 
-/** The order of `list`'s parts when it has been asked for already. */
-export function knownPartOrder(list: PartList): Part[] | undefined {
-  return ORDER.get(list);
+/** The parts of `list` in its order, known to whoever made it: `order.at(i)` is the part of the list's i-th id. */
+export function keepPartOrder(list: PartList, order: ChunkedList<Part>): void {
+  CHUNKED_ORDER.set(list, order);
 }
 
 export function emptyList(): PartList {
