@@ -1,6 +1,7 @@
 // Serves compiled snapshots to proxies from a per-process cache of the serialized bodies. A change
 // made by any worker reaches every API process through the bus; a slow poll of the versions of
 // watched Gateways covers notices lost while Redis is away, so nobody is left on an old version.
+import { markWork } from '../../runtime/idle-gc';
 import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Database } from '../store/database';
 import { readSecretsWithData, readSnapshot, readSnapshotVersions, readUnattached, type StoredSnapshot } from '../store/snapshot-reads';
@@ -181,6 +182,7 @@ export class SnapshotHub {
       const row = await readSnapshot(this.db.sql, streamOf(key));
       if (!row) return this.accept(key, null);
       const { body, parts } = bodyOf(key, row);
+      markHeavy(body.length);
       const snap = parse(key, row.version, body);
       if (parts) this.deltas.hold(snap, parts);
       return this.accept(key, snap);
@@ -261,7 +263,10 @@ export class SnapshotHub {
 /** A body given as a function is made when first read (the Secrets it names must then be known). */
 function parse(key: string, version: number, made: string | (() => string), known?: CachedSnapshot['secretRefs'], hash?: string): CachedSnapshot {
   let text = typeof made === 'string' ? made : undefined;
-  const body = () => (text ??= (made as () => string)());
+  const body = () => {
+    if (text === undefined) markHeavy((text = (made as () => string)()).length);
+    return text;
+  };
   // Only TLS listeners reference Secrets; any other body is not parsed here at all, and a parsed
   // table is not kept for every cached snapshot (it takes several times the memory of its text).
   const secretRefs = known ?? (mayReferenceSecrets(body()) ? secretRefsOf(parseSnapshot(body()).table, gatewayOf(key).namespace) : []);
@@ -273,10 +278,22 @@ function parse(key: string, version: number, made: string | (() => string), know
     },
     table() {
       let table = parsed?.deref();
-      if (!table) parsed = new WeakRef((table = parseSnapshot(body()).table));
+      if (!table) {
+        parsed = new WeakRef((table = parseSnapshot(body()).table));
+        markHeavy(body().length);
+      }
       return table;
     },
   };
+}
+
+/**
+ * A table joined or parsed whole is a burst of work as much as a burst of writes is (at 50,000
+ * routes, 60 MB of text and several times that in objects): the heap grows, and the collection
+ * after the next quiet spell lets it shrink again (runtime/idle-gc.ts), one unit of work per 64 KiB.
+ */
+function markHeavy(bytes: number): void {
+  markWork(Math.floor(bytes / 65_536));
 }
 
 /** The body with the Secret data its listeners use, for the Gateway's proxies and admins. */
