@@ -8,8 +8,21 @@ import { SERVICE_NAME_LABEL, cmp, gatewayOfListenerSet, gatewaysNamedBy, parents
 import type { K8sObject } from '../../core/model/objects';
 import { findSorted } from '../../core/model/sorted';
 
+// A short string held once however many objects hold it: each object read from the store has its
+// own copy of "HTTPRoute", "PathPrefix", its namespace, its Gateway's name, and the like (a
+// Gateway of 50,000 routes holds each some 50,000 times). Property names are held once by the
+// engine already, and it forgets one nothing holds any more; a name is asked for by making one.
+const INTERNED_LENGTH = 64;
+function interned(s: string): string {
+  if (s.length > INTERNED_LENGTH) return s;
+  for (const k in { [s]: 0 }) return k;
+  return s;
+}
+
 function deepFreeze<T>(v: T): T {
   if (v && typeof v === 'object' && !Object.isFrozen(v)) {
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) if (typeof o[k] === 'string') o[k] = interned(o[k] as string);
     Object.freeze(v);
     for (const x of Object.values(v)) deepFreeze(x);
   }

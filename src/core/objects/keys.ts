@@ -1,6 +1,7 @@
 // A stream is one object's history: kind/namespace/name (namespace '' for cluster-scoped kinds).
 export function streamKey(kind: string, namespace: string, name: string): string {
-  return `${kind}/${namespace}/${name}`;
+  // joined, not concatenated: one string rather than a tree of its pieces (every object has a stream)
+  return [kind, namespace, name].join('/');
 }
 
 export function parseStreamKey(stream: string): { kind: string; namespace: string; name: string } {

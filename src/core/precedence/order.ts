@@ -13,8 +13,10 @@ import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute, RouteKindName
 import { orderGRPC, orderHTTP, orderSNI, orderStream, type GRPCRank, type HTTPRank, type SNIRank, type StreamRank } from './ladder';
 import { grpcRank, httpRank, sniRank, streamRank } from './ranks';
 
+// keys are joined, not concatenated: a concatenation is held as a tree of its pieces (a Gateway of
+// 50,000 routes holds some ten keys a route), a join as one string
 export function routeKey(kind: string, namespace: string, name: string): string {
-  return `${kind}/${namespace}/${name}`;
+  return [kind, namespace, name].join('/');
 }
 
 export function routeMeta(kind: RouteKindName, route: Route): CompiledRoute {
@@ -82,7 +84,7 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
   const dropped = unsupportedRules(ctx, route);
   // a rule that uses a value we do not support is dropped (the route reports PartiallyInvalid)
   const rules = rulesOf(route).map((r, i) => (dropped.has(i) ? undefined : r));
-  const plan: RoutePlan = { kind, route, rk, meta, ruleKeys: rules.map((_, i) => `${rk}#${i}`), http: [], grpc: [], sni: [], stream: [] };
+  const plan: RoutePlan = { kind, route, rk, meta, ruleKeys: rules.map((_, i) => [rk, i].join('#')), http: [], grpc: [], sni: [], stream: [] };
   const seen = new Set<string>();
   const once = (key: string) => (seen.has(key) ? false : (seen.add(key), true));
   rules.forEach((rule, ri) => {
@@ -92,7 +94,7 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         httpMatchesOf(rule).forEach((m, mi) => {
           const match = compileHTTPMatch(m);
           for (const hostname of hostnames) {
-            if (once(`${hostname}|${ri}|${mi}`)) plan.http.push({ plan, rank: httpRank(hostname, match, meta, ri, mi), hostname, ri, mi, match, id: `${plan.ruleKeys[ri]}|${mi}|${hostname}` });
+            if (once(`${hostname}|${ri}|${mi}`)) plan.http.push({ plan, rank: httpRank(hostname, match, meta, ri, mi), hostname, ri, mi, match, id: [plan.ruleKeys[ri], mi, hostname].join('|') });
           }
         });
         return;
@@ -100,16 +102,16 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         grpcMatchesOf(rule).forEach((m, mi) => {
           const match = compileGRPCMatch(m);
           for (const hostname of hostnames) {
-            if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push({ plan, rank: grpcRank(hostname, match, meta, ri, mi), hostname, ri, mi, match, id: `${plan.ruleKeys[ri]}|${mi}|${hostname}` });
+            if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push({ plan, rank: grpcRank(hostname, match, meta, ri, mi), hostname, ri, mi, match, id: [plan.ruleKeys[ri], mi, hostname].join('|') });
           }
         });
         return;
       case 'TLSRoute':
-        for (const hostname of hostnames) if (once(`${hostname}|${ri}`)) plan.sni.push({ plan, rank: sniRank(hostname, meta, ri), hostname, ri, id: `${plan.ruleKeys[ri]}||${hostname}` });
+        for (const hostname of hostnames) if (once(`${hostname}|${ri}`)) plan.sni.push({ plan, rank: sniRank(hostname, meta, ri), hostname, ri, id: [plan.ruleKeys[ri], '', hostname].join('|') });
         return;
       case 'TCPRoute':
       case 'UDPRoute':
-        plan.stream.push({ plan, rank: streamRank(meta, ri), ri, id: `${plan.ruleKeys[ri]}||` });
+        plan.stream.push({ plan, rank: streamRank(meta, ri), ri, id: [plan.ruleKeys[ri], '', ''].join('|') });
         return;
       default:
         return unreachable(kind, 'route kind');
