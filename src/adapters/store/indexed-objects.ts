@@ -9,14 +9,25 @@ import type { K8sObject } from '../../core/model/objects';
 import { findSorted } from '../../core/model/sorted';
 
 // A short string held once however many objects hold it: each object read from the store has its
-// own copy of "HTTPRoute", "PathPrefix", its namespace, its Gateway's name, and the like (a
-// Gateway of 50,000 routes holds each some 50,000 times). Property names are held once by the
-// engine already, and it forgets one nothing holds any more; a name is asked for by making one.
+// own copies of "HTTPRoute", "PathPrefix", its namespace, its Gateway's name, and the like (a
+// Gateway of 50,000 routes holds each some 50,000 times). The strings seen are kept in two
+// generations of a bounded size: one seen again moves to the current one, so the common ones stay
+// and one no object holds any more is let go within two generations.
 const INTERNED_LENGTH = 64;
+const GENERATION = 1 << 16;
+let current = new Map<string, string>();
+let previous = new Map<string, string>();
 function interned(s: string): string {
   if (s.length > INTERNED_LENGTH) return s;
-  for (const k in { [s]: 0 }) return k;
-  return s;
+  let held = current.get(s);
+  if (held !== undefined) return held;
+  held = previous.get(s) ?? s;
+  if (current.size >= GENERATION) {
+    previous = current;
+    current = new Map();
+  }
+  current.set(held, held);
+  return held;
 }
 
 function deepFreeze<T>(v: T): T {
