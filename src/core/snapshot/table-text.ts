@@ -3,7 +3,7 @@
 // entry's text is split once around the id it names, where the table has an index. A reader that
 // holds the parts of a version and applies a delta to them (the API, for its whole-snapshot
 // clients) so pays for string joins, not for a table of objects and its serialization.
-import { ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from './table-parts';
+import { ENTRY_LISTS, entriesKey, idsOf, type Part, type PartList, type TableParts } from './table-parts';
 
 /** a rule's or an entry's text before and after the id it names, and that id */
 const AROUND = new WeakMap<Part, [string, string, string]>();
@@ -25,14 +25,16 @@ function around(p: Part, member: 'route' | 'rule'): [string, string, string] | u
 }
 
 function indexOf(list: PartList): Map<string, number> {
+  // the ids are walked, not made into an array: a list a merge or a delta made is held in chunks
   const m = new Map<string, number>();
-  list.ids.forEach((id, i) => m.set(id, i));
+  let i = 0;
+  for (const id of idsOf(list)) m.set(id, i++);
   return m;
 }
 
 function referring(list: PartList, member: 'route' | 'rule', index: Map<string, number>): string {
   const out: string[] = [];
-  for (const id of list.ids) {
+  for (const id of idsOf(list)) {
     const p = list.parts.get(id)!;
     const cut = around(p, member);
     const item = cut ? undefined : p.item;
@@ -66,7 +68,11 @@ export function tableTextOfParts(p: TableParts): string {
   }));
   return withLists(p.head.item, (k) => {
     if (k === 'listeners') return `[${listeners.join(',')}]`;
-    if (k === 'routes') return `[${p.routes.ids.map((id) => p.routes.parts.get(id)!.text).join(',')}]`;
+    if (k === 'routes') {
+      const texts: string[] = [];
+      for (const id of idsOf(p.routes)) texts.push(p.routes.parts.get(id)!.text);
+      return `[${texts.join(',')}]`;
+    }
     if (k === 'rules') return referring(p.rules, 'route', routeIndex);
     return undefined;
   });
