@@ -28,12 +28,13 @@ async function body(ctx: AppContext, snap: CachedSnapshot, access: 'with-secrets
 // The SSE event of a snapshot, framed once per version and access and shared by the subscribers a
 // change is sent to (a Gateway's proxies all get the same frame, not a copy each), unless it
 // carries Secret data, which is read per send. Kept for a few seconds only: a cached snapshot needs
-// no second copy of its body.
-const frames = new WeakMap<CachedSnapshot, Partial<Record<'with-secrets' | 'without-secrets', Promise<string>>>>();
+// no second copy of its body. The frame is encoded once: a string is encoded again for every
+// socket it is written to (a 60 MB table for each of a Gateway's proxies).
+const frames = new WeakMap<CachedSnapshot, Partial<Record<'with-secrets' | 'without-secrets', Promise<Buffer>>>>();
 const FRAME_KEEP_MS = 5_000;
 
-function frameOf(ctx: AppContext, snap: CachedSnapshot, a: 'with-secrets' | 'without-secrets'): Promise<string> {
-  const build = async () => sseFrame({ id: snap.version, event: 'snapshot', data: await body(ctx, snap, a) });
+function frameOf(ctx: AppContext, snap: CachedSnapshot, a: 'with-secrets' | 'without-secrets'): Promise<Buffer> {
+  const build = async () => Buffer.from(sseFrame({ id: snap.version, event: 'snapshot', data: await body(ctx, snap, a) }));
   if (a === 'with-secrets' && snap.secretRefs.length > 0) return build();
   let byAccess = frames.get(snap);
   if (!byAccess) {

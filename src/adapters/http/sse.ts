@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 export interface SseStream {
   send(event: { id?: string | number; event?: string; data: string }): Promise<void>;
   /** one event already framed (see sseFrame): the same frame can go to many streams */
-  sendFrame(frame: string): Promise<void>;
+  sendFrame(frame: string | Buffer): Promise<void>;
   comment(text: string): void;
   closed: boolean;
   onClose(fn: () => void): void;
