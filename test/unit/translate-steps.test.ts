@@ -63,9 +63,11 @@ describe('translate', () => {
     const first = translate(w, ref, opts, undefined, ctx)!;
     const again = translate(w, ref, opts, undefined, ctx)!;
     const other = translate(w, ref, opts, undefined, new TranslationContext())!;
-    // a compiled rule's backends are made once per context: the same array again, another one elsewhere
-    expect(again.table.rules[0].backends).toBe(first.table.rules[0].backends);
-    expect(other.table.rules[0].backends).not.toBe(first.table.rules[0].backends);
+    // a compiled rule's part is made once per context: the same part again, another one elsewhere
+    const rule = (t: typeof first) => t.compiledParts.rules.parts.get(t.compiledParts.rules.ids[0]);
+    expect(rule(again)).toBe(rule(first));
+    expect(rule(other)).not.toBe(rule(first));
+    expect(rule(other)!.text).toBe(rule(first)!.text);
     expect(other.table).toEqual(first.table);
   });
 

@@ -17,7 +17,7 @@ import { keepRecent } from '../model/recent';
 import { patchSorted } from '../model/sorted';
 import { orderGateway, routeKey, routeMeta, type OrderedListener, type RoutePlan } from '../precedence/order';
 import { compileBackend, type BackendResolver } from './backends';
-import { emptyList, entriesKey, part, tableParts, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
+import { emptyList, entriesKey, part, rulePart, tableParts, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
 import { durationMillis } from './duration';
 import { compileFilters, type FilterContext } from './filters';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from './matches';
@@ -66,7 +66,9 @@ export function backendClientRef(client: { namespace: string; name: string }): C
 interface RegisteredRule {
   routeKey: string;
   index: number;
-  rule: RuleBody;
+  /** the compiled rule (compileTable), or its part alone (compileParts: the rule's objects are not kept) */
+  rule?: RuleBody;
+  part?: Part;
 }
 
 /**
@@ -76,7 +78,7 @@ interface RegisteredRule {
  * there are policies), so a rule compiled against the same ones is the same: it is kept (a change
  * to one route recompiles that route's rules, not its Gateway's).
  */
-function registry(view: WorldView, attachment: GatewayAttachment, refsOf: (route: Route) => RouteRefs, opts: CompileOptions) {
+function registry(view: WorldView, attachment: GatewayAttachment, refsOf: (route: Route) => RouteRefs, opts: CompileOptions, asParts = false) {
   const custom = opts.resolveBackendRef;
   // a backend's TLS (BackendTLSPolicy) is the resolution's, as a proxy must use it
   const resolve: BackendResolver = custom ?? ((route, ref) => {
@@ -87,10 +89,24 @@ function registry(view: WorldView, attachment: GatewayAttachment, refsOf: (route
   const gwNs = gw.metadata.namespace ?? 'default';
   const routes = new Map<string, RouteInfo>();
   const rules = { byKey: new Map<string, RegisteredRule>(), byRoute: new Map<string, [string, RegisteredRule][]>() };
-  const byTLS = custom ? undefined : backendMemo<WeakMap<Route, Map<number, RuleBody>>>(view, 'compiledRules');
-  const tlsKey = byTLS && backendTLSMemoKey(view);
+  const byTLS = custom || asParts ? undefined : backendMemo<WeakMap<Route, Map<number, RuleBody>>>(view, 'compiledRules');
+  const tlsKey = custom ? undefined : backendTLSMemoKey(view);
   let memo = byTLS?.get(tlsKey!);
   if (byTLS && !memo) byTLS.set(tlsKey!, (memo = new WeakMap()));
+  // the worker's: a rule's part (its text) kept in place of the compiled rule, whose objects (its
+  // filters, backends and their endpoints, some 2 KB a route) nothing reads once it is written
+  const partsByTLS = custom || !asParts ? undefined : backendMemo<WeakMap<Route, Map<number, Part>>>(view, 'compiledRuleParts');
+  let partMemo = partsByTLS?.get(tlsKey!);
+  if (partsByTLS && !partMemo) partsByTLS.set(tlsKey!, (partMemo = new WeakMap()));
+  const partOf = (kind: RouteKindName, route: Route, rk: string, index: number): Part => {
+    const fctx: FilterContext = { ctx: view.ctx, route, resolve };
+    if (!partMemo) return rulePart({ route: rk, ...compileRule(kind, route, index, fctx) }, rk);
+    let byIndex = partMemo.get(route);
+    if (!byIndex) partMemo.set(route, (byIndex = new Map()));
+    let p = byIndex.get(index);
+    if (!p) byIndex.set(index, (p = rulePart({ route: rk, ...compileRule(kind, route, index, fctx) }, rk)));
+    return p;
+  };
   const compiled = (kind: RouteKindName, route: Route, index: number): RuleBody => {
     const fctx: FilterContext = { ctx: view.ctx, route, resolve };
     if (!memo) return compileRule(kind, route, index, fctx);
@@ -105,7 +121,9 @@ function registry(view: WorldView, attachment: GatewayAttachment, refsOf: (route
     if (!routes.has(plan.rk)) routes.set(plan.rk, { key: plan.rk, meta: plan.meta });
     const key = plan.ruleKeys[index];
     if (!rules.byKey.has(key)) {
-      const r = { routeKey: plan.rk, index, rule: compiled(plan.kind, plan.route, index) };
+      const r: RegisteredRule = asParts
+        ? { routeKey: plan.rk, index, part: partOf(plan.kind, plan.route, plan.rk, index) }
+        : { routeKey: plan.rk, index, rule: compiled(plan.kind, plan.route, index) };
       rules.byKey.set(key, r);
       const own = rules.byRoute.get(plan.rk);
       if (own) own.push([key, r]);
@@ -173,7 +191,7 @@ export function compileTable(
     ...tableHeadOf(gw, gwNs, opts),
     listeners,
     routes: routeList.map((r) => r.meta),
-    rules: ruleList.map(([, r]) => ({ route: routeIndex.get(r.routeKey)!, ...r.rule }) as CompiledRule),
+    rules: ruleList.map(([, r]) => ({ route: routeIndex.get(r.routeKey)!, ...r.rule! }) as CompiledRule),
     unattached: opts.includeUnattached === false ? [] : compileUnattached(attachment.rejected ?? []),
   };
   return table;
@@ -190,7 +208,7 @@ export function compileParts(
   view: WorldView, attachment: GatewayAttachment, ordered: readonly OrderedListener[],
   refsOf: (route: Route) => RouteRefs, opts: CompileOptions = {},
 ): TableParts {
-  const { routes, rules, gw, gwNs, ruleOf } = registry(view, attachment, refsOf, opts);
+  const { routes, rules, gw, gwNs, ruleOf } = registry(view, attachment, refsOf, opts, true);
   const lists = ordered.map((o) => {
     for (const l of [o.http, o.grpc, o.tls, o.tcp, o.udp]) if (l) for (const e of l) ruleOf(e.plan, e.ri);
     return o;
@@ -202,7 +220,10 @@ export function compileParts(
   for (const r of routeList) {
     const own = rules.byRoute.get(r.key)!;
     if (own.length > 1) own.sort((a, b) => a[1].index - b[1].index);
-    for (const [key, rule] of own) add(out.rules, key, made, rule.rule, () => ({ route: r.key, ...rule.rule }));
+    for (const [key, rule] of own) {
+      out.rules.ids.push(key);
+      out.rules.parts.set(key, rule.part!);
+    }
   }
   const names = new Map<string, number>();
   for (const o of lists) {

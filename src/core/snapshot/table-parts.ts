@@ -111,6 +111,26 @@ export function textPart(item: Record<string, unknown>): Part {
   return new TextPart(JSON.stringify(item));
 }
 
+/**
+ * A rule's part as its text and the route it names (what the merge orders rules by), its item
+ * parsed again when read: the worker's, which keeps no compiled rule's objects once its text is
+ * made (translate/route-changes.ts reads a rule's route with ruleRouteOf).
+ */
+class RuleTextPart extends TextPart {
+  constructor(text: string, readonly route: string) {
+    super(text);
+  }
+}
+
+export function rulePart(item: Record<string, unknown>, route: string): Part {
+  return new RuleTextPart(JSON.stringify(item), route);
+}
+
+/** The route a rule's part names. */
+export function ruleRouteOf(p: Part): string {
+  return p instanceof RuleTextPart ? p.route : (p.item.route as string);
+}
+
 /** How the parts of a table are held: with their items (`part`), or as their text alone (`textPart`). */
 export type PartMaker = (item: Record<string, unknown>) => Part;
 

@@ -18,7 +18,7 @@ import { compileUnattached, tableRouteOrder, unattachedOrder } from '../compile/
 import { entryOrder, routeKey, type RoutePlan } from '../precedence/order';
 import type { RejectedRoute } from '../model/world';
 import { cmp } from '../refs/lookup';
-import { ChunkedPartList, chunkedIds, ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
+import { ChunkedPartList, chunkedIds, ENTRY_LISTS, entriesKey, ruleRouteOf, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
 import { ChunkedList } from '../model/chunked-list';
 import { rememberChanges } from '../snapshot/list-changes';
 import { nextParts, type PartsEdit } from '../snapshot/part-map';
@@ -170,7 +170,7 @@ function sharesOf(steps: TranslationSteps): { shares: RouteShare[]; sorted: Map<
     s.routePart = parts.routes.parts.get(id);
   }
   for (const id of parts.rules.ids) {
-    const s = byRk.get(parts.rules.parts.get(id)!.item.route as string);
+    const s = byRk.get(ruleRouteOf(parts.rules.parts.get(id)!));
     if (!s) return undefined;
     s.rules.push(id);
   }
@@ -331,7 +331,7 @@ function merge(
       edit.insert(findSortedAt(edit.ids, s.routePart.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(metaOf(id), m) || 1), [s.rk], parts.routes);
     }
   });
-  const ruleRoute = (id: string) => metaOf((before.rules.parts.get(id) ?? parts.rules.parts.get(id))!.item.route as string);
+  const ruleRoute = (id: string) => metaOf(ruleRouteOf((before.rules.parts.get(id) ?? parts.rules.parts.get(id))!));
   const ruleList = patchList(before.rules, touched, 'rules', (edit) => {
     for (const s of gone) if (s.rules.length) edit.remove(findSortedAt(edit.ids, s.routePart!.item as unknown as CompiledRoute, (id, m) => tableRouteOrder(ruleRoute(id), m)), s.rules);
     for (const s of made.shares) if (s.rules.length) {
