@@ -9,7 +9,7 @@
 // each with its target, and the CPU each process spent per change (a shared machine disturbs
 // wall-clock figures more than CPU time).
 // Knobs: BENCH_ROUTES (5000; 50000 for the large target), BENCH_MODES (split,single), BENCH_CHANGES
-// (60), BENCH_SUBSCRIBERS (2000), BENCH_SERIES=1 (each change's propagation, in order), BENCH_STOP_AFTER=burst|changes (the figures up to the burst's or the changes' alone), BENCH_WHOLE_WATCH
+// (60), BENCH_SUBSCRIBERS (2000), BENCH_SERIES=1 (each change's propagation, in order), BENCH_STOP_AFTER=burst|changes (the figures up to the burst's or the changes' alone), BENCH_DUMP=<path prefix> (each service's output, e.g. with SERVICE_NODE_FLAGS=--trace-gc, into <prefix>-<mode>-api.txt and -worker.txt), BENCH_WHOLE_WATCH
 // (1 below 20,000 routes: a whole-snapshot watcher of 50,000 routes takes a 60 MB body per change,
 // which the API makes and sends before the next one, so it would measure that body, not the delta).
 import http from 'node:http';
