@@ -216,4 +216,27 @@ describe('a list delta found from the ids a change touched', () => {
       expect(JSON.stringify(c).length).toBeLessThanOrEqual(JSON.stringify(diffList(la, lb)).length * 1.5 + 20);
     }
   });
+
+  it('applies deltas to long lists version after version (chunked), few or many removed, each version read back whole', () => {
+    let x = 11;
+    const int = (n: number) => ((x = (x * 1103515245 + 12345) >>> 0) % n);
+    let ids = Array.from({ length: 3000 }, (_, i) => `p${i}`);
+    let list: ReturnType<typeof applyList> = listOf(ids);
+    const versions: [typeof list, string[]][] = [[list, ids.slice()]];
+    for (let round = 0; round < 30; round++) {
+      const next = ids.slice();
+      // a few removed, or many (a route with many entries gone): the two ways applyList removes
+      const gone = Array.from({ length: round % 3 === 0 ? 12 + int(20) : 1 + int(3) }, () => next.splice(int(next.length), 1)[0]);
+      const added = Array.from({ length: 1 + int(4) }, (_, k) => `n${round}-${k}`);
+      for (const id of added) next.splice(int(next.length + 1), 0, id);
+      const c = diffList(list, listOf(next));
+      expect(new Set(c.removed)).toEqual(new Set(gone));
+      list = applyList(list, c);
+      ids = next;
+      versions.push([list, ids.slice()]);
+      expect(list.ids).toEqual(ids);
+    }
+    // every version still reads as it was made
+    for (const [v, expected] of versions) expect(v.ids).toEqual(expected);
+  });
 });

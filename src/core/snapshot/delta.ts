@@ -219,13 +219,13 @@ export function applyList(list: PartList, c: ListChanges, make: PartMaker = part
   } else {
     const keptIds: string[] = [];
     const kept: Part[] = [];
-    let k = 0;
+    const idsInOrder = idsOf(list)[Symbol.iterator]();
     for (const p of chunkedPartOrder(list)) {
+      const id = idsInOrder.next().value as string;
       if (!gone.has(p)) {
-        keptIds.push(idAt(list, k)!);
+        keptIds.push(id);
         kept.push(p);
       }
-      k++;
     }
     ids = ChunkedList.from(keptIds).edit();
     order = ChunkedList.from(kept).edit();
