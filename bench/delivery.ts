@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { BENCH_TOKEN, freshDatabase, oneGatewayFigures, percentile, report, startService, timedClient, workerNodeFlags, cpuMs, reconciled, sseWatch, type SseWatch } from './support';
+import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, oneGatewayFigures, percentile, report, startService, timedClient, workerNodeFlags, cpuMs, reconciled, sseWatch, type SseWatch } from './support';
 import { ROOT } from '../test/support/process';
 import { httpRoute as largeGatewayRoute, teamOf } from './large-gateway';
 
@@ -458,6 +458,8 @@ async function main(): Promise<void> {
     agent.destroy();
     if (process.env.BENCH_KEEP_DB) console.error(`database kept: ${db.url}`);
     else await db.drop();
+    // the queue's keys under the run's prefix go with it (the Redis is shared)
+    await bounded(dropRedisPrefix(redisUrl, prefix));
   }
 }
 
