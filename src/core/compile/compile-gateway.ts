@@ -89,32 +89,28 @@ function registry(view: WorldView, attachment: GatewayAttachment, refsOf: (route
   const gwNs = gw.metadata.namespace ?? 'default';
   const routes = new Map<string, RouteInfo>();
   const rules = { byKey: new Map<string, RegisteredRule>(), byRoute: new Map<string, [string, RegisteredRule][]>() };
-  const byTLS = custom || asParts ? undefined : backendMemo<WeakMap<Route, Map<number, RuleBody>>>(view, 'compiledRules');
+  // kept per route and rule index, for as long as what a rule's backends read (see backendMemo)
   const tlsKey = custom ? undefined : backendTLSMemoKey(view);
-  let memo = byTLS?.get(tlsKey!);
-  if (byTLS && !memo) byTLS.set(tlsKey!, (memo = new WeakMap()));
+  const memoOf = <V>(slot: string): WeakMap<Route, Map<number, V>> | undefined => {
+    if (!tlsKey) return undefined;
+    const byTLS = backendMemo<WeakMap<Route, Map<number, V>>>(view, slot);
+    let memo = byTLS.get(tlsKey);
+    if (!memo) byTLS.set(tlsKey, (memo = new WeakMap()));
+    return memo;
+  };
   // the worker's: a rule's part (its text) kept in place of the compiled rule, whose objects (its
   // filters, backends and their endpoints, some 2 KB a route) nothing reads once it is written
-  const partsByTLS = custom || !asParts ? undefined : backendMemo<WeakMap<Route, Map<number, Part>>>(view, 'compiledRuleParts');
-  let partMemo = partsByTLS?.get(tlsKey!);
-  if (partsByTLS && !partMemo) partsByTLS.set(tlsKey!, (partMemo = new WeakMap()));
-  const partOf = (kind: RouteKindName, route: Route, rk: string, index: number): Part => {
-    const fctx: FilterContext = { ctx: view.ctx, route, resolve };
-    if (!partMemo) return rulePart({ route: rk, ...compileRule(kind, route, index, fctx) }, rk);
-    let byIndex = partMemo.get(route);
-    if (!byIndex) partMemo.set(route, (byIndex = new Map()));
-    let p = byIndex.get(index);
-    if (!p) byIndex.set(index, (p = rulePart({ route: rk, ...compileRule(kind, route, index, fctx) }, rk)));
-    return p;
-  };
-  const compiled = (kind: RouteKindName, route: Route, index: number): RuleBody => {
-    const fctx: FilterContext = { ctx: view.ctx, route, resolve };
-    if (!memo) return compileRule(kind, route, index, fctx);
+  const ruleMemo = asParts ? undefined : memoOf<RuleBody>('compiledRules');
+  const partMemo = asParts ? memoOf<Part>('compiledRuleParts') : undefined;
+  const compiled = (kind: RouteKindName, route: Route, index: number): RuleBody =>
+    compileRule(kind, route, index, { ctx: view.ctx, route, resolve });
+  const perRule = <V>(memo: WeakMap<Route, Map<number, V>> | undefined, route: Route, index: number, make: () => V): V => {
+    if (!memo) return make();
     let byIndex = memo.get(route);
     if (!byIndex) memo.set(route, (byIndex = new Map()));
-    let rule = byIndex.get(index);
-    if (!rule) byIndex.set(index, (rule = compileRule(kind, route, index, fctx)));
-    return rule;
+    let v = byIndex.get(index);
+    if (v === undefined) byIndex.set(index, (v = make()));
+    return v;
   };
   // rule indices are known once every rule is registered: until then an entry names its rule by key
   const ruleOf = (plan: RoutePlan, index: number): string => {
@@ -122,8 +118,8 @@ function registry(view: WorldView, attachment: GatewayAttachment, refsOf: (route
     const key = plan.ruleKeys[index];
     if (!rules.byKey.has(key)) {
       const r: RegisteredRule = asParts
-        ? { routeKey: plan.rk, index, part: partOf(plan.kind, plan.route, plan.rk, index) }
-        : { routeKey: plan.rk, index, rule: compiled(plan.kind, plan.route, index) };
+        ? { routeKey: plan.rk, index, part: perRule(partMemo, plan.route, index, () => rulePart({ route: plan.rk, ...compiled(plan.kind, plan.route, index) }, plan.rk)) }
+        : { routeKey: plan.rk, index, rule: perRule(ruleMemo, plan.route, index, () => compiled(plan.kind, plan.route, index)) };
       rules.byKey.set(key, r);
       const own = rules.byRoute.get(plan.rk);
       if (own) own.push([key, r]);

@@ -19,6 +19,28 @@ function chunkAt(ends: readonly number[], i: number): number {
   return lo;
 }
 
+// what a list and an editor of one read alike, over chunks and their ends
+const startOf = (ends: readonly number[], c: number): number => (c === 0 ? 0 : ends[c - 1]);
+const lengthOf = (ends: readonly number[]): number => (ends.length ? ends[ends.length - 1] : 0);
+
+function itemAt<T>(chunks: readonly (readonly T[])[], ends: readonly number[], i: number): T | undefined {
+  if (i < 0 || i >= lengthOf(ends)) return undefined;
+  const c = chunkAt(ends, i);
+  return chunks[c][i - startOf(ends, c)];
+}
+
+/** The first position of `x` (compared by identity) in [from, to), or -1. */
+function positionOf<T>(chunks: readonly (readonly T[])[], ends: readonly number[], x: T, from: number, to: number): number {
+  if (from >= to || from >= lengthOf(ends)) return -1;
+  for (let c = chunkAt(ends, Math.max(0, from)); c < chunks.length; c++) {
+    const start = startOf(ends, c);
+    if (start >= to) break;
+    const k = chunks[c].indexOf(x, Math.max(0, from - start));
+    if (k >= 0) return start + k < to ? start + k : -1;
+  }
+  return -1;
+}
+
 export class ChunkedList<T> implements Iterable<T> {
   /** made by `from`, `empty` and an editor's `done` */
   constructor(
@@ -42,25 +64,16 @@ export class ChunkedList<T> implements Iterable<T> {
   }
 
   get length(): number {
-    return this.ends.length ? this.ends[this.ends.length - 1] : 0;
+    return lengthOf(this.ends);
   }
 
   at(i: number): T | undefined {
-    if (i < 0 || i >= this.length) return undefined;
-    const c = chunkAt(this.ends, i);
-    return this.chunks[c][i - (c === 0 ? 0 : this.ends[c - 1])];
+    return itemAt(this.chunks, this.ends, i);
   }
 
   /** The first position of `x` in [from, to), or -1. */
   indexOf(x: T, from = 0, to = this.length): number {
-    if (from >= to || from >= this.length) return -1;
-    for (let c = chunkAt(this.ends, Math.max(0, from)); c < this.chunks.length; c++) {
-      const start = c === 0 ? 0 : this.ends[c - 1];
-      if (start >= to) break;
-      const k = this.chunks[c].indexOf(x, Math.max(0, from - start));
-      if (k >= 0) return start + k < to ? start + k : -1;
-    }
-    return -1;
+    return positionOf(this.chunks, this.ends, x, from, to);
   }
 
   [Symbol.iterator](): Iterator<T> {
@@ -103,31 +116,23 @@ export class ChunkedEdit<T> {
   constructor(private readonly chunks: (readonly T[])[], private readonly ends: number[]) {}
 
   get length(): number {
-    return this.ends.length ? this.ends[this.ends.length - 1] : 0;
+    return lengthOf(this.ends);
   }
 
   at(i: number): T | undefined {
-    if (i < 0 || i >= this.length) return undefined;
-    const c = chunkAt(this.ends, i);
-    return this.chunks[c][i - (c === 0 ? 0 : this.ends[c - 1])];
+    return itemAt(this.chunks, this.ends, i);
   }
 
   /** The first position of `x` (compared by identity), or -1. */
   indexOf(x: T): number {
-    let start = 0;
-    for (let c = 0; c < this.chunks.length; c++) {
-      const k = this.chunks[c].indexOf(x);
-      if (k >= 0) return start + k;
-      start = this.ends[c];
-    }
-    return -1;
+    return positionOf(this.chunks, this.ends, x, 0, this.length);
   }
 
   /** Puts `x` at position `i` (0 <= i < length) in place of what is there. */
   set(i: number, x: T): void {
     if (i < 0 || i >= this.length) throw new RangeError(`set(${i}) of a list of ${this.length}`);
     const c = chunkAt(this.ends, i);
-    this.own(c)[i - (c === 0 ? 0 : this.ends[c - 1])] = x;
+    this.own(c)[i - startOf(this.ends, c)] = x;
   }
 
   private own(c: number): T[] {
@@ -149,7 +154,7 @@ export class ChunkedEdit<T> {
     if (at < 0 || count < 0 || at + count > this.length) throw new RangeError(`remove(${at}, ${count}) of a list of ${this.length}`);
     while (count > 0) {
       const c = chunkAt(this.ends, at);
-      const start = c === 0 ? 0 : this.ends[c - 1];
+      const start = startOf(this.ends, c);
       const n = Math.min(count, this.ends[c] - at);
       if (n === this.ends[c] - start) {
         // the whole chunk goes
@@ -178,7 +183,7 @@ export class ChunkedEdit<T> {
     }
     // at the end of a chunk rather than the start of the next: appending stays in the last chunk
     const c = at === this.length ? this.chunks.length - 1 : chunkAt(this.ends, at);
-    const start = c === 0 ? 0 : this.ends[c - 1];
+    const start = startOf(this.ends, c);
     this.own(c).splice(at - start, 0, ...items);
     this.shiftEnds(c, items.length);
     this.split(c);
@@ -188,7 +193,7 @@ export class ChunkedEdit<T> {
   private split(c: number): void {
     const chunk = this.chunks[c];
     if (chunk.length < 2 * CHUNK) return;
-    const start = c === 0 ? 0 : this.ends[c - 1];
+    const start = startOf(this.ends, c);
     const pieces: T[][] = [];
     for (let i = 0; i < chunk.length; i += CHUNK) pieces.push(chunk.slice(i, i + CHUNK));
     for (const p of pieces) this.owned.add(p);
