@@ -1,6 +1,6 @@
 // Shared by the benchmark scripts: a fresh database, the service as its own process, percentiles.
 import pg from 'pg';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { caughtUp } from '../src/adapters/store/checkpoints';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -103,6 +103,20 @@ export function timedClient(agent: http.Agent, auth = `Bearer ${BENCH_TOKEN}`) {
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** CPU time every PostgreSQL process on this machine has used, with what its exited children used, in ms. */
+export function postgresCpuMs(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try { stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { continue; }
+    if (!stat.includes('(postgres)')) continue;
+    const f = stat.replace(/^.*\) /, '').split(' ');
+    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  }
+  return (ticks * 1000) / 100;
 }
 
 /** Resident memory of process `pid`, in MB (Linux /proc). */
