@@ -106,6 +106,18 @@ describe('holdoff: when a key runs', () => {
     expect(h.heldFor('lone')).toBeNull();
   });
 
+  it('while the log streams, holds a key asked for by consecutive batches however far apart, not one a batch skipped', () => {
+    expect(runs(['a', 'b'], true)).toEqual(['now', 'now']);
+    vi.advanceTimersByTime(150); // wider than the window: the batches come slowly
+    expect(runs(['a', 'other'], true)).toEqual(['held', 'now']);
+    vi.advanceTimersByTime(150);
+    // b was not in the batch before: a change of its own again, run at once
+    expect(runs(['b'], true)).toEqual(['now']);
+    vi.advanceTimersByTime(150);
+    // and not when the log is not streaming
+    expect(runs(['b'])).toEqual(['now']);
+  });
+
   it('releases held keys it forgets, so that none is lost', () => {
     const small = new Holdoff((key) => released.push({ key, at: Date.now() }), { ...OPTS, maxKeys: 2 }, () => Date.now());
     small.batch(['a', 'b'], true);

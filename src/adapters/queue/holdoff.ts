@@ -35,6 +35,8 @@ export type HoldDecision = { run: 'now' } | { run: 'held'; maxMs: number } | { r
 interface KeyState {
   /** times of the last `burst` requests, oldest first */
   recent: number[];
+  /** the number of the last batch that asked for it */
+  lastBatch: number;
   held: { since: number; misses: number; timer: NodeJS.Timeout } | null;
   /** until when a pause or a miss does not release it (see ran) */
   coolUntil: number;
@@ -47,6 +49,7 @@ export class Holdoff {
   private readonly keys = new Map<string, KeyState>();
   private readonly held = new Set<string>();
   private quiet: NodeJS.Timeout | null = null;
+  private batches = 0;
 
   /** `release` is called when a held key's run should start. */
   constructor(
@@ -61,6 +64,7 @@ export class Holdoff {
    */
   batch(keys: readonly string[], streaming = false): HoldDecision[] {
     const t = this.now();
+    this.batches++;
     const asked = new Set(keys);
     for (const k of [...this.held]) {
       if (asked.has(k)) continue;
@@ -95,12 +99,15 @@ export class Holdoff {
   private decide(key: string, t: number, streaming: boolean): HoldDecision {
     let s = this.keys.get(key);
     if (s) this.keys.delete(key); // re-inserted: the map stays in least-recently-asked order
-    else s = { recent: [], held: null, coolUntil: 0 };
+    else s = { recent: [], lastBatch: -1, held: null, coolUntil: 0 };
     this.keys.set(key, s);
     this.forget();
-    // while the log streams, a key asked for again within the window is part of the stream; a key
-    // asked for once (another team's single change) is not held for someone else's burst
-    const again = s.recent.length > 0 && t - s.recent[s.recent.length - 1] <= this.opts.windowMs;
+    // while the log streams, a key asked for again within the window, or by the batch after the one
+    // that last asked for it, is part of the stream (batches come further apart than the window when
+    // recomputes of several Gateways share the CPU with the writes); a key asked for once (another
+    // team's single change) is not held for someone else's burst
+    const again = s.recent.length > 0 && (t - s.recent[s.recent.length - 1] <= this.opts.windowMs || s.lastBatch === this.batches - 1);
+    s.lastBatch = this.batches;
     const hot = (streaming && again) || (s.recent.length >= this.opts.burst && t - s.recent[0] <= this.opts.windowMs);
     s.recent.push(t);
     if (s.recent.length > this.opts.burst) s.recent.shift();
