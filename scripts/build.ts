@@ -12,13 +12,14 @@ import { RUNTIME_FILES, type RuntimeFile } from '../src/runtime/files';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** dist/<name>.js from each source; the yaml parse worker is loaded by path (RUNTIME_FILES.yamlWorker) */
+/** dist/<name>.js from each source; the threads' entries are loaded by path (RUNTIME_FILES.yamlWorker, .workerThread) */
 export const ENTRIES = {
   main: 'src/main.ts',
   worker: 'workers/reconcile.ts',
   cli: 'src/cli/main.ts',
   rebuild: 'scripts/rebuild.ts',
   [RUNTIME_FILES.yamlWorker.dist.replace(/\.js$/, '')]: RUNTIME_FILES.yamlWorker.source,
+  [RUNTIME_FILES.workerThread.dist.replace(/\.js$/, '')]: RUNTIME_FILES.workerThread.source,
 };
 
 const COPIED: RuntimeFile[] = ['openapiSpec', 'docsFolder', 'migrations'];

@@ -1,11 +1,13 @@
-// `npm start`: the API (and, from the reconcile issue on, the worker) in one process.
+// `npm start`: the API and the reconcile worker in one process; with PostgreSQL and Redis set, the
+// worker on a thread of its own (WORKER_THREAD=false: on the API's).
 import { loadConfig } from './config/env';
 import { startServer } from './server';
 import { StartupError } from './runtime/startup-error';
 
 const config = loadConfig();
 const apiOnly = process.argv.includes('--role=api');
-const running = await startServer(config, { worker: !apiOnly }).catch((e: unknown) => {
+const worker = apiOnly ? false : config.workerThread && config.databaseUrl && config.redisUrl ? 'thread' : true;
+const running = await startServer(config, { worker }).catch((e: unknown) => {
   if (!(e instanceof StartupError)) throw e;
   process.stderr.write(`switchyard: ${e.message}\n`);
   process.exit(1);

@@ -26,6 +26,7 @@ import { readinessOf } from './adapters/http/readiness';
 import type { AppContext } from './adapters/http/context';
 import { eventsChannel, publish } from './adapters/delivery/channels';
 import { startWorker, type RunningWorker } from './worker';
+import { ReconcileThread } from './runtime/reconcile-thread';
 import { SnapshotHub } from './adapters/delivery/snapshots';
 import { deliveryRouter } from './adapters/http/delivery-router';
 import { tokensRouter } from './adapters/http/tokens-router';
@@ -41,8 +42,10 @@ export interface Running {
   url: string;
   port: number;
   ctx: AppContext;
-  /** the in-process worker, when this process runs one */
+  /** the in-process worker, when this process runs one on the API's thread */
   worker: RunningWorker | null;
+  /** the worker's thread, when this process runs it on one */
+  workerThread: ReconcileThread | null;
   close(): Promise<void>;
 }
 
@@ -69,8 +72,8 @@ export function adminTokenFor(config: Config, logger: Logger): string {
 export interface ServerOptions {
   logger?: Logger;
   db?: Database;
-  /** run the reconcile worker in this process (npm start); false for `npm run api` */
-  worker?: boolean;
+  /** run the reconcile worker in this process (npm start): on the API's thread, or on a thread of its own; false for `npm run api` */
+  worker?: boolean | 'thread';
   queuePrefix?: string;
 }
 
@@ -134,7 +137,9 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     poke = { position: positions[positions.length - 1] };
   });
 
-  const worker: RunningWorker | null = opts.worker === false ? null : startWorker({
+  const workerThread = opts.worker === 'thread' ? new ReconcileThread(logger) : null;
+  if (workerThread) metrics.includeText(() => workerThread.metrics());
+  const worker: RunningWorker | null = opts.worker === false || workerThread ? null : startWorker({
     db, bus, logger, controllerName: config.controllerName, addressPool: config.addressPool, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix ?? deployment?.prefix, deploymentId: deployment?.id,
   });
 
@@ -154,6 +159,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     port,
     ctx,
     worker,
+    workerThread,
     close() {
       closing ??= (async () => {
         draining = true;
@@ -169,6 +175,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         clearInterval(idle);
         clearTimeout(hard);
         await worker?.close();
+        await workerThread?.close();
         await bus.close();
         redisPing?.disconnect();
         if (!opts.db) await db.close();

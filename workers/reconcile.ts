@@ -1,19 +1,12 @@
 // `npm run worker`: the reconcile worker alone (dispatcher + BullMQ workers), for scaled deployments,
 // with /healthz, /readyz and /metrics on WORKER_PORT (0: none).
-import { join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { processLogger } from '../src/runtime/logger';
 import type { Registry } from 'prom-client';
 import { loadConfig } from '../src/config/env';
-import { openDatabase } from '../src/adapters/store/database';
-import { migrate } from '../src/adapters/store/migrate';
 import { pingDatabase } from '../src/adapters/store/ping';
-import { InProcessBus, RedisBus } from '../src/adapters/delivery/bus';
-import { RedisPing } from '../src/adapters/delivery/redis-ping';
 import { workerEndpoints } from '../src/adapters/http/worker-endpoints';
-import { startWorker } from '../src/worker';
-import { deploymentOf } from '../src/adapters/queue/redis-keys';
-import { databaseIdentity } from '../src/adapters/store/database-identity';
+import { hostWorker } from '../src/worker-host';
 import { readinessOf } from '../src/adapters/http/readiness';
 import { listen } from '../src/runtime/listen';
 import { StartupError } from '../src/runtime/startup-error';
@@ -47,14 +40,7 @@ if (endpoints) {
   });
 }
 
-const db = await openDatabase({ url: config.databaseUrl, dataDir: join(resolve(config.dataDir), 'pgdata') });
-await migrate(db);
-const deployment = config.redisUrl ? deploymentOf(await databaseIdentity(db), config.redisPrefix) : null;
-const bus = config.redisUrl && deployment ? new RedisBus(config.redisUrl, deployment) : new InProcessBus();
-const worker = startWorker({
-  db, bus, logger, controllerName: config.controllerName, addressPool: config.addressPool, redisUrl: config.redisUrl, queuePrefix: deployment?.prefix, deploymentId: deployment?.id, processMetrics: true,
-});
-const redisPing = config.redisUrl ? new RedisPing(config.redisUrl) : null;
+const { db, worker, redisPing, close } = await hostWorker(config, logger, { processMetrics: true });
 registry = worker.metrics.registry;
 readiness = () => readinessOf({
   postgres: () => pingDatabase(db.sql),
@@ -79,10 +65,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     readiness = () => readinessOf({ postgres: () => pingDatabase(db.sql), worker: notYet('shutting down') });
     endpoints?.close();
     endpoints?.closeAllConnections();
-    await worker.close();
-    await bus.close();
-    redisPing?.disconnect();
-    await db.close();
+    await close();
     process.exit(0);
   });
 }

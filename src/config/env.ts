@@ -33,6 +33,8 @@ export interface Config {
   accessLogSample: number;
   /** the port of the worker's /healthz, /readyz and /metrics (`npm run worker`); 0: none */
   workerPort: number;
+  /** `npm start` with PostgreSQL and Redis set runs its worker on a thread of its own (WORKER_THREAD=false: on the API's) */
+  workerThread: boolean;
   /** how far back a Kubernetes watch may resume; an older resourceVersion is 410 Expired */
   kubeWatchHistorySeconds: number;
   /** the certificate and key the Kubernetes paths are served with over TLS; unset: a self-signed one in dataDir */
@@ -53,6 +55,13 @@ function fraction(name: string, def: number, env: NodeJS.ProcessEnv): number {
   const n = int(name, def, env);
   if (n > 1) throw new Error(`${name} must be a number from 0 to 1, got "${env[name]}"`);
   return n;
+}
+
+function flag(name: string, def: boolean, env: NodeJS.ProcessEnv): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
 function int(name: string, def: number, env: NodeJS.ProcessEnv): number {
@@ -99,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessLog: accessLogMode(env),
     accessLogSample: fraction('ACCESS_LOG_SAMPLE', 1, env),
     workerPort: int('WORKER_PORT', 9091, env),
+    workerThread: flag('WORKER_THREAD', true, env),
     kubeWatchHistorySeconds: int('KUBE_WATCH_HISTORY_SECONDS', 3600, env),
     kubeTlsCertFile: env.KUBE_TLS_CERT_FILE || undefined,
     kubeTlsKeyFile: env.KUBE_TLS_KEY_FILE || undefined,

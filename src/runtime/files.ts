@@ -11,6 +11,8 @@ export const RUNTIME_FILES = {
   migrations: { source: 'prisma/migrations', dist: 'migrations' },
   // an entry of the build of its own, not a copy: it runs in a worker thread
   yamlWorker: { source: 'src/service/yaml-worker.ts', dist: 'yaml-worker.js' },
+  // the reconcile worker on a thread of `npm start`'s process (src/runtime/reconcile-thread.ts)
+  workerThread: { source: 'src/worker-thread.ts', dist: 'worker-thread.js' },
 } as const;
 
 export type RuntimeFile = keyof typeof RUNTIME_FILES;

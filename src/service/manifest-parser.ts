@@ -3,14 +3,11 @@
 // needs about a second per 2 MB, so inline a large body would stall every other request, and the
 // pieces parse in parallel on the machine's cores. Each worker has a heap limit and each piece a
 // time limit; a body that exceeds either is refused (413) and the worker replaced.
-import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
+import type { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { dirname, join } from 'node:path';
 import { joinYamlChunks, parseManifest, splitYamlDocuments, type ManifestFormat, type YamlChunk } from '../core/apply/manifest';
 import { ApplyRejection, type ManifestEntry } from '../core/apply/types';
-import { BUNDLED, runtimeUrl } from '../runtime/files';
+import { spawnThread } from '../runtime/threads';
 
 export interface ParserOptions {
   /** bodies at or above this many characters go to the workers */
@@ -20,18 +17,8 @@ export interface ParserOptions {
   heapLimitMb?: number;
 }
 
-// Built, the worker's entry is a bundle of its own in dist/, run as it is. From the sources it is
-// TypeScript: it registers tsx first (an --import in execArgv does not reach a worker's own module
-// loading on Node 20), whether this process runs under tsx or vitest. tsx is looked up only then:
-// production has no compiler.
-const BOOT = `const { workerData } = require('node:worker_threads');
-import(workerData.tsx).then((api) => { api.register(); return import(workerData.entry); });`;
-
 function spawnParser(resourceLimits: { maxOldGenerationSizeMb: number }): Worker {
-  const entry = runtimeUrl('yamlWorker');
-  if (BUNDLED) return new Worker(entry, { resourceLimits });
-  const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
-  return new Worker(BOOT, { eval: true, workerData: { tsx, entry: entry.href }, resourceLimits });
+  return spawnThread('yamlWorker', { resourceLimits });
 }
 
 interface Pending {

@@ -7,6 +7,7 @@ export class Metrics {
   readonly registry = new Registry();
   /** what /metrics serves: this registry, and the in-process worker's when there is one */
   private served: Registry = this.registry;
+  private readonly texts: (() => Promise<string>)[] = [];
   readonly requests = new Counter({
     name: 'switchyard_http_requests_total', help: 'HTTP requests by method, route template and answer code',
     labelNames: ['method', 'route', 'code'], registers: [this.registry],
@@ -44,11 +45,17 @@ export class Metrics {
     this.served = Registry.merge([this.registry, other]);
   }
 
+  /** Serve metrics another thread gives in the text format (the worker thread's) after these. */
+  includeText(source: () => Promise<string>): void {
+    this.texts.push(source);
+  }
+
   get contentType(): string {
     return this.registry.contentType;
   }
 
-  text(): Promise<string> {
-    return this.served.metrics();
+  async text(): Promise<string> {
+    const [own, ...others] = await Promise.all([this.served.metrics(), ...this.texts.map((t) => t())]);
+    return [own, ...others.filter(Boolean)].map((t) => (t.endsWith('\n') ? t : `${t}\n`)).join('');
   }
 }
