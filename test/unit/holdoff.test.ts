@@ -49,9 +49,24 @@ describe('holdoff: when a key runs', () => {
 
   it('keeps a key held through a pause of the stream shorter than quietMs, and releases it after a longer one', () => {
     for (let i = 0; i < 4; i++) runs(['k']);
-    vi.advanceTimersByTime(39);
+    vi.advanceTimersByTime(15);
     runs(['k']);
     vi.advanceTimersByTime(39);
+    expect(released).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(released.map((r) => r.key)).toEqual(['k']);
+  });
+
+  it('counts a pause in the batches\' spacing: twice the last one, when that is longer than quietMs', () => {
+    // a busy process reads its batches 100 ms apart
+    expect(runs(['k'], true)).toEqual(['now']);
+    vi.advanceTimersByTime(100);
+    expect(runs(['k'], true)).toEqual(['held']);
+    for (let i = 0; i < 3; i++) {
+      vi.advanceTimersByTime(100);
+      expect(runs(['k'], true)).toEqual(['joined']);
+    }
+    vi.advanceTimersByTime(199);
     expect(released).toEqual([]);
     vi.advanceTimersByTime(1);
     expect(released.map((r) => r.key)).toEqual(['k']);
@@ -113,9 +128,29 @@ describe('holdoff: when a key runs', () => {
     vi.advanceTimersByTime(150);
     // b was not in the batch before: a change of its own again, run at once
     expect(runs(['b'], true)).toEqual(['now']);
-    vi.advanceTimersByTime(150);
-    // and not when the log is not streaming
+    // nor once the stream has paused (a pause: twice the batches' spacing)
+    vi.advanceTimersByTime(301);
     expect(runs(['b'])).toEqual(['now']);
+  });
+
+  it('spaces a run that ended behind from the one before while the log streams with its key, runs it at once otherwise', () => {
+    expect(runs(['a', 'b'], true)).toEqual(['now', 'now']);
+    vi.advanceTimersByTime(30);
+    h.ran('a', 30);
+    h.ran('b', 300);
+    // asked for by the last batch, and the log streams: twice its run (quietMs at least, maxMs at most)
+    expect(h.rerunDelay('a')).toBe(60);
+    expect(h.rerunDelay('b')).toBe(600);
+    expect(h.rerunDelay('never-asked')).toBe(0);
+    // a batch without b: b's writes are over, its run follows at once
+    expect(runs(['a'], true)).toEqual(['held']);
+    expect(h.rerunDelay('b')).toBe(0);
+    // a held key waits for its hold
+    expect(h.rerunDelay('a')).toBe(1000);
+    // once the log has paused, at once
+    vi.advanceTimersByTime(200);
+    h.ran('a', 10);
+    expect(h.rerunDelay('a')).toBe(0);
   });
 
   it('releases held keys it forgets, so that none is lost', () => {

@@ -180,9 +180,9 @@ export class BullReconcileQueue implements ReconcileQueue {
     this.worker.on('completed', async (job) => {
       try {
         // behind: a request came while this job ran (BullMQ ignored its add), or the run asked to run
-        // again; once the key's hold ends
+        // again; once the key's hold ends, or spaced from this run while the log streams with the key in it
         const key = job.data.key;
-        const delay = this.holdoff.heldFor(key) ?? 0;
+        const delay = this.holdoff.rerunDelay(key);
         if (this.rerun.delete(key)) await this.queue.add('recompute', { key, position: job.data.position }, this.jobOpts(key, delay));
         else await this.againIfBehind(key, delay);
       } catch {

@@ -6,7 +6,8 @@
 // serves it.
 //
 // A held key runs once it drops out of the stream (the dispatcher's last `missedBatches` batches
-// did not ask for it), once the stream pauses (no batch for `quietMs`), or `maxMs` after it was
+// did not ask for it), once the stream pauses (no batch for `quietMs`, or for twice the spacing of
+// its last two batches when that is longer), or `maxMs` after it was
 // held, whichever comes first. Counting batches rather than time keeps a key held through the
 // stream's hiccups (a pause of the writers, a slow batch), which would otherwise release it again
 // and again.
@@ -42,6 +43,9 @@ interface KeyState {
   coolUntil: number;
 }
 
+/** a pause of the stream is this many times the spacing of its last two batches (quietMs at least) */
+const PAUSE_FACTOR = 2;
+
 /** how many times its last run's duration a held key waits after that run before a pause releases it */
 const COOL_FACTOR = 2;
 
@@ -50,13 +54,20 @@ export class Holdoff {
   private readonly held = new Set<string>();
   private quiet: NodeJS.Timeout | null = null;
   private batches = 0;
+  /** whether the log was streaming at the last batch, and when that batch came */
+  private lastStreaming = false;
+  private lastBatchAt = -Infinity;
+  /** how long without a batch is a pause of the stream (see batch) */
+  private quietFor: number;
 
   /** `release` is called when a held key's run should start. */
   constructor(
     private readonly release: (key: string) => void,
     private readonly opts: HoldoffOptions = DEFAULT_HOLDOFF,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.quietFor = opts.quietMs;
+  }
 
   /**
    * One batch of the dispatcher: the keys it asks for (a decision for each), and whether the log
@@ -65,6 +76,13 @@ export class Holdoff {
   batch(keys: readonly string[], streaming = false): HoldDecision[] {
     const t = this.now();
     this.batches++;
+    // A pause is counted in batches' spacing, not in fixed time: a busy process (its recomputes
+    // running, a collection) reads batches further apart than quietMs while the writes go on, and
+    // the stream is not over because one batch was small.
+    this.quietFor = Math.max(this.opts.quietMs, Math.min(PAUSE_FACTOR * (t - this.lastBatchAt), this.opts.maxMs / 4));
+    streaming ||= this.lastStreaming && t - this.lastBatchAt <= this.quietFor;
+    this.lastStreaming = streaming;
+    this.lastBatchAt = t;
     const asked = new Set(keys);
     for (const k of [...this.held]) {
       if (asked.has(k)) continue;
@@ -73,7 +91,7 @@ export class Holdoff {
     }
     const out = keys.map((k) => this.decide(k, t, streaming));
     if (this.quiet) clearTimeout(this.quiet);
-    this.quiet = this.held.size > 0 ? setTimeout(() => this.releaseAll(), this.opts.quietMs) : null;
+    this.quiet = this.held.size > 0 ? setTimeout(() => this.releaseAll(), this.quietFor) : null;
     return out;
   }
 
@@ -81,6 +99,23 @@ export class Holdoff {
   ran(key: string, ms: number): void {
     const s = this.keys.get(key);
     if (s) s.coolUntil = this.now() + ms * COOL_FACTOR;
+  }
+
+  /**
+   * A run of `key` ended behind the log (requests came while it ran): how long to wait before the
+   * next run, in ms (0: now). A held key waits for its hold. While the log streams and its last
+   * batch asked for the key, the next run waits COOL_FACTOR times the run just ended (quietMs at
+   * least, maxMs at most): followed at once, each run would find the writes that came during it and
+   * the Gateway being written to would be recomputed back to back for as long as the writes last,
+   * taking the CPU they need; spaced so, it still follows them, in larger steps.
+   */
+  rerunDelay(key: string): number {
+    const s = this.keys.get(key);
+    if (!s) return 0;
+    if (s.held) return this.heldFor(key) ?? 0;
+    const t = this.now();
+    if (!this.lastStreaming || s.lastBatch !== this.batches || t - this.lastBatchAt > this.quietFor) return 0;
+    return Math.min(this.opts.maxMs, Math.max(this.opts.quietMs, s.coolUntil - t));
   }
 
   /** How long until a held key's run is due at the latest, or null when it is not held. */

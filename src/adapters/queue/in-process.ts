@@ -13,8 +13,9 @@ export class InProcessQueue implements ReconcileQueue {
   private active = 0;
   private closed = false;
   private waiters: (() => void)[] = [];
-  /** keys whose run is held back while they are hot */
+  /** keys whose run is held back while they are hot, or spaced from their last run */
   private held = new Set<string>();
+  private spaced = new Set<NodeJS.Timeout>();
   /** when the oldest request not yet taken by a run was made, per key */
   private since = new Map<string, number>();
   private readonly holdoff: Holdoff;
@@ -86,12 +87,28 @@ export class InProcessQueue implements ReconcileQueue {
     }
     this.running.delete(key);
     this.active--;
-    // a request that came while it ran: again now, or when the key's hold ends
+    // a request that came while it ran: again now, when the key's hold ends, or spaced from this
+    // run while the log streams with the key in it
     if (this.again.delete(key) && !this.held.has(key)) {
-      this.pending.add(key);
       if (!this.since.has(key)) this.since.set(key, Date.now());
+      const delay = this.holdoff.rerunDelay(key);
+      if (delay > 0) this.later(key, delay);
+      else this.pending.add(key);
     }
     this.pump();
+  }
+
+  /** Runs the key after `delay` ms, counted as held until then. */
+  private later(key: string, delay: number): void {
+    this.held.add(key);
+    const timer = setTimeout(() => {
+      this.spaced.delete(timer);
+      if (!this.held.delete(key) || this.closed) return;
+      if (this.running.has(key)) this.again.add(key);
+      else this.pending.add(key);
+      this.pump();
+    }, delay);
+    this.spaced.add(timer);
   }
 
   async idle(): Promise<boolean> {
@@ -109,6 +126,8 @@ export class InProcessQueue implements ReconcileQueue {
   async close(): Promise<void> {
     this.closed = true;
     this.holdoff.close();
+    for (const t of this.spaced) clearTimeout(t);
+    this.spaced.clear();
     this.held.clear();
     if (this.active > 0) await new Promise<void>((r) => this.waiters.push(r));
   }
