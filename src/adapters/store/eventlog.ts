@@ -59,7 +59,7 @@ WITH input AS (
 ), proj AS (
   INSERT INTO objects (stream, kind, namespace, name, version, deleted, object, position)
   SELECT input.stream, input.kind, input.namespace, input.name, input.version, input.type = 'Deleted',
-         input.projection, ev.position
+         coalesce(input.projection, input.object), ev.position
   FROM input JOIN ev ON ev.stream = input.stream AND ev.version = input.version
   ON CONFLICT (stream) DO UPDATE SET version = excluded.version, deleted = excluded.deleted,
     object = excluded.object, position = excluded.position
@@ -106,7 +106,8 @@ export async function appendEvents(
   const single = events.length === 1 && !events[0].secret && events[0].object === events[0].projection ? events[0] : null;
   const input = events.map((e, idx) => ({
     idx, stream: e.stream, kind: e.kind, namespace: e.namespace, name: e.name, version: e.version,
-    type: e.type, actor: e.actor, time: e.time, object: e.object, projection: e.projection, touches: e.touches,
+    // the projection is the object but for a Secret's data: the same object is sent once
+    type: e.type, actor: e.actor, time: e.time, object: e.object, projection: e.projection === e.object ? null : e.projection, touches: e.touches,
   }));
   const puts = events.flatMap((e) => (e.secret?.op === 'put' ? [{ stream: e.stream, data: e.secret.data, digest: e.secret.digest }] : []));
   const dels = events.flatMap((e) => (e.secret?.op === 'delete' ? [e.stream] : []));
