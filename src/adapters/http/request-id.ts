@@ -23,6 +23,8 @@ export function validTraceparent(header: string | undefined): string | undefined
 
 declare module 'express-serve-static-core' {
   interface Request {
+    /** the request's id (requestIds sets it first) */
+    id?: string;
     /** the W3C trace context the client sent, when well formed */
     traceparent?: string;
   }
