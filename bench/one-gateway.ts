@@ -14,7 +14,7 @@
 // which the API makes and sends before the next one, so it would measure that body, not the delta).
 import http from 'node:http';
 import pg from 'pg';
-import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, percentile, report, startService, timedClient, cpuMs, postgresCpuMs, rssMB, reconciled, sseWatch, type SseWatch } from './support';
+import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, percentile, report, scriptNodeFlags, startService, timedClient, cpuMs, postgresCpuMs, rssMB, reconciled, sseWatch, type SseWatch } from './support';
 
 /** Tables of thousands of routes take longer to catch up with. */
 const reconciledLong = (client: pg.Client) => reconciled(client, 600_000, 25);
@@ -76,7 +76,8 @@ async function run(mode: 'split' | 'single'): Promise<void> {
   const common = { DATABASE_URL: db.url, REDIS_URL, REDIS_PREFIX: prefix };
   const client = new pg.Client({ connectionString: db.url });
   const big = { MAX_SSE_PER_TOKEN: '100000', BODY_LIMIT_BYTES: String(8 * 1024 * 1024) };
-  const api = await startService({ ...common, ...big }, 'src/main.ts', mode === 'split' ? ['--role=api'] : []);
+  // with the node flags of the npm script each process stands for: `npm run api`, or `npm start`
+  const api = await startService({ ...common, ...big }, 'src/main.ts', mode === 'split' ? ['--role=api'] : [], scriptNodeFlags(mode === 'split' ? 'api' : 'start'));
   const worker = mode === 'split' ? await startWorkerProcess({ ...common, ADMIN_TOKEN: BENCH_TOKEN }) : undefined;
   const watches: SseWatch[] = [];
   const label = (name: string) => `${mode}_${ROUTES}_routes_${name}`;

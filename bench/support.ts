@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { startProcess, type ServiceProcess } from '../test/support/process';
 
-export { workerNodeFlags } from '../test/support/process';
+export { scriptNodeFlags, workerNodeFlags } from '../test/support/process';
 
 export const BENCH_TOKEN = 'bench-admin-token-0123456789';
 
@@ -30,8 +30,9 @@ export async function freshDatabase(base = process.env.DATABASE_URL ?? 'postgres
 }
 
 // BENCH_LOG_LEVEL (default warn) is the service's LOG_LEVEL: info measures with every access log line written
-export async function startService(env: Record<string, string | undefined>, script?: string, args?: string[]): Promise<ServiceProcess> {
-  return startProcess({ ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', ...env }, script, args);
+/** `nodeFlags`: those of the npm script the service stands for (see scriptNodeFlags). */
+export async function startService(env: Record<string, string | undefined>, script?: string, args?: string[], nodeFlags: string[] = []): Promise<ServiceProcess> {
+  return startProcess({ ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', ...env }, script, args, 'PORT', nodeFlags);
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -6,14 +6,17 @@ import { readFileSync } from 'node:fs';
 export const ROOT = join(import.meta.dirname, '../..');
 
 /**
- * The node flags `npm run worker` starts the worker with (package.json), so that a benchmark's
- * worker runs as a deployed one does: a young generation of 4 MB keeps its resident memory near
- * what it holds (with V8's default of 16 MB the heap grown in a burst was not given back).
+ * The node flags an npm script starts node with (package.json), so that a benchmark's service runs
+ * as a deployed one does: `npm start` and `npm run worker` give a young generation of 4 MB, which
+ * keeps resident memory near what the heap holds (with V8's default of 16 MB the heap grown in a
+ * burst was not given back).
  */
-export function workerNodeFlags(): string[] {
+export function scriptNodeFlags(script: 'start' | 'api' | 'worker'): string[] {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  return pkg.scripts.worker.split(' ').filter((t) => /^--max-(semi|old)-space-size=/.test(t));
+  return pkg.scripts[script].split(' ').filter((t) => /^--max-(semi|old)-space-size=/.test(t));
 }
+
+export const workerNodeFlags = (): string[] => scriptNodeFlags('worker');
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -23,24 +26,24 @@ export interface ServiceProcess {
 }
 
 /** `portVariable`: the setting that names the port /healthz is answered on (WORKER_PORT for the worker). */
-export async function startProcess(env: Record<string, string | undefined>, script = 'src/main.ts', args: string[] = [], portVariable = 'PORT'): Promise<ServiceProcess> {
+export async function startProcess(env: Record<string, string | undefined>, script = 'src/main.ts', args: string[] = [], portVariable = 'PORT', nodeFlags: string[] = []): Promise<ServiceProcess> {
   // a random port may be taken by something else on the machine: try a few
   for (let attempt = 0; ; attempt++) {
     try {
-      return await startOnce(env, script, args, 20000 + Math.floor(Math.random() * 20000), portVariable);
+      return await startOnce(env, script, args, 20000 + Math.floor(Math.random() * 20000), portVariable, nodeFlags);
     } catch (e) {
       if (attempt >= 4 || !/EADDRINUSE|is in use by another process/.test(String((e as Error).message))) throw e;
     }
   }
 }
 
-async function startOnce(env: Record<string, string | undefined>, script: string, args: string[], port: number, portVariable: string): Promise<ServiceProcess> {
+async function startOnce(env: Record<string, string | undefined>, script: string, args: string[], port: number, portVariable: string, nodeFlags: string[]): Promise<ServiceProcess> {
   const clean = { ...process.env };
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;
   // SERVICE_NODE_FLAGS (for example --cpu-prof) reach the service's node, which NODE_OPTIONS may not
   const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, '--import', 'tsx', join(ROOT, script), ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, ...flags, '--import', 'tsx', join(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...clean, [portVariable]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
