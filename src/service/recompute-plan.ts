@@ -40,6 +40,15 @@ function streamOf(r: { kind: string; namespace: string; name: string }): string 
   return s;
 }
 
+/** What changed between the dependencies written (their JSON) and these; null when the sets are the same. */
+function depsChange(writtenJson: string, deps: readonly string[]): { add: string[]; remove: string[] } | null {
+  const written = new Set(JSON.parse(writtenJson) as string[]);
+  const now = new Set(deps);
+  const add = [...now].filter((d) => !written.has(d));
+  const remove = [...written].filter((d) => !now.has(d));
+  return add.length || remove.length ? { add, remove } : null;
+}
+
 export function planRecompute(before: Written, c: Computed): { plan: RecomputePlan; after: Written } {
   const depsJson = JSON.stringify(c.deps);
   const after: Written = {
@@ -115,7 +124,7 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
   const plan: RecomputePlan = {
     gateKey: c.gateKey, owner: c.owner, scope: c.scope, sourcePosition: c.sourcePosition, baseGate: before.gate, now: c.now,
     durationMs: c.durationMs, statusChanges, removeParts, removeGatewayStatus: !c.statuses && before.gatewayStatus !== undefined,
-    deps: before.deps !== depsJson ? c.deps : null, missedDeps: c.deps, snapshot,
+    deps: before.deps === depsJson ? null : before.gate === null ? { all: c.deps } : depsChange(before.deps, c.deps), missedDeps: c.deps, snapshot,
   };
   return { plan, after };
 }

@@ -51,6 +51,49 @@ describe('a Gateway\'s backend client certificate', () => {
   });
 });
 
+describe('what a Gateway depends on follows its routes', () => {
+  const deps = async () => (await s.running.ctx.db.sql.$queryRawUnsafe<{ dep: string }[]>(
+    `SELECT dep FROM gateway_deps WHERE gateway LIKE '%Gateway/infra/edge' ORDER BY dep`)).map((r) => r.dep);
+  const route = (backend: string) => ({
+    apiVersion: GW, kind: 'HTTPRoute', spec: { parentRefs: [{ name: 'edge', namespace: 'infra' }], rules: [{ backendRefs: [{ name: backend, port: 80 }] }] },
+  });
+  const backendOf = async () => {
+    const snap = await s.api('GET', '/api/v1/namespaces/infra/gateways/edge/snapshot');
+    return JSON.stringify(snap.body);
+  };
+
+  it('records a backend a route names, forgets the one it stopped naming, and follows the new one\'s changes', async () => {
+    const gw = await s.api('GET', '/api/v1/namespaces/infra/gateways/edge');
+    const listeners = gw.body.spec.listeners.map((l: Record<string, unknown>) => ({ ...l, allowedRoutes: { namespaces: { from: 'All' } } }));
+    expect([200, 201]).toContain((await s.api('PUT', '/api/v1/namespaces/infra/gateways/edge', { ...gw.body, spec: { ...gw.body.spec, listeners } })).status);
+    expect([200, 201]).toContain((await s.api('PUT', '/api/v1/namespaces/team/httproutes/web', route('svc-a'))).status);
+    await reconciled(s);
+    const first = await deps();
+    expect(first.filter((d) => d.includes('svc-a')).length).toBeGreaterThan(0);
+    expect(first.filter((d) => d.includes('svc-b'))).toEqual([]);
+
+    expect((await s.api('PUT', '/api/v1/namespaces/team/httproutes/web', route('svc-b'))).status).toBe(200);
+    await reconciled(s);
+    const second = await deps();
+    expect(second.filter((d) => d.includes('svc-a'))).toEqual([]);
+    expect(second.filter((d) => d.includes('svc-b')).length).toBeGreaterThan(0);
+    // the keys that stayed are still there
+    expect(second).toEqual(expect.arrayContaining(first.filter((d) => !d.includes('svc-a'))));
+
+    // and the new backend's Service reaches the table once it is written
+    expect(await backendOf()).not.toContain('10.9.9.9');
+    for (const [path, body] of [
+      ['/api/v1/namespaces/team/services/svc-b', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ name: 'http', port: 80, targetPort: 8080 }] } }],
+      ['/api/v1/namespaces/team/endpointslices/svc-b-1', {
+        apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': 'svc-b' } }, addressType: 'IPv4',
+        endpoints: [{ addresses: ['10.9.9.9'], conditions: { ready: true } }], ports: [{ name: 'http', port: 8080 }],
+      }],
+    ] as const) expect((await s.api('PUT', path, body)).status).toBe(201);
+    await reconciled(s);
+    expect(await backendOf()).toContain('10.9.9.9');
+  });
+});
+
 describe('events written before the touches column', () => {
   it('are stamped at start-up with the keys a write stamps', async () => {
     const db = s.running.ctx.db;

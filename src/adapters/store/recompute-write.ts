@@ -41,8 +41,8 @@ export interface RecomputePlan {
   /** route status parts of this Gateway to remove: all but `keep`, or exactly `streams` */
   removeParts: { keep: string[] } | { streams: string[] } | null;
   removeGatewayStatus: boolean;
-  /** the new dependency list, when it changed */
-  deps: string[] | null;
+  /** the Gateway's dependencies when they changed: all of them (a first write), or what changed */
+  deps: { all: string[] } | { add: string[]; remove: string[] } | null;
   /** look for changes to these after sourcePosition, and want the Gateway again if any */
   missedDeps: string[];
   snapshot:
@@ -74,7 +74,11 @@ export interface WriteAnswer {
 }
 
 /** Events after a position that touch any of a Gateway's dependencies ($1 position, $2 deps): keys stamped at write time. */
-const depEvents = (position: string, deps: string) => `FROM events e WHERE e.position > ${position} AND e.touches && ${deps}::text[]`;
+// Each event's few keys are looked up in the dependencies, which PostgreSQL hashes once (= ANY of a
+// parameter): `touches && deps` compared every key with every dependency, some 3 s of PostgreSQL's
+// CPU for 2,000 events against the 50,000 dependencies of a Gateway of 50,000 routes.
+const depEvents = (position: string, deps: string) =>
+  `FROM events e WHERE e.position > ${position} AND EXISTS (SELECT 1 FROM unnest(e.touches) AS t(dep) WHERE t.dep = ANY(${deps}::text[]))`;
 
 /**
  * The dispatcher learns what a Gateway depends on from that Gateway's last recompute. A change to a
@@ -157,10 +161,14 @@ export async function writeRecompute(db: Database, plan: RecomputePlan): Promise
   if (plan.removeGatewayStatus) {
     ctes.push(`gone_self AS (DELETE FROM status_parts WHERE stream = ${p(plan.owner)} AND owner = ${p(plan.scope)} AND ${go} RETURNING 1)`);
   }
-  if (plan.deps) {
-    const deps = p(plan.deps);
+  if (plan.deps && 'all' in plan.deps) {
+    const deps = p(plan.deps.all);
     ctes.push(`gone_deps AS (DELETE FROM gateway_deps WHERE gateway = $1 AND NOT (dep = ANY(${deps}::text[])) AND ${go} RETURNING 1)`,
       `deps AS (INSERT INTO gateway_deps (dep, gateway) SELECT unnest(${deps}::text[]), $1 WHERE ${go} ON CONFLICT DO NOTHING RETURNING 1)`);
+  } else if (plan.deps) {
+    // only what changed: the whole set of a Gateway of 50,000 routes cost PostgreSQL some 200 ms a write
+    if (plan.deps.remove.length) ctes.push(`gone_deps AS (DELETE FROM gateway_deps WHERE gateway = $1 AND dep = ANY(${p(plan.deps.remove)}::text[]) AND ${go} RETURNING 1)`);
+    if (plan.deps.add.length) ctes.push(`deps AS (INSERT INTO gateway_deps (dep, gateway) SELECT unnest(${p(plan.deps.add)}::text[]), $1 WHERE ${go} ON CONFLICT DO NOTHING RETURNING 1)`);
   }
   if (plan.missedDeps.length) {
     // changes to a dependency after the position read, which the dispatcher may have sent nowhere
