@@ -77,8 +77,15 @@ async function run(mode: 'split' | 'single'): Promise<void> {
   const client = new pg.Client({ connectionString: db.url });
   const big = { MAX_SSE_PER_TOKEN: '100000', BODY_LIMIT_BYTES: String(8 * 1024 * 1024) };
   // with the node flags of the npm script each process stands for: `npm run api`, or `npm start`
-  const api = await startService({ ...common, ...big }, 'src/main.ts', mode === 'split' ? ['--role=api'] : [], scriptNodeFlags(mode === 'split' ? 'api' : 'start'));
-  const worker = mode === 'split' ? await startWorkerProcess({ ...common, ADMIN_TOKEN: BENCH_TOKEN }) : undefined;
+  // a start that fails leaves nothing behind: not the database, the Redis keys, or the API already started
+  const abandon = (started?: { stop(): Promise<unknown> }) => async (e: unknown): Promise<never> => {
+    await started?.stop();
+    await db.drop();
+    await dropRedisPrefix(REDIS_URL, prefix);
+    throw e;
+  };
+  const api = await startService({ ...common, ...big }, 'src/main.ts', mode === 'split' ? ['--role=api'] : [], scriptNodeFlags(mode === 'split' ? 'api' : 'start')).catch(abandon());
+  const worker = mode === 'split' ? await startWorkerProcess({ ...common, ADMIN_TOKEN: BENCH_TOKEN }).catch(abandon(api)) : undefined;
   const watches: SseWatch[] = [];
   const label = (name: string) => `${mode}_${ROUTES}_routes_${name}`;
   try {
