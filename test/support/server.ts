@@ -8,6 +8,8 @@ import { startServer, type Running } from '../../src/server';
 import { openDatabase } from '../../src/adapters/store/database';
 import { freshDatabaseUrl } from './database';
 import { dropRedisPrefix } from './redis';
+import { deploymentOf } from '../../src/adapters/queue/redis-keys';
+import { databaseIdentity } from '../../src/adapters/store/database-identity';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -75,11 +77,15 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
     databaseUrl: fresh.url,
     api: client(running.url),
     async close() {
+      // a prefix derived from a database this server made and drops is no one else's once it is gone
+      const derived = !queuePrefix && !opts.databaseUrl && fresh.url && config.redisUrl
+        ? deploymentOf(await databaseIdentity(running.ctx.db), config.redisPrefix).prefix : undefined;
       await running.close();
       if (db) await db.close();
       await fresh.drop();
       // the queue's keys under this server's own prefix (a derived one may be another server's too)
-      if (queuePrefix && config.redisUrl) await dropRedisPrefix(config.redisUrl, queuePrefix).catch(() => undefined);
+      const prefix = queuePrefix ?? derived;
+      if (prefix && config.redisUrl) await dropRedisPrefix(config.redisUrl, prefix).catch(() => undefined);
     },
   };
 }
