@@ -37,13 +37,9 @@ export async function getObject(db: Runner, stream: string, opts: { status?: boo
   return rows[0] ? rowOf(rows[0], status) : null;
 }
 
-/**
- * Several objects (with status) in one statement: the rows found, by stream. Planned each time, not
- * prepared: a prepared statement's generic plan, made while the table was small, kept scanning it
- * whole as it grew (3.7 ms a read at 20,000 objects, most of PostgreSQL's CPU in a burst of writes).
- */
+/** Several objects (with status) in one statement: the rows found, by stream. */
 export async function getObjects(db: Runner, streams: string[]): Promise<Map<string, ObjectRow>> {
-  const rows = await db.$queryRawUnsafe<any[]>(
+  const rows = await queryPrepared<any[]>(db, 'switchyard_get_objects',
     `SELECT o.stream, o.version, o.deleted, o.object, o.position, ${STATUS} AS parts FROM objects o WHERE o.stream = ANY($1::text[])`,
     streams,
   );
