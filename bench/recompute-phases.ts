@@ -46,7 +46,7 @@ const source = new MemorySource([
   ...Array.from({ length: ROUTES }, (_, i) => httpRoute(i, `/svc-${i}`)),
 ]);
 
-const memo = loaderMemo(128);
+let memo = loaderMemo(128);
 const ctx = new TranslationContext({ capacity: 128 });
 const ref = { namespace: 'infra', name: 'shared' };
 const opts = { controllerName: 'switchyard.dev/gateway-controller', now: '2026-12-01T00:00:00.000Z' };
@@ -109,6 +109,24 @@ for (const [name, ms] of phases) report(`${ROUTES}_routes_${name.replace(/[^a-z]
 setFlagsFromString('--expose-gc');
 (runInNewContext('gc') as () => void)();
 report(`${ROUTES}_routes_heap_after_changes`, process.memoryUsage().heapUsed / 2 ** 20, 'MB', 'informational');
+// BENCH_MEMO_SIZES=1: what each memo holds a route, freed in turn (what two hold goes with the
+// later one): the translation context's memos, the table's parts, the written statuses, the loader's
+if (process.env.BENCH_MEMO_SIZES === '1') {
+  const gc = runInNewContext('gc') as () => void;
+  let last = process.memoryUsage().heapUsed;
+  const freed = (name: string, drop: () => void) => {
+    drop();
+    gc();
+    const now = process.memoryUsage().heapUsed;
+    report(`${ROUTES}_routes_held_by_${name.replace(/[^a-zA-Z]+/g, '_')}`, (last - now) / ROUTES / 1024, 'KB/route', 'informational');
+    last = now;
+  };
+  for (const name of ctx.memoNames()) freed(name, () => ctx.dropMemo(name));
+  freed('table parts', () => { prevParts = undefined; });
+  freed('written statuses', () => { before = { gate: null, parts: new Map(), deps: '[]', hash: null }; });
+  freed('loader', () => { memo = loaderMemo(128); });
+  report(`${ROUTES}_routes_heap_without_memos`, process.memoryUsage().heapUsed / 2 ** 20, 'MB', 'informational');
+}
 // BENCH_HEAP_SNAPSHOT=file: what holds that heap, for the DevTools memory panel
 if (process.env.BENCH_HEAP_SNAPSHOT) (await import('node:v8')).writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT);
 if (process.env.BENCH_STEPS) {

@@ -37,4 +37,14 @@ export class TranslationContext {
     if (table === undefined) this.tables.set(slot as MemoSlot<unknown>, (table = slot.make(this)));
     return table as T;
   }
+
+  /** the names of the memos made so far (for measuring what each holds) */
+  memoNames(): string[] {
+    return [...this.tables.keys()].map((s) => s.name);
+  }
+
+  /** forgets memo `name`: the next translation makes it afresh */
+  dropMemo(name: string): void {
+    for (const slot of this.tables.keys()) if (slot.name === name) this.tables.delete(slot);
+  }
 }
