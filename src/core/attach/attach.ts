@@ -11,6 +11,7 @@ import type {
 import type { Gateway, GatewayClass, ParentReference, Route } from '../model/objects';
 import { isRouteKind, type RouteKind } from '../model/kinds';
 import { routeHostnames } from '../model/route-parts';
+import { trimmed } from '../model/trimmed';
 import { RouteReason } from '../status/reasons';
 import { featureSet } from '../status/features';
 import { GATEWAY_GROUP, cmp, key, refName, type WorldView } from '../refs/lookup';
@@ -246,7 +247,7 @@ function matchParentRef(
     return reject(RouteReason.NoMatchingListenerHostname,
       `None of the route's hostnames (${hostnames.join(', ')}) matches the hostname of listener${admitting.length > 1 ? 's' : ''} ${ls}`);
   }
-  const counted = [...matched.keys()];
+  const counted = trimmed([...matched.keys()]);
   // a listener in conflict counts the route but cannot carry it
   const attached = new Map([...matched].filter(([li]) => listeners[li].isAccepted || !listeners[li].isConflicted));
   if (!attached.size) {

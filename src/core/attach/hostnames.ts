@@ -1,6 +1,7 @@
 // A route's hostnames against a listener's, and listener hostnames against each other, with the
 // hostname rules of match/hostname.ts (the proxies' matcher uses the same ones).
 import { covers, intersectHostname } from '../match/hostname';
+import { trimmed } from '../model/trimmed';
 
 export interface HostnameMatch {
   /** false when both sides name hostnames and none intersect */
@@ -17,14 +18,14 @@ export interface HostnameMatch {
 export function matchListenerHostname(listenerHostname: string | undefined, routeHostnames: readonly string[] | undefined): HostnameMatch {
   const route = [...new Set((routeHostnames ?? []).filter((h) => typeof h === 'string' && h !== '').map((h) => h.toLowerCase()))];
   const listener = listenerHostname ? listenerHostname.toLowerCase() : '';
-  if (!listener) return { ok: true, hostnames: route };
+  if (!listener) return { ok: true, hostnames: trimmed(route) };
   if (route.length === 0) return { ok: true, hostnames: [listener] };
   const out: string[] = [];
   for (const h of route) {
     const i = intersectHostname(listener, h);
     if (i !== undefined && !out.includes(i)) out.push(i);
   }
-  return { ok: out.length > 0, hostnames: out };
+  return { ok: out.length > 0, hostnames: trimmed(out) };
 }
 
 /** Do two listener hostnames overlap (one could receive a request meant for the other)? Empty = any. */

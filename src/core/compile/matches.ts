@@ -2,6 +2,7 @@
 // matches is PathPrefix "/"; header and query matches Exact), equivalent names deduplicated (the
 // first entry of a name counts, as the spec says), header names lower-cased, and a match whose
 // regular expression RE2 refuses flagged invalid so that it never matches.
+import { trimmed } from '../model/trimmed';
 import type { GRPCRouteMatch, HTTPRouteMatch } from '../model/objects';
 import type { RouteRule } from '../model/route-parts';
 import { regexProblem } from '../match/regex';
@@ -53,7 +54,7 @@ function valueMatches(list: unknown, lower: boolean, problems: string[], what: s
     }
     out.push({ name, type, value });
   }
-  return out.length ? out : undefined;
+  return out.length ? trimmed(out) : undefined;
 }
 
 export function compileHTTPMatch(raw: MatchInput<HTTPRouteMatch>): CompiledHTTPMatch {

@@ -8,6 +8,7 @@ import { unreachable } from '../model/unreachable';
 import { unsupportedRules } from '../attach/rules';
 import { memoSlot, type TranslationContext } from '../translate/context';
 import { patchSorted } from '../model/sorted';
+import { trimmed } from '../model/trimmed';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from '../compile/matches';
 import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute, RouteKindName } from '../compile/types';
 import { orderGRPC, orderHTTP, orderSNI, orderStream, type GRPCRank, type HTTPRank, type SNIRank, type StreamRank } from './ladder';
@@ -117,6 +118,10 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         return unreachable(kind, 'route kind');
     }
   });
+  plan.http = trimmed(plan.http);
+  plan.grpc = trimmed(plan.grpc);
+  plan.sni = trimmed(plan.sni);
+  plan.stream = trimmed(plan.stream);
   return plan;
 }
 

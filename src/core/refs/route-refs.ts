@@ -9,6 +9,7 @@ import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, type RouteFil
 import { resolveBackendRef, isRefFailure, type BackendRefInput } from './backends';
 import { RouteReason } from '../status/reasons';
 import { backendMemo, type WorldView } from './lookup';
+import { trimmed } from '../model/trimmed';
 
 export interface RefProblem {
   path: string;
@@ -47,7 +48,6 @@ export function routeRefs(view: WorldView, route: Route): RouteRefs {
 
 function compute(view: WorldView, route: Route): RouteRefs {
   const problems: RefProblem[] = [];
-  const rules: RuleRefs[] = [];
   const byRef = new Map<BackendRefInput, BackendResolution>();
   const resolve = (ref: BackendRefInput, path: string): BackendResolution => {
     const b = resolveBackendRef(view, route, ref);
@@ -72,7 +72,7 @@ function compute(view: WorldView, route: Route): RouteRefs {
       }
     });
   };
-  rulesOf(route).forEach((rule, ri) => {
+  const rules = rulesOf(route).map((rule, ri): RuleRefs => {
     const base = `spec.rules[${ri}]`;
     const out: RuleRefs = { backends: [], mirrors: [], unresolvedFilters: [] };
     filtersOf(ruleFilters(rule), base, out);
@@ -80,12 +80,12 @@ function compute(view: WorldView, route: Route): RouteRefs {
       out.backends.push(resolve(ref, `${base}.backendRefs[${bi}]`));
       filtersOf(backendRefFilters(ref), `${base}.backendRefs[${bi}]`, out);
     });
-    rules.push(out);
+    return { backends: trimmed(out.backends), mirrors: trimmed(out.mirrors), unresolvedFilters: trimmed(out.unresolvedFilters) };
   });
   if (problems.length === 0)
-    return { rules, problems, resolved: true, reason: RouteReason.ResolvedRefs, message: 'All references are resolved', byRef };
+    return { rules, problems: [], resolved: true, reason: RouteReason.ResolvedRefs, message: 'All references are resolved', byRef };
   const first = problems[0];
   const shown = problems.slice(0, 5).map((p) => `${p.path}: ${p.message}`);
   const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
-  return { rules, problems, resolved: false, reason: first.reason, message: shown.join('; ') + more, byRef };
+  return { rules, problems: trimmed(problems), resolved: false, reason: first.reason, message: shown.join('; ') + more, byRef };
 }

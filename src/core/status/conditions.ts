@@ -49,7 +49,7 @@ export function mergeConditions(
     if (ctx.generation !== undefined) c.observedGeneration = ctx.generation;
     return orderKeys(c);
   });
-  return [...foreign, ...ours];
+  return foreign.length ? [...foreign, ...ours] : ours;
 }
 
 // A stable key order keeps golden files and content hashes independent of construction order.

@@ -7,6 +7,7 @@ import { draft, mergeConditions, type ConditionDraft } from './conditions';
 import { ConditionType, OWNED_CONDITION_TYPES, RouteReason } from './reasons';
 import { memoSlot, type TranslationContext } from '../translate/context';
 import { sameItems } from '../model/same-items';
+import { trimmed } from '../model/trimmed';
 
 export type { RouteParentStatus };
 
@@ -54,7 +55,7 @@ export function routeParentsOf(
     if (hit && hit.refs === refs && hit.controllerName === controllerName && hit.result.parents === previous
       && sameItems(hit.outcomes, outcomes)) return hit.result;
     const result = entriesOf(route, outcomes, refs, controllerName, now, previous);
-    memo?.set(route, { outcomes, refs, controllerName, result });
+    memo?.set(route, { outcomes: trimmed(outcomes), refs, controllerName, result });
     return result;
   });
 }

@@ -8,6 +8,7 @@
 // puts it gives what sorting them all gives. When anything else changed (the Gateway, a Service,
 // a grant, a Namespace, a Secret, the options) the steps run over the whole world, and so they do
 // for a Gateway with ListenerSets or BackendTLSPolicies, whose statuses depend on every route.
+import { trimmed } from '../model/trimmed';
 import type { ObjectRef, World } from '../model/world';
 import type { Route } from '../model/objects';
 import type { RouteParents } from '../status/route';
@@ -173,6 +174,11 @@ function sharesOf(steps: TranslationSteps): { shares: RouteShare[]; sorted: Map<
     const s = byRk.get(ruleRouteOf(parts.rules.parts.get(id)!));
     if (!s) return undefined;
     s.rules.push(id);
+  }
+  for (const s of shares) {
+    s.counted = trimmed(s.counted);
+    s.rules = trimmed(s.rules);
+    for (const [k, l] of s.entries) s.entries.set(k, trimmed(l));
   }
   return { shares, sorted, lists };
 }
