@@ -5,6 +5,7 @@
 // two-sided: the route names the parent, the listener admits the route. A parentRef naming the
 // Gateway selects among the Gateway's own listeners only; one naming a ListenerSet of the Gateway
 // selects among that ListenerSet's listeners (its status entry is for the ListenerSet).
+import { SmallMap } from '../model/small-map';
 import type {
   AttachedRoute, GatewayAttachment, ListenerAttachment, ObjectRef, RejectedRoute, TranslateOptions,
 } from '../model/world';
@@ -30,6 +31,8 @@ import { keepRecent } from '../model/recent';
 type ParentRefInput = Partial<ParentReference>;
 
 const MAX_PARENTS_PER_ROUTE = 32;
+// the listeners a refused route is attached to: none, one map for all (nothing changes an outcome)
+const NO_LISTENERS: ReadonlyMap<number, string[]> = new SmallMap();
 
 export interface AttachOptions extends TranslateOptions {
   /** features the GatewayClass claims; default: SUPPORTED_FEATURES */
@@ -51,7 +54,7 @@ export interface ParentOutcome {
   reason: string;
   message: string;
   /** listener index -> the hostnames the route serves there */
-  attached: Map<number, string[]>;
+  attached: ReadonlyMap<number, string[]>;
   /**
    * the listeners whose attachedRoutes count this route: every listener its parentRef and their
    * allowedRoutes and hostnames select, including listeners that are not accepted (in conflict) and
@@ -163,7 +166,7 @@ export function attachRoutes(view: WorldView, validated: ValidatedGateway): Rout
     const dropped = unsupportedRules(view.ctx, route);
     let n = 0;
     let byIndex = memo.get(route);
-    if (!byIndex) memo.set(route, (byIndex = new Map()));
+    if (!byIndex) memo.set(route, (byIndex = new SmallMap()));
     const parentRefs: readonly ParentRefInput[] = route.spec?.parentRefs ?? [];
     parentRefs.forEach((p, i) => {
       const parent = parents.find((x) => namesParent(route, p, x.kind, x.namespace, x.name));
@@ -204,7 +207,7 @@ function matchParentRef(
   const kind = route.kind as RouteKind;
   const routeNs = route.metadata.namespace ?? '';
   const gw = parent.label;
-  const base = { route, kind, parentRefIndex: index, parentRef: echoParentRef(parentRef), attached: new Map<number, string[]>(), counted: [] as number[], droppedRules };
+  const base = { route, kind, parentRefIndex: index, parentRef: echoParentRef(parentRef), attached: NO_LISTENERS, counted: [] as number[], droppedRules };
   const reject = (reason: string, message: string, counted: number[] = []): ParentOutcome => ({ ...base, counted, accepted: false, reason, message });
   if (parent.refused) return reject(RouteReason.NotAllowedByListeners, `${gw} does not admit this route: ${parent.refused}`);
 
@@ -233,7 +236,7 @@ function matchParentRef(
   if (!admitting.length) return reject(RouteReason.NotAllowedByListeners, `${gw} does not admit this route: ${why.join('; ')}`);
 
   const hostnames = kindHasHostnames(kind) ? routeHostnames(route) : [];
-  const matched = new Map<number, string[]>();
+  const matched = new SmallMap<number, string[]>();
   for (const l of admitting) {
     if (!kindHasHostnames(kind)) {
       matched.set(l.index, []);
@@ -249,7 +252,7 @@ function matchParentRef(
   }
   const counted = trimmed([...matched.keys()]);
   // a listener in conflict counts the route but cannot carry it
-  const attached = new Map([...matched].filter(([li]) => listeners[li].isAccepted || !listeners[li].isConflicted));
+  const attached = new SmallMap([...matched].filter(([li]) => listeners[li].isAccepted || !listeners[li].isConflicted));
   if (!attached.size) {
     const ls = counted.map((li) => `"${listeners[li].name}" (${listeners[li].accepted.reason})`).join(', ');
     return reject(RouteReason.NotAllowedByListeners,
@@ -279,7 +282,7 @@ export function attachmentOf(analysis: GatewayAnalysis, ctx?: TranslationContext
       continue;
     }
     let byListener = made?.get(o);
-    if (made && !byListener) made.set(o, (byListener = new Map()));
+    if (made && !byListener) made.set(o, (byListener = new SmallMap()));
     for (const [li, hostnames] of o.attached) {
       const m = perListener[li];
       if (m.has(o.route)) continue;

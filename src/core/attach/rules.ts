@@ -2,6 +2,7 @@
 // route whose rules are all dropped is not accepted (Accepted=False, UnsupportedValue), and a route
 // with some dropped rules is accepted with PartiallyInvalid=True ("Dropped Rule ..."), as the
 // Gateway API asks. The compile step must leave the dropped rules out of the table.
+import { SmallMap } from '../model/small-map';
 import type { GRPCRouteRule, HTTPRouteRule, Route } from '../model/objects';
 import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, type RouteFilter, type RouteRule } from '../model/route-parts';
 import { memoSlot, type TranslationContext } from '../translate/context';
@@ -25,7 +26,7 @@ export function unsupportedRules(ctx: TranslationContext, route: Route): Map<num
 }
 
 function findUnsupported(route: Route): Map<number, string> {
-  const out = new Map<number, string>();
+  const out = new SmallMap<number, string>();
   if (route.kind !== 'HTTPRoute' && route.kind !== 'GRPCRoute') return out;
   const filterSet = route.kind === 'HTTPRoute' ? HTTP_FILTERS : GRPC_FILTERS;
   rulesOf(route).forEach((rule: RouteRule, ri) => {

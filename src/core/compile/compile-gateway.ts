@@ -2,6 +2,7 @@
 // (openapi/schemas/snapshot.yaml). Pure and deterministic: the same attachment and world give
 // byte-identical JSON whatever order the objects came in, so the table can be hashed and an
 // unchanged recompute detected.
+import { SmallMap } from '../model/small-map';
 import type { Gateway, HTTPRouteRetry, Listener, ObjectReference, ParentReference, Route, SecretObjectReference } from '../model/objects';
 import type { GatewayAttachment, RejectedRoute, World } from '../model/world';
 import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, routeHostnames, type RouteRule } from '../model/route-parts';
@@ -107,7 +108,7 @@ function registry(view: WorldView, attachment: GatewayAttachment, refsOf: (route
   const perRule = <V>(memo: WeakMap<Route, Map<number, V>> | undefined, route: Route, index: number, make: () => V): V => {
     if (!memo) return make();
     let byIndex = memo.get(route);
-    if (!byIndex) memo.set(route, (byIndex = new Map()));
+    if (!byIndex) memo.set(route, (byIndex = new SmallMap()));
     let v = byIndex.get(index);
     if (v === undefined) byIndex.set(index, (v = make()));
     return v;

@@ -1,6 +1,7 @@
 // Step 4, order: per listener, every entry the attached routes contribute (a hostname x a match of
 // a rule), ranked and sorted so that the first match wins. Compile then only binds the entries to
 // the table's rule indices.
+import { SmallMap } from '../model/small-map';
 import type { Route } from '../model/objects';
 import type { AttachedRoute, GatewayAttachment, ListenerAttachment } from '../model/world';
 import { rulesOf } from '../model/route-parts';
@@ -73,7 +74,7 @@ function planOf(ctx: TranslationContext, kind: RouteKindName, route: Route, host
   const key = `${kind}|${hostnames.join(',')}`;
   const plans = ctx.memo(PLANS);
   let byHostnames = plans.get(route);
-  if (!byHostnames) plans.set(route, (byHostnames = new Map()));
+  if (!byHostnames) plans.set(route, (byHostnames = new SmallMap()));
   let plan = byHostnames.get(key);
   if (!plan) byHostnames.set(key, (plan = makePlan(ctx, kind, route, hostnames)));
   return plan;

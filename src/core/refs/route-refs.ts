@@ -3,6 +3,7 @@
 // the ResolvedRefs verdict they add up to. The verdict does not depend on the parent: a route's
 // references resolve the same way for every Gateway it names. Status and compile both read this
 // one resolution.
+import { SmallMap } from '../model/small-map';
 import type { BackendResolution } from '../model/world';
 import type { Route } from '../model/objects';
 import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, type RouteFilter } from '../model/route-parts';
@@ -48,7 +49,7 @@ export function routeRefs(view: WorldView, route: Route): RouteRefs {
 
 function compute(view: WorldView, route: Route): RouteRefs {
   const problems: RefProblem[] = [];
-  const byRef = new Map<BackendRefInput, BackendResolution>();
+  const byRef = new SmallMap<BackendRefInput, BackendResolution>();
   const resolve = (ref: BackendRefInput, path: string): BackendResolution => {
     const b = resolveBackendRef(view, route, ref);
     byRef.set(ref, b);

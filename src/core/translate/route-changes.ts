@@ -8,6 +8,7 @@
 // puts it gives what sorting them all gives. When anything else changed (the Gateway, a Service,
 // a grant, a Namespace, a Secret, the options) the steps run over the whole world, and so they do
 // for a Gateway with ListenerSets or BackendTLSPolicies, whose statuses depend on every route.
+import { SmallMap } from '../model/small-map';
 import { trimmed } from '../model/trimmed';
 import type { ObjectRef, World } from '../model/world';
 import type { Route } from '../model/objects';
@@ -127,7 +128,7 @@ function sharesOf(steps: TranslationSteps): { shares: RouteShare[]; sorted: Map<
     const rk = routeKey(route.kind, md.namespace ?? 'default', md.name);
     const s: RouteShare = {
       route, kind: route.kind, namespace: md.namespace ?? '', name: md.name, stream: streamOf(route), rk,
-      parents: translation.routeParents[i], counted: [], unattached: [], entries: new Map(), rules: [],
+      parents: translation.routeParents[i], counted: [], unattached: [], entries: new SmallMap(), rules: [],
     };
     byRoute.set(route, s);
     byRk.set(rk, s);
