@@ -237,7 +237,10 @@ export function compileParts(
       const entries = entryLists[k];
       if (!entries) return;
       const list = emptyList();
-      for (const e of entries) add(list, e.id, made, e, () => entryItem(name, e));
+      for (const e of entries) {
+        list.ids.push(e.id);
+        list.parts.set(e.id, (e.part ??= part(entryItem(name, e))));
+      }
       out.entries.set(entriesKey(lid, name), list);
     });
   }

@@ -10,6 +10,7 @@ import { unsupportedRules } from '../attach/rules';
 import { memoSlot, type TranslationContext } from '../translate/context';
 import { patchSorted } from '../model/sorted';
 import { trimmed } from '../model/trimmed';
+import type { Part } from '../snapshot/table-parts';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from '../compile/matches';
 import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute, RouteKindName } from '../compile/types';
 import { orderGRPC, orderHTTP, orderSNI, orderStream, type GRPCRank, type HTTPRank, type SNIRank, type StreamRank } from './ladder';
@@ -49,11 +50,13 @@ export interface RoutePlan {
   stream: StreamPlanEntry[];
 }
 
-// `id`: the entry's part id in a snapshot (core/snapshot/table-parts entryId), made once per plan
-export interface HTTPPlanEntry { plan: RoutePlan; rank: HTTPRank; hostname: string; ri: number; mi: number; match: CompiledHTTPMatch; id: string }
-export interface GRPCPlanEntry { plan: RoutePlan; rank: GRPCRank; hostname: string; ri: number; mi: number; match: CompiledGRPCMatch; id: string }
-export interface SNIPlanEntry { plan: RoutePlan; rank: SNIRank; hostname: string; ri: number; id: string }
-export interface StreamPlanEntry { plan: RoutePlan; rank: StreamRank; ri: number; id: string }
+// `id`: the entry's part id in a snapshot (core/snapshot/table-parts entryId), made once per plan;
+// `part`: that part, once compile made it (kept here rather than in a map beside: a Gateway of
+// 50,000 routes has some 150,000 entries)
+export interface HTTPPlanEntry { plan: RoutePlan; rank: HTTPRank; hostname: string; ri: number; mi: number; match: CompiledHTTPMatch; id: string; part?: Part }
+export interface GRPCPlanEntry { plan: RoutePlan; rank: GRPCRank; hostname: string; ri: number; mi: number; match: CompiledGRPCMatch; id: string; part?: Part }
+export interface SNIPlanEntry { plan: RoutePlan; rank: SNIRank; hostname: string; ri: number; id: string; part?: Part }
+export interface StreamPlanEntry { plan: RoutePlan; rank: StreamRank; ri: number; id: string; part?: Part }
 
 /** One listener's entries in the order a proxy tries them; a list is absent when the protocol carries no such routes. */
 export interface OrderedListener {
@@ -96,7 +99,7 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         httpMatchesOf(rule).forEach((m, mi) => {
           const match = compileHTTPMatch(m);
           for (const hostname of hostnames) {
-            if (once(`${hostname}|${ri}|${mi}`)) plan.http.push({ plan, rank: httpRank(hostname, match, meta, ri, mi), hostname, ri, mi, match, id: [plan.ruleKeys[ri], mi, hostname].join('|') });
+            if (once(`${hostname}|${ri}|${mi}`)) plan.http.push({ plan, rank: httpRank(hostname, match, meta, ri, mi), hostname, ri, mi, match, id: [plan.ruleKeys[ri], mi, hostname].join('|'), part: undefined });
           }
         });
         return;
@@ -104,16 +107,16 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         grpcMatchesOf(rule).forEach((m, mi) => {
           const match = compileGRPCMatch(m);
           for (const hostname of hostnames) {
-            if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push({ plan, rank: grpcRank(hostname, match, meta, ri, mi), hostname, ri, mi, match, id: [plan.ruleKeys[ri], mi, hostname].join('|') });
+            if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push({ plan, rank: grpcRank(hostname, match, meta, ri, mi), hostname, ri, mi, match, id: [plan.ruleKeys[ri], mi, hostname].join('|'), part: undefined });
           }
         });
         return;
       case 'TLSRoute':
-        for (const hostname of hostnames) if (once(`${hostname}|${ri}`)) plan.sni.push({ plan, rank: sniRank(hostname, meta, ri), hostname, ri, id: [plan.ruleKeys[ri], '', hostname].join('|') });
+        for (const hostname of hostnames) if (once(`${hostname}|${ri}`)) plan.sni.push({ plan, rank: sniRank(hostname, meta, ri), hostname, ri, id: [plan.ruleKeys[ri], '', hostname].join('|'), part: undefined });
         return;
       case 'TCPRoute':
       case 'UDPRoute':
-        plan.stream.push({ plan, rank: streamRank(meta, ri), ri, id: [plan.ruleKeys[ri], '', ''].join('|') });
+        plan.stream.push({ plan, rank: streamRank(meta, ri), ri, id: [plan.ruleKeys[ri], '', ''].join('|'), part: undefined });
         return;
       default:
         return unreachable(kind, 'route kind');

@@ -16,6 +16,11 @@ export interface Part {
   text: string;
   /** the sha256 of `text`, once made (see table-hash) */
   digest?: string;
+  /**
+   * where the id a rule's or an entry's text names starts in it, once looked for (see
+   * table-text): kept with the part, as a table has a part a route and rule and match
+   */
+  cut?: number;
 }
 
 /** An ordered list of parts with unique ids. */
@@ -89,7 +94,7 @@ export const entriesKey = (listener: string, list: EntryList): string => `${list
 
 /** Every part has the same members in the same order (one object shape: a table has tens of thousands). */
 export function part(item: Record<string, unknown>): Part {
-  return { item, text: JSON.stringify(item), digest: undefined };
+  return { item, text: JSON.stringify(item), digest: undefined, cut: undefined };
 }
 
 /**
@@ -100,6 +105,7 @@ export function part(item: Record<string, unknown>): Part {
  */
 class TextPart implements Part {
   digest: string | undefined = undefined;
+  cut: number | undefined = undefined;
   constructor(readonly text: string) {}
 
   get item(): Record<string, unknown> {

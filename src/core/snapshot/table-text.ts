@@ -5,22 +5,17 @@
 // clients) so pays for string joins, not for a table of objects and its serialization.
 import { ENTRY_LISTS, entriesKey, idsOf, type Part, type PartList, type TableParts } from './table-parts';
 
-// where in a rule's or an entry's text the id it names starts: a number per part, not the text's
-// two pieces and the id (those are sliced again on each join: a slice is a view, made in constant
-// time), as a table of 50,000 routes has 150,000 such parts, held for as long as the version is
-const AT = new WeakMap<Part, number>();
-
 /** the text of `p` before the id it names as `member`, the id, and the text after it */
 function around(p: Part, member: 'route' | 'rule'): [string, string, string] | undefined {
   const text = p.text;
-  let from = AT.get(p);
+  let from = p.cut;
   if (from === undefined) {
     // the member comes before any object or string that could hold the same characters: a rule
     // starts with its route; an entry has at most a hostname (no quotes in it) before its rule
     const at = text.indexOf(`"${member}":"`);
     if (at < 0) return undefined;
     from = at + member.length + 3;
-    AT.set(p, from);
+    p.cut = from;
   }
   // an id holds no quote or backslash (names, kinds, numbers and hostnames), so its JSON is itself
   // in quotes: it ends at the next quote
