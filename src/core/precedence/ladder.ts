@@ -123,7 +123,8 @@ export const orderStream = (a: StreamRank, b: StreamRank): number => order(STREA
 
 /** The name ties are broken by: "{namespace}/{name}", compared as one string. */
 export function namespacedName(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
+  // joined, not concatenated: a concatenation is kept as the pieces and their flat copy
+  return [namespace, name].join('/');
 }
 
 /**

@@ -10,6 +10,7 @@ import { unsupportedRules } from '../attach/rules';
 import { memoSlot, type TranslationContext } from '../translate/context';
 import { patchSorted } from '../model/sorted';
 import { trimmed } from '../model/trimmed';
+import { streamOfObject } from '../objects/keys';
 import type { Part } from '../snapshot/table-parts';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from '../compile/matches';
 import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute, RouteKindName } from '../compile/types';
@@ -85,7 +86,8 @@ function planOf(ctx: TranslationContext, kind: RouteKindName, route: Route, host
 
 function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, hostnames: string[]): RoutePlan {
   const meta = routeMeta(kind, route);
-  const rk = routeKey(kind, meta.namespace, meta.name);
+  // the route's stream where it is the same words (a route with a namespace): one string a route
+  const rk = route.kind === kind && route.metadata?.namespace !== undefined ? streamOfObject(route) : routeKey(kind, meta.namespace, meta.name);
   const dropped = unsupportedRules(ctx, route);
   // a rule that uses a value we do not support is dropped (the route reports PartiallyInvalid)
   const rules = rulesOf(route).map((r, i) => (dropped.has(i) ? undefined : r));

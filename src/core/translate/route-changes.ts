@@ -28,7 +28,7 @@ import { noteEdited, SpanOfEdits } from '../snapshot/list-edits';
 import { keepRecent } from '../model/recent';
 import { sameItems } from '../model/same-items';
 import { findSorted, findSortedAt } from '../model/sorted';
-import { streamKey } from '../objects/keys';
+import { streamOfObject } from '../objects/keys';
 import { deepEqual } from '../objects/canonical';
 import { memoSlot, TranslationContext } from './context';
 import { tableOf, translateSteps, type PreviousStatuses, type TranslateGatewayOptions, type Translation, type TranslationSteps } from './steps';
@@ -108,12 +108,7 @@ function inputsOf(world: World, opts: TranslateGatewayOptions): Inputs {
 }
 
 const sameInputs = (a: Inputs, b: Inputs) => a.options === b.options && sameItems(a.arrays, b.arrays) && sameItems(a.gateways, b.gateways);
-const STREAMS = new WeakMap<Route, string>();
-function streamOf(r: Route): string {
-  let s = STREAMS.get(r);
-  if (s === undefined) STREAMS.set(r, (s = streamKey(r.kind, r.metadata.namespace ?? '', r.metadata.name)));
-  return s;
-}
+const streamOf = (r: Route): string => streamOfObject(r);
 const gatewayKey = (ref: Pick<ObjectRef, 'namespace' | 'name'>) => `${ref.namespace}/${ref.name}`;
 const byKindNamespaceName = (a: RouteShare, b: RouteShare) => cmp(a.kind, b.kind) || cmp(a.namespace, b.namespace) || cmp(a.name, b.name);
 
@@ -125,9 +120,11 @@ function sharesOf(steps: TranslationSteps): { shares: RouteShare[]; sorted: Map<
   const byRk = new Map<string, RouteShare>();
   const shares = analysis.routes.map((route, i): RouteShare => {
     const md = route.metadata;
-    const rk = routeKey(route.kind, md.namespace ?? 'default', md.name);
+    const stream = streamOf(route);
+    // the same words as the stream, for a route with a namespace: one string for both
+    const rk = md.namespace !== undefined ? stream : routeKey(route.kind, 'default', md.name);
     const s: RouteShare = {
-      route, kind: route.kind, namespace: md.namespace ?? '', name: md.name, stream: streamOf(route), rk,
+      route, kind: route.kind, namespace: md.namespace ?? '', name: md.name, stream, rk,
       parents: translation.routeParents[i], counted: [], unattached: [], entries: new SmallMap(), rules: [],
     };
     byRoute.set(route, s);
