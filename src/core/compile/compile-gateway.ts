@@ -18,7 +18,7 @@ import { keepRecent } from '../model/recent';
 import { patchSorted } from '../model/sorted';
 import { orderGateway, routeKey, routeMeta, type OrderedListener, type RoutePlan } from '../precedence/order';
 import { compileBackend, type BackendResolver } from './backends';
-import { emptyList, entriesKey, part, rulePart, tableParts, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
+import { emptyList, entriesKey, part, rulePart, tableParts, textPart, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
 import { durationMillis } from './duration';
 import { compileFilters, type FilterContext } from './filters';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from './matches';
@@ -237,9 +237,11 @@ export function compileParts(
       const entries = entryLists[k];
       if (!entries) return;
       const list = emptyList();
+      // as its text alone, as a rule's is: its item is read when a delta names it, and by
+      // readers of the whole table of indices (the worker makes neither for most entries)
       for (const e of entries) {
         list.ids.push(e.id);
-        list.parts.set(e.id, (e.part ??= part(entryItem(name, e))));
+        list.parts.set(e.id, (e.part ??= textPart(entryItem(name, e))));
       }
       out.entries.set(entriesKey(lid, name), list);
     });
