@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { translate, TranslationContext, DEFAULT_CAPACITY } from '../../src/core/translate';
 import { attachmentOf, attachRoutes, validateGateway } from '../../src/core/attach';
 import { refsOf, resolveReferences, viewOf } from '../../src/core/refs';
-import { orderGateway } from '../../src/core/precedence/order';
+import { httpEntryMatch, orderGateway } from '../../src/core/precedence/order';
 import { compileTable } from '../../src/core/compile';
 import type { World } from '../../src/core/model/world';
 
@@ -47,7 +47,7 @@ describe('translate', () => {
     expect([...refs.routes.values()].map((r) => r.resolved)).toEqual([true, true, true]);
     const attachment = attachmentOf({ ...validated, ...attached });
     const ordered = orderGateway(ctx, attachment);
-    expect(ordered[0].http!.map((e) => e.match.path.value)).toEqual(['/a', '/b']);
+    expect(ordered[0].http!.map((e) => httpEntryMatch(e).path.value)).toEqual(['/a', '/b']);
     const table = compileTable(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false, addresses: validated.verdict.addresses });
 
     const t = translate(w, ref, opts)!;

@@ -3,7 +3,7 @@
 // order (precedence/order.ts, the order the proxies try entries in) and accepts every request the
 // match accepts. Only what is certain counts: a regular expression covers only the same expression.
 import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledValueMatch } from '../compile/types';
-import type { GRPCPlanEntry, HTTPPlanEntry, OrderedListener } from '../precedence/order';
+import { grpcEntryMatch, httpEntryMatch, type GRPCPlanEntry, type HTTPPlanEntry, type OrderedListener } from '../precedence/order';
 import { covers as hostnameCovers } from '../match/hostname';
 import { pathPrefixMatches } from '../match/path';
 import { grpcFigures, httpFigures } from '../precedence/ranks';
@@ -50,8 +50,11 @@ type Entry = HTTPPlanEntry | GRPCPlanEntry;
 
 /** Adds one listener's HTTP and gRPC entries to the tallies. */
 export function tallyShadowing(listener: OrderedListener, tallies: Map<string, ShadowTally>): void {
-  tally(listener.http ?? [], (e, m) => matchCovers(e.match, m.match), (e) => httpFigures(e.rank), tallies);
-  tally(listener.grpc ?? [], (e, m) => grpcMatchCovers(e.match, m.match), (e) => grpcFigures(e.rank), tallies);
+  // each entry's match made once for the pairs it is compared in (plan entries do not keep it)
+  const http = new Map((listener.http ?? []).map((e) => [e, httpEntryMatch(e)]));
+  const grpc = new Map((listener.grpc ?? []).map((e) => [e, grpcEntryMatch(e)]));
+  tally(listener.http ?? [], (e, m) => matchCovers(http.get(e)!, http.get(m)!), (e) => httpFigures(e.rank), tallies);
+  tally(listener.grpc ?? [], (e, m) => grpcMatchCovers(grpc.get(e)!, grpc.get(m)!), (e) => grpcFigures(e.rank), tallies);
 }
 
 function tally<E extends Entry>(entries: readonly E[], covers: (e: E, m: E) => boolean, figures: (e: E) => string, tallies: Map<string, ShadowTally>): void {

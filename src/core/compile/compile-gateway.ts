@@ -16,7 +16,7 @@ import { RouteReason } from '../status/reasons';
 import { memoSlot, TranslationContext } from '../translate/context';
 import { keepRecent } from '../model/recent';
 import { patchSorted } from '../model/sorted';
-import { orderGateway, routeKey, routeMeta, type OrderedListener, type RoutePlan } from '../precedence/order';
+import { grpcEntryMatch, httpEntryMatch, orderGateway, routeKey, routeMeta, type GRPCPlanEntry, type HTTPPlanEntry, type OrderedListener, type RoutePlan } from '../precedence/order';
 import { compileBackend, type BackendResolver } from './backends';
 import { emptyList, entriesKey, part, rulePart, tableParts, textPart, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
 import { durationMillis } from './duration';
@@ -154,8 +154,8 @@ export function compileTable(
 
   const pending = ordered.map((o) => ({
     head: listenerHead(view, o, gw, gwNs),
-    http: o.http?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: e.match })),
-    grpc: o.grpc?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: e.match })),
+    http: o.http?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: httpEntryMatch(e) })),
+    grpc: o.grpc?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri), matchIndex: e.mi, match: grpcEntryMatch(e) })),
     tls: o.tls?.map((e) => ({ hostname: e.hostname, rule: ruleOf(e.plan, e.ri) })),
     tcp: o.tcp?.map((e) => ({ rule: ruleOf(e.plan, e.ri) })),
     udp: o.udp?.map((e) => ({ rule: ruleOf(e.plan, e.ri) })),
@@ -267,12 +267,13 @@ const ENTRY_LIST_NAMES = ['httpRoutes', 'grpcRoutes', 'tlsRoutes', 'tcpRoutes', 
 
 /** An entry's part as compileTable writes the entry, its rule named by id (see compileTable's listeners). */
 function entryItem(list: (typeof ENTRY_LIST_NAMES)[number], entry: object): Record<string, unknown> {
-  const e = entry as { plan: RoutePlan; ri: number; hostname?: string; mi?: number; match?: object };
+  const e = entry as { plan: RoutePlan; ri: number; hostname?: string; mi?: number };
   const rule = e.plan.ruleKeys[e.ri];
   switch (list) {
     case 'httpRoutes':
+      return { hostname: e.hostname, rule, matchIndex: e.mi, match: httpEntryMatch(entry as HTTPPlanEntry) };
     case 'grpcRoutes':
-      return { hostname: e.hostname, rule, matchIndex: e.mi, match: e.match };
+      return { hostname: e.hostname, rule, matchIndex: e.mi, match: grpcEntryMatch(entry as GRPCPlanEntry) };
     case 'tlsRoutes':
       return { hostname: e.hostname, rule };
     default:

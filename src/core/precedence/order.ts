@@ -53,9 +53,11 @@ export interface RoutePlan {
 
 // `id`: the entry's part id in a snapshot (core/snapshot/table-parts entryId), made once per plan;
 // `part`: that part, once compile made it (kept here rather than in a map beside: a Gateway of
-// 50,000 routes has some 150,000 entries)
-export interface HTTPPlanEntry { plan: RoutePlan; rank: HTTPRank; hostname: string; ri: number; mi: number; match: CompiledHTTPMatch; id: string; part?: Part }
-export interface GRPCPlanEntry { plan: RoutePlan; rank: GRPCRank; hostname: string; ri: number; mi: number; match: CompiledGRPCMatch; id: string; part?: Part }
+// 50,000 routes has some 150,000 entries). The compiled match is not kept (its objects took some
+// 130 bytes an entry, read only to make the entry's part): httpEntryMatch and grpcEntryMatch make
+// it again from the route.
+export interface HTTPPlanEntry { plan: RoutePlan; rank: HTTPRank; hostname: string; ri: number; mi: number; id: string; part?: Part }
+export interface GRPCPlanEntry { plan: RoutePlan; rank: GRPCRank; hostname: string; ri: number; mi: number; id: string; part?: Part }
 export interface SNIPlanEntry { plan: RoutePlan; rank: SNIRank; hostname: string; ri: number; id: string; part?: Part }
 export interface StreamPlanEntry { plan: RoutePlan; rank: StreamRank; ri: number; id: string; part?: Part }
 
@@ -101,7 +103,7 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         httpMatchesOf(rule).forEach((m, mi) => {
           const match = compileHTTPMatch(m);
           for (const hostname of hostnames) {
-            if (once(`${hostname}|${ri}|${mi}`)) plan.http.push({ plan, rank: httpRank(hostname, match, meta, ri, mi), hostname, ri, mi, match, id: [plan.ruleKeys[ri], mi, hostname].join('|'), part: undefined });
+            if (once(`${hostname}|${ri}|${mi}`)) plan.http.push({ plan, rank: httpRank(hostname, match, meta, ri, mi), hostname, ri, mi, id: [plan.ruleKeys[ri], mi, hostname].join('|'), part: undefined });
           }
         });
         return;
@@ -109,7 +111,7 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         grpcMatchesOf(rule).forEach((m, mi) => {
           const match = compileGRPCMatch(m);
           for (const hostname of hostnames) {
-            if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push({ plan, rank: grpcRank(hostname, match, meta, ri, mi), hostname, ri, mi, match, id: [plan.ruleKeys[ri], mi, hostname].join('|'), part: undefined });
+            if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push({ plan, rank: grpcRank(hostname, match, meta, ri, mi), hostname, ri, mi, id: [plan.ruleKeys[ri], mi, hostname].join('|'), part: undefined });
           }
         });
         return;
@@ -129,6 +131,16 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
   plan.sni = trimmed(plan.sni);
   plan.stream = trimmed(plan.stream);
   return plan;
+}
+
+/** The compiled match of an HTTP entry (made again from its route: the plan was made from the same). */
+export function httpEntryMatch(e: HTTPPlanEntry): CompiledHTTPMatch {
+  return compileHTTPMatch(httpMatchesOf(rulesOf(e.plan.route)[e.ri])[e.mi]);
+}
+
+/** The compiled match of a gRPC entry. */
+export function grpcEntryMatch(e: GRPCPlanEntry): CompiledGRPCMatch {
+  return compileGRPCMatch(grpcMatchesOf(rulesOf(e.plan.route)[e.ri])[e.mi]);
 }
 
 /** Two wildcard hostnames of equal length rank equal; order them by name to stay deterministic. */
