@@ -151,6 +151,28 @@ export interface RouteDependencyCounts {
   unique: Dependency[];
 }
 
+// Routes that reach the same backends have the same dependencies: one list, and one object a
+// dependency, for them all (a Gateway of 50,000 routes kept four objects, their keys and a list a
+// route). Emptied past SHARED_LIMIT of either (a list or object forgotten is made again when met).
+const SHARED_LIMIT = 65_536;
+const sharedDeps = new Map<DepKey, Dependency>();
+const sharedLists = new Map<string, Dependency[]>();
+
+function sharedDependencies(list: Dependency[]): Dependency[] {
+  if (sharedDeps.size > SHARED_LIMIT || sharedLists.size > SHARED_LIMIT) {
+    sharedDeps.clear();
+    sharedLists.clear();
+  }
+  const keys = list.map(depKey);
+  const listKey = keys.join('\n');
+  let out = sharedLists.get(listKey);
+  if (!out) {
+    out = list.map((d, i) => sharedDeps.get(keys[i]) ?? (sharedDeps.set(keys[i], d), d));
+    sharedLists.set(listKey, out);
+  }
+  return out;
+}
+
 /** beyond this many routes replaced, counting them all again is as cheap */
 const RECOUNT_LIMIT = 64;
 
@@ -164,7 +186,7 @@ export function routesDependencies(
 ): RouteDependencyCounts {
   const own = (r: { metadata: { namespace?: string }; spec?: unknown }) => {
     let d = memo.get(r);
-    if (!d) memo.set(r, (d = routeDependencies(r)));
+    if (!d) memo.set(r, (d = sharedDependencies(routeDependencies(r))));
     return d;
   };
   const add = (counts: RouteDependencyCounts['counts'], r: (typeof routes)[number], by: number): boolean => {
