@@ -1,86 +1,122 @@
-// A Map of a few entries held in one array of keys and values side by side. A Map's table keeps
-// room for four entries and its buckets (some 180 bytes) however few it holds, and the memos keep
-// several maps of one or two entries a route (a rule index, a listener index, a list's key): at
-// 50,000 routes that was some 50 MB. Lookups walk the array, as fast as hashing for a few
-// entries; past SMALL entries the entries move to a Map. Insertion order, and every other
-// behaviour of a Map, is kept.
+// A Map of a few entries held in the object itself: its first entry in two fields, the others in
+// one array of keys and values side by side. A Map's table keeps room for four entries and its
+// buckets (some 180 bytes) however few it holds, and the memos keep several maps of one or two
+// entries a route (a rule index, a listener index, a list's key): at 50,000 routes that was some
+// 50 MB. Lookups walk the entries, as fast as hashing for a few; past SMALL entries they move to a
+// Map. Insertion order, and every other behaviour of a Map, is kept, but for one: a walk of a few
+// entries goes over them as they were when it began (a Map's walk also meets the keys added during it).
 
 const SMALL = 8;
-const NONE: readonly unknown[] = Object.freeze([]);
+const EMPTY = Symbol('empty');
 
 // an array of exactly `n` slots (a literal spread or a push leaves room for sixteen more)
 const arrayOf = (n: number): unknown[] => new Array<unknown>(n);
+const same = (a: unknown, b: unknown): boolean => a === b || (a !== a && b !== b);
+// a -0 key is held as +0, as a Map holds it
+const keyOf = (k: unknown): unknown => (Object.is(k, -0) ? 0 : k);
 
 export class SmallMap<K, V> implements Map<K, V> {
-  // [k0, v0, k1, v1, ...] in insertion order, each array of its own length; or the Map past SMALL
-  private held: readonly unknown[] | Map<K, V> = NONE;
+  // the first entry (k is EMPTY when there is none); `rest`: the others as [k1, v1, k2, v2, ...],
+  // each array of its own length and replaced on every change, or, past SMALL entries, a Map of all
+  private k: unknown = EMPTY;
+  private v: unknown = undefined;
+  private rest: readonly unknown[] | Map<K, V> | undefined = undefined;
 
   constructor(entries?: Iterable<readonly [K, V]>) {
     if (entries) for (const [k, v] of entries) this.set(k, v);
   }
 
-  private at(key: K): number {
-    const a = this.held as readonly unknown[];
-    for (let i = 0; i < a.length; i += 2) if (a[i] === key || (a[i] !== a[i] && key !== key)) return i;
+  private restAt(key: unknown): number {
+    const a = this.rest as readonly unknown[] | undefined;
+    if (a) for (let i = 0; i < a.length; i += 2) if (same(a[i], key)) return i;
     return -1;
   }
 
   get size(): number {
-    return this.held instanceof Map ? this.held.size : this.held.length / 2;
+    if (this.rest instanceof Map) return this.rest.size;
+    return this.k === EMPTY ? 0 : 1 + (this.rest ? this.rest.length / 2 : 0);
   }
 
   get(key: K): V | undefined {
-    if (this.held instanceof Map) return this.held.get(key);
-    const i = this.at(key);
-    return i < 0 ? undefined : (this.held[i + 1] as V);
+    if (this.rest instanceof Map) return this.rest.get(key);
+    if (this.k !== EMPTY && same(this.k, key)) return this.v as V;
+    const i = this.restAt(key);
+    return i < 0 ? undefined : ((this.rest as readonly unknown[])[i + 1] as V);
   }
 
   has(key: K): boolean {
-    return this.held instanceof Map ? this.held.has(key) : this.at(key) >= 0;
+    if (this.rest instanceof Map) return this.rest.has(key);
+    return (this.k !== EMPTY && same(this.k, key)) || this.restAt(key) >= 0;
   }
 
   set(key: K, value: V): this {
-    if (this.held instanceof Map) {
-      this.held.set(key, value);
+    const rest = this.rest;
+    if (rest instanceof Map) {
+      rest.set(key, value);
       return this;
     }
-    const a = this.held;
-    const i = this.at(key);
+    if (this.k === EMPTY) {
+      this.k = keyOf(key);
+      this.v = value;
+      return this;
+    }
+    if (same(this.k, key)) {
+      this.v = value;
+      return this;
+    }
+    const a = rest ?? [];
+    const i = this.restAt(key);
     if (i >= 0) {
       const next = a.slice();
       next[i + 1] = value;
-      this.held = next;
-    } else if (a.length / 2 >= SMALL) {
-      const m = new Map<K, V>();
-      for (let k = 0; k < a.length; k += 2) m.set(a[k] as K, a[k + 1] as V);
-      this.held = m.set(key, value);
+      this.rest = next;
+    } else if (1 + a.length / 2 >= SMALL) {
+      const m = new Map<K, V>([[this.k as K, this.v as V]]);
+      for (let j = 0; j < a.length; j += 2) m.set(a[j] as K, a[j + 1] as V);
+      this.rest = m.set(key, value);
+      this.k = EMPTY;
+      this.v = undefined;
     } else {
       const next = arrayOf(a.length + 2);
-      for (let k = 0; k < a.length; k++) next[k] = a[k];
-      // a -0 key is held as +0, as a Map holds it
-      next[a.length] = Object.is(key, -0) ? 0 : key;
+      for (let j = 0; j < a.length; j++) next[j] = a[j];
+      next[a.length] = keyOf(key);
       next[a.length + 1] = value;
-      this.held = next;
+      this.rest = next;
     }
     return this;
   }
 
   delete(key: K): boolean {
-    if (this.held instanceof Map) return this.held.delete(key);
-    const i = this.at(key);
+    const rest = this.rest;
+    if (rest instanceof Map) return rest.delete(key);
+    if (this.k !== EMPTY && same(this.k, key)) {
+      // the second entry becomes the first
+      if (rest && rest.length) {
+        this.k = rest[0];
+        this.v = rest[1];
+        this.rest = rest.length > 2 ? rest.slice(2) : undefined;
+      } else {
+        this.k = EMPTY;
+        this.v = undefined;
+      }
+      return true;
+    }
+    const i = this.restAt(key);
     if (i < 0) return false;
-    const a = this.held;
-    if (a.length === 2) this.held = NONE;
+    const a = rest!;
+    if (a.length === 2) this.rest = undefined;
     else {
       const next = arrayOf(a.length - 2);
-      for (let k = 0, j = 0; k < a.length; k++) if (k !== i && k !== i + 1) next[j++] = a[k];
-      this.held = next;
+      for (let j = 0, n = 0; j < a.length; j++) if (j !== i && j !== i + 1) next[n++] = a[j];
+      this.rest = next;
     }
     return true;
   }
 
   clear(): void {
-    this.held = NONE;
+    this.k = EMPTY;
+    this.v = undefined;
+    this.rest = undefined;
   }
 
   forEach(fn: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
@@ -88,14 +124,14 @@ export class SmallMap<K, V> implements Map<K, V> {
   }
 
   *entries(): MapIterator<[K, V]> {
-    const held = this.held;
-    if (held instanceof Map) {
-      yield* held.entries();
+    const { k, v, rest } = this;
+    if (rest instanceof Map) {
+      yield* rest.entries();
       return;
     }
-    // the entries as they were when the walk began (a Map's walk also meets the keys added during
-    // it and skips those deleted): the array is replaced on every change, never changed in place
-    for (let i = 0; i < held.length; i += 2) yield [held[i] as K, held[i + 1] as V];
+    if (k === EMPTY) return;
+    yield [k as K, v as V];
+    if (rest) for (let i = 0; i < rest.length; i += 2) yield [rest[i] as K, rest[i + 1] as V];
   }
 
   *keys(): MapIterator<K> {
