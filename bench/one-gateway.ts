@@ -9,7 +9,7 @@
 // each with its target, and the CPU each process spent per change (a shared machine disturbs
 // wall-clock figures more than CPU time).
 // Knobs: BENCH_ROUTES (5000; 50000 for the large target), BENCH_MODES (split,single), BENCH_CHANGES
-// (60), BENCH_SUBSCRIBERS (2000), BENCH_SERIES=1 (each change's propagation, in order), BENCH_STOP_AFTER=burst|changes (the figures up to the burst's or the changes' alone), BENCH_DUMP=<path prefix> (each service's output, e.g. with SERVICE_NODE_FLAGS=--trace-gc, into <prefix>-<mode>-api.txt and -worker.txt), BENCH_WHOLE_WATCH
+// (60), BENCH_SUBSCRIBERS (2000), BENCH_SERIES=1 (each change's propagation, in order), BENCH_STOP_AFTER=burst|changes (the figures up to the burst's or the changes' alone), BENCH_HOLD_MS (with BENCH_STOP_AFTER=changes, how long the services stay up after the changes: to take a heap snapshot of a process, with SERVICE_NODE_FLAGS=--heapsnapshot-signal=SIGUSR2 and a kill -USR2 of its pid), BENCH_DUMP=<path prefix> (each service's output, e.g. with SERVICE_NODE_FLAGS=--trace-gc, into <prefix>-<mode>-api.txt and -worker.txt), BENCH_WHOLE_WATCH
 // (1 below 20,000 routes: a whole-snapshot watcher of 50,000 routes takes a 60 MB body per change,
 // which the API makes and sends before the next one, so it would measure that body, not the delta).
 import http from 'node:http';
@@ -166,7 +166,7 @@ async function run(mode: 'split' | 'single'): Promise<void> {
     if (pids.worker) report(label('cpu_per_change_worker'), cpu.worker, 'ms', 'informational');
     report(label('rss_api_after_changes'), rssMB(pids.api), 'MB', 'informational');
     if (pids.worker) report(label('rss_worker_after_changes'), rssMB(pids.worker), 'MB', 'informational');
-    if (process.env.BENCH_STOP_AFTER === 'changes') return;
+    if (process.env.BENCH_STOP_AFTER === 'changes') { await new Promise((r) => setTimeout(r, Number(process.env.BENCH_HOLD_MS ?? 0))); return; }
     // right after a run of changes the heaps hold what the collector has not given back yet (more
     // so on a loaded machine): the target is read against the reading after some quiet seconds
     await new Promise((r) => setTimeout(r, SETTLE_MS));
