@@ -13,7 +13,7 @@ import { secretDigests, snapshotBody, snapshotTail } from '../core/snapshot/form
 import { tableHash } from '../core/snapshot/table-hash';
 import { translate, gatewayClassStatus, DEFAULT_CAPACITY, TranslationContext, type Translation, type TranslateGatewayOptions } from '../core/translate';
 import type { TableParts } from '../core/snapshot/table-parts';
-import { tableTextOfParts } from '../core/snapshot/table-text';
+import { tableTextOfParts, tableTextSteps } from '../core/snapshot/table-text';
 import { snapshotDelta } from '../core/snapshot/delta';
 import { planRecompute } from './recompute-plan';
 import { streamKey } from '../core/objects/keys';
@@ -58,6 +58,16 @@ export function gatewayOwner(ns: string, name: string): string {
 /** How many Gateways' worlds, translations and last writes a worker keeps in memory: the one setting. */
 const MEMORY_CAPACITY = DEFAULT_CAPACITY;
 
+/** The table's text, made in steps with the event loop turning between them (other recomputes run meanwhile). */
+async function textLater(parts: TableParts): Promise<string> {
+  const steps = tableTextSteps(parts);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
 /**
  * The translate step of a recompute, without I/O: from a Gateway's loaded world and what its last
  * recompute wrote, the translation, the table as parts (./core/snapshot/table-parts) and the
@@ -67,17 +77,23 @@ const MEMORY_CAPACITY = DEFAULT_CAPACITY;
  */
 export function translateLoaded(loaded: GatewayWorld, ref: { namespace: string; name: string }, before: Written, opts: TranslateGatewayOptions, ctx: TranslationContext): {
   translation?: Translation; unattached: string; hash?: string; parts?: TableParts; tail: () => string;
+  /** the same, made with the event loop turning every few thousand parts (see tableTextSteps) */
+  tailLater: () => Promise<string>;
 } {
   const translation = loaded.gateway
     ? translate(loaded.world, ref, opts, { gatewayStatus: before.gatewayStatus as never, parts: before.parts as ReadonlyMap<string, Record<string, unknown>> }, ctx)
     : undefined;
   const unattached = translation ? JSON.stringify(translation.unattached) : '[]';
-  if (!translation) return { translation, unattached, tail: () => '' };
+  if (!translation) return { translation, unattached, tail: () => '', tailLater: async () => '' };
   const parts = translation.compiledParts;
   const hash = tableHash(parts, secretDigests(loaded.world.secrets));
   let tail: string | undefined;
   // the table's text is its parts' texts joined, made when a whole table is stored or sent
-  return { translation, unattached, hash, parts, tail: () => (tail ??= snapshotTail(hash, tableTextOfParts(parts))) };
+  return {
+    translation, unattached, hash, parts,
+    tail: () => (tail ??= snapshotTail(hash, tableTextOfParts(parts))),
+    tailLater: async () => (tail ??= snapshotTail(hash, await textLater(parts))),
+  };
 }
 
 class StaleBase extends Error {}
@@ -195,7 +211,7 @@ export class Reconciler {
 
     // translate
     const held = this.tables.get(gateKey);
-    const { translation, unattached, hash, parts, tail } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now, addressPool: this.opts.addressPool }, this.translation);
+    const { translation, unattached, hash, parts, tail, tailLater } = translateLoaded(loaded, { namespace: ns, name }, before, { controllerName: scope, now, addressPool: this.opts.addressPool }, this.translation);
 
     // diff: a new table is stored as its delta from the held one while the chain allows (see
     // MAX_CHAIN); a chain that grew past it is cut after the notice (see `compact`), and one twice
@@ -257,7 +273,7 @@ export class Reconciler {
           if (this.compacting.has(gateKey)) return;
           this.compacting.add(gateKey);
           try {
-            const tailZ = await deflateTailAsync(tail());
+            const tailZ = await deflateTailAsync(await tailLater());
             if (!(await compactSnapshot(this.db, owner, scope, snapshotVersion, tailZ))) return;
             const now = this.tables.get(gateKey);
             if (now && now.version >= snapshotVersion) {
