@@ -13,6 +13,7 @@ import type { Gateway, GatewayClass, ParentReference, Route } from '../model/obj
 import { isRouteKind, type RouteKind } from '../model/kinds';
 import { routeHostnames } from '../model/route-parts';
 import { trimmed } from '../model/trimmed';
+import { lastShared } from '../model/last-shared';
 import { RouteReason } from '../status/reasons';
 import { featureSet } from '../status/features';
 import { GATEWAY_GROUP, cmp, key, refName, type WorldView } from '../refs/lookup';
@@ -266,10 +267,8 @@ function matchParentRef(
   return { ...base, attached, counted, accepted: true, reason: RouteReason.Accepted, message: sameWords(`Accepted by ${gw} on listener${attached.size > 1 ? 's' : ''} ${names}`) };
 }
 
-// every route a listener takes is told the same words: the last message made is answered again
-// when it reads the same (a Gateway of 50,000 routes kept 50,000 copies, with their statuses)
-let lastWords = '';
-const sameWords = (message: string): string => (message === lastWords ? lastWords : (lastWords = message));
+// every route a listener takes is told the same words: one string for them all
+const sameWords = lastShared<string>();
 
 // An outcome's attached entries, and a route's sort key, are kept with the (memoized) outcome and
 // the route object: a recompute that changes one route makes that route's entries alone.

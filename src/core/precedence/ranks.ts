@@ -1,4 +1,5 @@
 // Ranks of compiled entries, and their figures in words for explanations ("path 4, header 1").
+import { lastShared } from '../model/last-shared';
 import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute } from '../compile/types';
 import { isWildcard } from '../match/hostname';
 import { unreachable } from '../model/unreachable';
@@ -10,15 +11,13 @@ export interface RouteMeta {
   creationTimestamp?: string;
 }
 
-// a route's entries are ranked one after another: their ranks share one key string (a Gateway of
-// 50,000 routes keeps some 150,000 ranks)
-let last = { namespace: '', name: '', key: '/' };
+// a route's entries are ranked one after another: their ranks share one key string
+const sameKey = lastShared<string>();
 
 function tie(route: RouteMeta, ruleIndex: number, matchIndex: number) {
-  if (route.namespace !== last.namespace || route.name !== last.name) last = { namespace: route.namespace, name: route.name, key: namespacedName(route.namespace, route.name) };
   return {
     created: creationMillis(route.creationTimestamp),
-    routeKey: last.key,
+    routeKey: sameKey(namespacedName(route.namespace, route.name)),
     ruleIndex,
     matchIndex,
   };

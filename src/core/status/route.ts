@@ -8,6 +8,7 @@ import { ConditionType, OWNED_CONDITION_TYPES, RouteReason } from './reasons';
 import { memoSlot, type TranslationContext } from '../translate/context';
 import { sameItems } from '../model/same-items';
 import { trimmed } from '../model/trimmed';
+import { lastShared } from '../model/last-shared';
 import { deepEqual } from '../objects/canonical';
 
 export type { RouteParentStatus };
@@ -84,11 +85,6 @@ function entriesOf(route: Route, outcomes: ParentOutcome[], refs: RouteRefs, con
 }
 
 // Routes whose parents' statuses read the same share one array of them: the routes a recompute
-// accepts on the same listeners, at the same generation, get the same parentRef and conditions (a
-// Gateway of 50,000 routes held 50,000 copies, some 400 bytes each). The last array made is
-// answered again when the next reads the same; nothing changes a status once it is made.
-let lastParents: RouteParentStatus[] = [];
-function sameAsLast(parents: RouteParentStatus[]): RouteParentStatus[] {
-  if (parents.length && deepEqual(parents, lastParents)) return lastParents;
-  return (lastParents = parents);
-}
+// accepts on the same listeners, at the same generation, get the same parentRef and conditions
+// (some 400 bytes a route)
+const sameAsLast = lastShared<RouteParentStatus[]>((a, b) => b.length > 0 && deepEqual(a, b));
