@@ -239,7 +239,7 @@ describe("a Gateway's recomputes in one process", () => {
     const putRoute = await ownGateway('again', controllerName);
     const db = s.running.ctx.db;
     const statements: string[] = [];
-    const counting: typeof db = { ...db, prepared: (name, text, ...params) => (statements.push(name), db.prepared(name, text, ...params)) };
+    const counting: typeof db = { ...db, planned: (label, text, ...params) => (statements.push(label), db.planned(label, text, ...params)) };
     const rec = new Reconciler(counting, { controllerName });
     const first = await rec.recomputeGateway('infra', 'again');
     expect(first.written).toBe(true);

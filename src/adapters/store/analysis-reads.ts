@@ -6,7 +6,7 @@ import { inReadingOrder } from '../../core/objects/order';
 import { streamKey } from '../../core/objects/keys';
 import { getSecretsData } from './objects';
 
-type Runner = Pick<SqlRunner, '$queryRawUnsafe' | 'prepared'>;
+type Runner = Pick<SqlRunner, '$queryRawUnsafe'>;
 
 // EndpointSlices decide whether a backend has endpoints, which the analysis does not report on
 const KINDS = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute', 'ReferenceGrant',

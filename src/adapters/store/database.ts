@@ -14,11 +14,11 @@ export type Prisma = PrismaClient;
 export interface SqlRunner {
   $queryRawUnsafe<T = unknown>(sql: string, ...params: unknown[]): Promise<T>;
   $executeRawUnsafe(sql: string, ...params: unknown[]): Promise<number>;
-  /** where the driver has them: a statement prepared once per connection under `name` */
+  /** where the driver has them: a statement prepared once per connection under `name` (see Database.prepared) */
   prepared?<T = unknown>(name: string, sql: string, ...params: unknown[]): Promise<T>;
 }
 
-/** A hot statement: prepared where the runner can, else a plain query. */
+/** A hot insert: prepared where the runner can, else a plain query (see Database.prepared). */
 export function queryPrepared<T>(db: Pick<SqlRunner, '$queryRawUnsafe' | 'prepared'>, name: string, sql: string, ...params: unknown[]): Promise<T> {
   return db.prepared ? db.prepared<T>(name, sql, ...params) : db.$queryRawUnsafe<T>(sql, ...params);
 }
@@ -29,9 +29,16 @@ export interface Database {
   sql: SqlRunner;
   /**
    * A statement run often with the same text, prepared once per connection under `name` (parsed
-   * once, not on every call). Where there is no such thing (embedded) it is a plain query.
+   * once, not on every call), whose plan PostgreSQL may keep after five runs. Only for statements
+   * whose plan depends neither on the values nor on the tables' sizes (inserts and upserts by
+   * key): planning the log's append on every run cost PostgreSQL some 150-300 µs a write. A read's
+   * kept plan is made for the tables as they were (a read of a few objects kept scanning `objects`
+   * whole as it grew: 3.7 ms at 20,000 objects) and cannot hash an `= ANY` of a parameter (a
+   * Gateway's 50,000 dependencies): reads go through `planned`. Embedded, a plain query.
    */
   prepared<T = unknown>(name: string, text: string, ...params: unknown[]): Promise<T>;
+  /** A statement planned with its values on every run (unnamed); `label` names it to tests and traces. */
+  planned<T = unknown>(label: string, text: string, ...params: unknown[]): Promise<T>;
   embedded: boolean;
   /**
    * A transaction of raw statements on one connection. On PostgreSQL it runs on the pool directly
@@ -59,11 +66,6 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   // An idle connection the server closed (restart, failover) is replaced on next use; without a
   // listener its error would end the process.
   pool.on('error', () => undefined);
-  // A named statement is parsed once per connection but planned with its parameters on every run:
-  // the generic plan PostgreSQL otherwise settles on after five runs is made for the tables' sizes
-  // then (a read of a few objects kept scanning the whole table as it grew: 3.7 ms at 20,000
-  // objects), and cannot hash an `= ANY` of a parameter (a Gateway's 50,000 dependencies)
-  pool.on('connect', (client) => void client.query('SET plan_cache_mode = force_custom_plan').catch(() => undefined));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const sql: SqlRunner = {
     async $queryRawUnsafe<T>(text: string, ...params: unknown[]) {
@@ -81,6 +83,7 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     prisma,
     sql,
     prepared: sql.prepared!,
+    planned: (_label, text, ...params) => sql.$queryRawUnsafe(text, ...params),
     embedded: false,
     async transaction(fn, opts = {}) {
       const client = await pool.connect();
@@ -138,6 +141,9 @@ async function openEmbedded(dir: string): Promise<Database> {
     prisma,
     sql: prisma as unknown as SqlRunner,
     prepared<T>(_name: string, text: string, ...params: unknown[]) {
+      return prisma.$queryRawUnsafe<T>(text, ...params);
+    },
+    planned<T>(_label: string, text: string, ...params: unknown[]) {
       return prisma.$queryRawUnsafe<T>(text, ...params);
     },
     embedded: true,

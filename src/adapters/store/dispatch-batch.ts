@@ -29,7 +29,7 @@ export interface DispatchBatch {
 }
 
 export async function readDispatchBatch(db: Database, checkpoint: string, limit: number): Promise<DispatchBatch | null> {
-  const rows = await db.prepared<DispatchRow[]>('switchyard_dispatch_batch_touches', BATCH_SQL, checkpoint, limit);
+  const rows = await db.planned<DispatchRow[]>('switchyard_dispatch_batch_touches', BATCH_SQL, checkpoint, limit);
   if (rows.length === 0) return null;
   return { from: Number(rows[0].checkpoint), horizon: Number(rows[0].xmin) * TX_SHIFT - 1, rows };
 }

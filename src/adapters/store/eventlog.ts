@@ -43,7 +43,7 @@ export class VersionConflictError extends Error {
 
 type Runner = SqlRunner;
 
-const APPEND_SQL = `
+const appendSql = (secrets: boolean) => `
 WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
     idx int, stream text, kind text, namespace text, name text, version int, type text, actor text,
@@ -64,7 +64,7 @@ WITH input AS (
   ON CONFLICT (stream) DO UPDATE SET version = excluded.version, deleted = excluded.deleted,
     object = excluded.object, position = excluded.position
   RETURNING 1
-), sput AS (
+)${secrets ? `, sput AS (
   INSERT INTO secret_data (stream, data, digest)
   SELECT s.stream, s.data, s.digest FROM jsonb_to_recordset($3::jsonb) AS s(stream text, data jsonb, digest text)
   ON CONFLICT (stream) DO UPDATE SET data = excluded.data, digest = excluded.digest
@@ -72,8 +72,10 @@ WITH input AS (
 ), sdel AS (
   DELETE FROM secret_data WHERE stream IN (SELECT jsonb_array_elements_text($4::jsonb))
   RETURNING 1
-)
+)` : ''}
 SELECT ev.position, ev.stream, ev.version, (SELECT count(*) FROM proj) AS projected FROM ev ORDER BY ev.position`;
+const APPEND_MANY_SQL = appendSql(false);
+const APPEND_WITH_SECRETS_SQL = appendSql(true);
 
 // One event without Secret data is the common write: a plain statement that PostgreSQL plans cheaply.
 const APPEND_ONE_SQL = `
@@ -117,9 +119,14 @@ export async function appendEvents(
           db, 'switchyard_append_one', APPEND_ONE_SQL, offset, single.stream, single.kind, single.namespace, single.name, single.version,
           single.type, single.actor, single.time, JSON.stringify(single.object), single.touches,
         )
-      : await queryPrepared<{ position: bigint | number; stream: string; version: number }[]>(
-          db, 'switchyard_append_many', APPEND_SQL, JSON.stringify(input), offset, JSON.stringify(puts), JSON.stringify(dels),
-        );
+      : puts.length === 0 && dels.length === 0
+        ? await queryPrepared<{ position: bigint | number; stream: string; version: number }[]>(
+            db, 'switchyard_append_many', APPEND_MANY_SQL, JSON.stringify(input), offset,
+          )
+        // the delete of Secret data looks rows up by key: planned with its values (see Database.prepared)
+        : await db.$queryRawUnsafe<{ position: bigint | number; stream: string; version: number }[]>(
+            APPEND_WITH_SECRETS_SQL, JSON.stringify(input), offset, JSON.stringify(puts), JSON.stringify(dels),
+          );
     return rows.map((r) => ({ position: Number(r.position), stream: r.stream, version: Number(r.version) }));
   } catch (err) {
     if (isUniqueViolation(err)) throw new VersionConflictError(events.map((e) => e.stream));
@@ -155,7 +162,7 @@ export async function readEvents(db: Runner, q: ReadEventsQuery): Promise<{ item
     params.push(q.namespace);
     filter += ` AND namespace = $${params.length}`;
   }
-  const rows = await queryPrepared<any[]>(db, `switchyard_read_events_${params.length}${q.kind ? 'k' : ''}`,
+  const rows = await db.$queryRawUnsafe<any[]>(
     `WITH h AS (SELECT ${HORIZON} AS xmin)
      SELECT e.position, e.type, e.kind, e.namespace, e.name, e.version, e.actor, e.time, e.object, h.xmin
      FROM h LEFT JOIN LATERAL (

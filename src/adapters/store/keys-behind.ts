@@ -13,7 +13,7 @@ export interface KeyBehind {
 
 export async function keysBehind(db: Database, scope: string, limit: number): Promise<KeyBehind[]> {
   const prefix = scoped(scope, '');
-  const rows = await db.prepared<{ key: string; position: number }[]>(
+  const rows = await db.planned<{ key: string; position: number }[]>(
     'switchyard_keys_behind',
     `SELECT w.key, w.position FROM reconcile_wants w LEFT JOIN recomputes r ON r.gateway = w.key
      WHERE starts_with(w.key, $1) AND (r.source_position IS NULL OR r.source_position < w.position)

@@ -1,12 +1,12 @@
 // Reads of the object projection, with status parts merged in.
-import { queryPrepared, type SqlRunner } from './database';
+import type { SqlRunner } from './database';
 import type { K8sObject } from '../../core/model/objects';
 import type { CurrentState } from '../../core/objects/write';
 import type { Requirement } from '../../core/objects/label-selector';
 import { mergeStatusParts } from '../../core/objects/status-parts';
 import { inReadingOrder } from '../../core/objects/order';
 
-type Runner = Pick<SqlRunner, '$queryRawUnsafe' | 'prepared'>;
+type Runner = Pick<SqlRunner, '$queryRawUnsafe'>;
 
 export const STATUS = `(SELECT jsonb_agg(jsonb_build_object('owner', sp.owner, 'status', sp.status)) FROM status_parts sp WHERE sp.stream = o.stream)`;
 
@@ -29,7 +29,7 @@ function rowOf(r: any, status: boolean): ObjectRow {
 
 export async function getObject(db: Runner, stream: string, opts: { status?: boolean } = {}): Promise<ObjectRow | null> {
   const status = opts.status !== false;
-  const rows = await queryPrepared<any[]>(db, status ? 'switchyard_get_object_status' : 'switchyard_get_object',
+  const rows = await db.$queryRawUnsafe<any[]>(
     `SELECT o.stream, o.version, o.deleted, o.object, o.position${status ? `, ${STATUS} AS parts` : ''}
      FROM objects o WHERE o.stream = $1`,
     stream,
@@ -39,7 +39,7 @@ export async function getObject(db: Runner, stream: string, opts: { status?: boo
 
 /** Several objects (with status) in one statement: the rows found, by stream. */
 export async function getObjects(db: Runner, streams: string[]): Promise<Map<string, ObjectRow>> {
-  const rows = await queryPrepared<any[]>(db, 'switchyard_get_objects',
+  const rows = await db.$queryRawUnsafe<any[]>(
     `SELECT o.stream, o.version, o.deleted, o.object, o.position, ${STATUS} AS parts FROM objects o WHERE o.stream = ANY($1::text[])`,
     streams,
   );

@@ -1,7 +1,6 @@
 // The statements of a recompute: what a Gateway's last recompute wrote, the one statement that
 // writes a new one (gate, changed status parts, dependencies, snapshot), the check for changes it
 // may have missed, and a GatewayClass's status.
-import { createHash } from 'node:crypto';
 import type { Database } from './database';
 import { HORIZON, TX_SHIFT } from './eventlog';
 import type { K8sObject } from '../../core/model/objects';
@@ -75,7 +74,7 @@ export interface WriteAnswer {
 
 /** Events after a position that touch any of a Gateway's dependencies ($1 position, $2 deps): keys stamped at write time. */
 // Each event's few keys are looked up in the dependencies, which PostgreSQL hashes once (= ANY of a
-// parameter, planned with its value: see database.ts): `touches && deps` compared every key with
+// parameter, planned with its value: see Database.prepared): `touches && deps` compared every key with
 // every dependency, some 3 s of PostgreSQL's CPU for 2,000 events against 50,000 dependencies.
 const depEvents = (position: string, deps: string) =>
   `FROM events e WHERE e.position > ${position} AND EXISTS (SELECT 1 FROM unnest(e.touches) AS t(dep) WHERE t.dep = ANY(${deps}::text[]))`;
@@ -100,7 +99,7 @@ export async function missedChanges(db: Database, sourcePosition: number, deps: 
 
 /** What this controller last wrote for a Gateway, in one statement. */
 export async function readWritten(db: Database, gateKey: string, owner: string, scope: string): Promise<Written> {
-  const [row] = await db.prepared<{ gate: number | null; gw: Record<string, unknown> | null; parts: [string, { parents?: unknown[]; ancestors?: unknown[] }][] | null; deps: string[] | null; hash: string | null; unattached: string | null }[]>(
+  const [row] = await db.planned<{ gate: number | null; gw: Record<string, unknown> | null; parts: [string, { parents?: unknown[]; ancestors?: unknown[] }][] | null; deps: string[] | null; hash: string | null; unattached: string | null }[]>(
     'switchyard_written_for',
     `SELECT (SELECT source_position FROM recomputes WHERE gateway = $1) AS gate,
        (SELECT status FROM status_parts WHERE stream = $2 AND owner = $3) AS gw,
@@ -232,9 +231,9 @@ export async function writeRecompute(db: Database, plan: RecomputePlan): Promise
      SELECT (SELECT source_position FROM old) AS old, ${go} AS ok, ${version} AS version, ${snapshotWritten} AS snapshot_written,
        ${plan.missedDeps.length ? 'EXISTS (SELECT 1 FROM missed)' : 'false'} AS missed,
        ${delta ? 'NOT EXISTS (SELECT 1 FROM chain)' : 'false'} AS chain_broken`;
-  // a handful of shapes (which parts are sent): each is parsed and planned once per connection
-  const [row] = await db.prepared<{ old: number | null; ok: boolean; version: number | null; snapshot_written: boolean; missed: boolean; chain_broken: boolean }[]>(
-    `switchyard_write_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text, ...params);
+  // planned with its values: its check for missed changes hashes an `= ANY` of the dependencies
+  const [row] = await db.planned<{ old: number | null; ok: boolean; version: number | null; snapshot_written: boolean; missed: boolean; chain_broken: boolean }[]>(
+    'switchyard_write', text, ...params);
   return {
     old: row.old === null ? null : Number(row.old), ok: Boolean(row.ok),
     version: row.version === null ? null : Number(row.version), snapshotWritten: Boolean(row.snapshot_written), missed: Boolean(row.missed),
