@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
+import { ENTRIES } from '../../scripts/build';
 
 export const ROOT = join(import.meta.dirname, '../..');
 
@@ -17,6 +18,17 @@ export function scriptNodeFlags(script: 'start' | 'api' | 'worker'): string[] {
 }
 
 export const workerNodeFlags = (): string[] => scriptNodeFlags('worker');
+
+/**
+ * How node is told to run `script`: through tsx from the sources, or with SERVICE_FROM_DIST=1 the
+ * bundle `npm run build` made of it (dist/), as `npm start` and `npm run worker` run it (no
+ * compiler in the process: the benchmarks measure what is deployed).
+ */
+function entryArgs(script: string): string[] {
+  const bundle = Object.entries(ENTRIES).find(([, source]) => source === script)?.[0];
+  if (process.env.SERVICE_FROM_DIST === '1' && bundle) return [join(ROOT, 'dist', `${bundle}.js`)];
+  return ['--import', 'tsx', join(ROOT, script)];
+}
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -43,7 +55,7 @@ async function startOnce(env: Record<string, string | undefined>, script: string
   delete clean.REDIS_URL;
   // SERVICE_NODE_FLAGS (for example --cpu-prof) reach the service's node, which NODE_OPTIONS may not
   const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeFlags, ...flags, '--import', 'tsx', join(ROOT, script), ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, ...flags, ...entryArgs(script), ...args], {
     cwd: ROOT,
     env: { ...clean, [portVariable]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -95,7 +107,7 @@ export async function startWorkerProcess(env: Record<string, string | undefined>
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;
   const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...workerNodeFlags(), ...flags, '--import', 'tsx', join(ROOT, 'workers/reconcile.ts')], {
+  const child = spawn(process.execPath, [...workerNodeFlags(), ...flags, ...entryArgs('workers/reconcile.ts')], {
     // WORKER_PORT 0: several workers run at once, and none needs its metrics port here
     cwd: ROOT, env: { ...clean, LOG_LEVEL: 'info', WORKER_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
