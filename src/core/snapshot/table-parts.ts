@@ -6,6 +6,7 @@
 // byte as compile wrote it (every object keeps its members in their order).
 import type { CompiledListener, CompiledTable } from '../compile/types';
 import { ChunkedList } from '../model/chunked-list';
+import { flatText } from '../model/flat-text';
 
 export const ENTRY_LISTS = ['httpRoutes', 'grpcRoutes', 'tlsRoutes', 'tcpRoutes', 'udpRoutes'] as const;
 export type EntryList = (typeof ENTRY_LISTS)[number];
@@ -94,7 +95,7 @@ export const entriesKey = (listener: string, list: EntryList): string => `${list
 
 /** Every part has the same members in the same order (one object shape: a table has tens of thousands). */
 export function part(item: Record<string, unknown>): Part {
-  return { item, text: JSON.stringify(item), digest: undefined, cut: undefined };
+  return { item, text: flatText(JSON.stringify(item)), digest: undefined, cut: undefined };
 }
 
 /**
@@ -114,7 +115,7 @@ class TextPart implements Part {
 }
 
 export function textPart(item: Record<string, unknown>): Part {
-  return new TextPart(JSON.stringify(item));
+  return new TextPart(flatText(JSON.stringify(item)));
 }
 
 /**
@@ -129,7 +130,7 @@ class RuleTextPart extends TextPart {
 }
 
 export function rulePart(item: Record<string, unknown>, route: string): Part {
-  return new RuleTextPart(JSON.stringify(item), route);
+  return new RuleTextPart(flatText(JSON.stringify(item)), route);
 }
 
 /** The route a rule's part names. */
