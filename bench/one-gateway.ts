@@ -14,7 +14,7 @@
 // which the API makes and sends before the next one, so it would measure that body, not the delta).
 import http from 'node:http';
 import pg from 'pg';
-import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, percentile, report, scriptNodeFlags, startService, timedClient, cpuMs, postgresCpuMs, rssMB, reconciled, sseWatch, type SseWatch } from './support';
+import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, percentile, report, startService, timedClient, cpuMs, postgresCpuMs, rssMB, reconciled, sseWatch, type SseWatch } from './support';
 
 /** Tables of thousands of routes take longer to catch up with. */
 const reconciledLong = (client: pg.Client) => reconciled(client, 600_000, 25);
@@ -84,7 +84,7 @@ async function run(mode: 'split' | 'single'): Promise<void> {
     await dropRedisPrefix(REDIS_URL, prefix);
     throw e;
   };
-  const api = await startService({ ...common, ...big }, 'src/main.ts', mode === 'split' ? ['--role=api'] : [], scriptNodeFlags(mode === 'split' ? 'api' : 'start')).catch(abandon());
+  const api = await startService({ ...common, ...big }, 'src/main.ts', mode === 'split' ? ['--role=api'] : []).catch(abandon());
   const worker = mode === 'split' ? await startWorkerProcess({ ...common, ADMIN_TOKEN: BENCH_TOKEN }).catch(abandon(api)) : undefined;
   const watches: SseWatch[] = [];
   const label = (name: string) => `${mode}_${ROUTES}_routes_${name}`;

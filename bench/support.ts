@@ -4,11 +4,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { caughtUp } from '../src/adapters/store/checkpoints';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { startProcess, type ServiceProcess } from '../test/support/process';
+import { scriptEnv, scriptNodeFlags, startProcess, type ServiceProcess } from '../test/support/process';
 
 import { buildDist } from '../scripts/build';
 
-export { scriptNodeFlags, workerNodeFlags } from '../test/support/process';
+export { scriptEnv, scriptNodeFlags, workerNodeFlags } from '../test/support/process';
 
 // The service is measured as `npm start` runs it: the bundles of dist/, built once here (through tsx
 // the process also held the compiler's hooks thread and every module's compiled text). With
@@ -40,9 +40,10 @@ export async function freshDatabase(base = process.env.DATABASE_URL ?? 'postgres
 }
 
 // BENCH_LOG_LEVEL (default warn) is the service's LOG_LEVEL: info measures with every access log line written
-/** `nodeFlags`: those of the npm script the service stands for (see scriptNodeFlags). */
-export async function startService(env: Record<string, string | undefined>, script?: string, args?: string[], nodeFlags: string[] = []): Promise<ServiceProcess> {
-  return startProcess({ ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', ...env }, script, args, 'PORT', nodeFlags);
+/** The service with the node flags and environment of the npm script it stands for: `npm run api` with --role=api, else `npm start`. */
+export async function startService(env: Record<string, string | undefined>, script?: string, args: string[] = []): Promise<ServiceProcess> {
+  const npmScript = args.includes('--role=api') ? 'api' : 'start';
+  return startProcess({ ...scriptEnv(npmScript), ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', ...env }, script, args, 'PORT', scriptNodeFlags(npmScript));
 }
 
 export function percentile(sorted: number[], p: number): number {

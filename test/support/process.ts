@@ -20,6 +20,16 @@ export function scriptNodeFlags(script: 'start' | 'api' | 'worker'): string[] {
 export const workerNodeFlags = (): string[] => scriptNodeFlags('worker');
 
 /**
+ * The environment an npm script sets before node (package.json): glibc's malloc settings, which
+ * keep resident memory near what the process holds (see the Dockerfile).
+ */
+export function scriptEnv(script: 'start' | 'api' | 'worker'): Record<string, string> {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const tokens = pkg.scripts[script].split(' ');
+  return Object.fromEntries(tokens.slice(0, tokens.indexOf('node')).map((t) => t.split('=', 2) as [string, string]));
+}
+
+/**
  * How node is told to run `script`: through tsx from the sources, or with SERVICE_FROM_DIST=1 the
  * bundle `npm run build` made of it (dist/), as `npm start` and `npm run worker` run it (no
  * compiler in the process: the benchmarks measure what is deployed).
@@ -109,7 +119,7 @@ export async function startWorkerProcess(env: Record<string, string | undefined>
   const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...workerNodeFlags(), ...flags, ...entryArgs('workers/reconcile.ts')], {
     // WORKER_PORT 0: several workers run at once, and none needs its metrics port here
-    cwd: ROOT, env: { ...clean, LOG_LEVEL: 'info', WORKER_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT, env: { ...clean, ...scriptEnv('worker'), LOG_LEVEL: 'info', WORKER_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
