@@ -15,8 +15,6 @@ export type EntryList = (typeof ENTRY_LISTS)[number];
 export interface Part {
   item: Record<string, unknown>;
   text: string;
-  /** the sha256 of `text`, once made (see table-hash) */
-  digest?: string;
   /**
    * where the id a rule's or an entry's text names starts in it, once looked for (see
    * table-text): kept with the part, as a table has a part a route and rule and match
@@ -95,7 +93,7 @@ export const entriesKey = (listener: string, list: EntryList): string => `${list
 
 /** Every part has the same members in the same order (one object shape: a table has tens of thousands). */
 export function part(item: Record<string, unknown>): Part {
-  return { item, text: flatText(JSON.stringify(item)), digest: undefined, cut: undefined };
+  return { item, text: flatText(JSON.stringify(item)), cut: undefined };
 }
 
 /**
@@ -105,7 +103,6 @@ export function part(item: Record<string, unknown>): Part {
  * parts (the head, the listeners, the parts a delta of its own names).
  */
 class TextPart implements Part {
-  digest: string | undefined = undefined;
   cut: number | undefined = undefined;
   constructor(readonly text: string) {}
 
