@@ -14,7 +14,7 @@ import { streamOfObject } from '../objects/keys';
 import type { Part } from '../snapshot/table-parts';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from '../compile/matches';
 import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute, RouteKindName } from '../compile/types';
-import { orderGRPC, orderHTTP, orderSNI, orderStream, type GRPCRank, type HTTPRank, type SNIRank, type StreamRank } from './ladder';
+import { orderGRPC, orderHTTP, orderSNI, orderStream, type GRPCRank, type HTTPRank, type RouteTieBreak, type SNIRank, type StreamRank } from './ladder';
 import { grpcRank, httpRank, sniRank, streamRank } from './ranks';
 
 // keys are joined, not concatenated: a concatenation is held as a tree of its pieces (a Gateway of
@@ -55,11 +55,30 @@ export interface RoutePlan {
 // `part`: that part, once compile made it (kept here rather than in a map beside: a Gateway of
 // 50,000 routes has some 150,000 entries). The compiled match is not kept (its objects took some
 // 130 bytes an entry, read only to make the entry's part): httpEntryMatch and grpcEntryMatch make
-// it again from the route.
-export interface HTTPPlanEntry { plan: RoutePlan; rank: HTTPRank; hostname: string; ri: number; mi: number; id: string; part?: Part }
-export interface GRPCPlanEntry { plan: RoutePlan; rank: GRPCRank; hostname: string; ri: number; mi: number; id: string; part?: Part }
-export interface SNIPlanEntry { plan: RoutePlan; rank: SNIRank; hostname: string; ri: number; id: string; part?: Part }
-export interface StreamPlanEntry { plan: RoutePlan; rank: StreamRank; ri: number; id: string; part?: Part }
+// it again from the route. An entry is its own rank: the rank's fields are copied onto it when it
+// is made (a rank object beside each entry took some 120 bytes), and `rank`, `ri`, `mi` read them.
+class RankedEntry<R extends RouteTieBreak> {
+  part: Part | undefined = undefined;
+  constructor(readonly plan: RoutePlan, readonly id: string, rank: R) {
+    Object.assign(this, rank);
+  }
+  get rank(): R {
+    return this as unknown as R;
+  }
+  get ri(): number {
+    return this.rank.ruleIndex;
+  }
+  get mi(): number {
+    return this.rank.matchIndex;
+  }
+}
+type PlanEntryOf<R extends RouteTieBreak> = RankedEntry<R> & R;
+const entryOf = <R extends RouteTieBreak>(plan: RoutePlan, id: string, rank: R): PlanEntryOf<R> => new RankedEntry(plan, id, rank) as PlanEntryOf<R>;
+
+export type HTTPPlanEntry = PlanEntryOf<HTTPRank>;
+export type GRPCPlanEntry = PlanEntryOf<GRPCRank>;
+export type SNIPlanEntry = PlanEntryOf<SNIRank>;
+export type StreamPlanEntry = PlanEntryOf<StreamRank>;
 
 /** One listener's entries in the order a proxy tries them; a list is absent when the protocol carries no such routes. */
 export interface OrderedListener {
@@ -103,7 +122,7 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         httpMatchesOf(rule).forEach((m, mi) => {
           const match = compileHTTPMatch(m);
           for (const hostname of hostnames) {
-            if (once(`${hostname}|${ri}|${mi}`)) plan.http.push({ plan, rank: httpRank(hostname, match, meta, ri, mi), hostname, ri, mi, id: [plan.ruleKeys[ri], mi, hostname].join('|'), part: undefined });
+            if (once(`${hostname}|${ri}|${mi}`)) plan.http.push(entryOf(plan, [plan.ruleKeys[ri], mi, hostname].join('|'), httpRank(hostname, match, meta, ri, mi)));
           }
         });
         return;
@@ -111,16 +130,16 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         grpcMatchesOf(rule).forEach((m, mi) => {
           const match = compileGRPCMatch(m);
           for (const hostname of hostnames) {
-            if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push({ plan, rank: grpcRank(hostname, match, meta, ri, mi), hostname, ri, mi, id: [plan.ruleKeys[ri], mi, hostname].join('|'), part: undefined });
+            if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push(entryOf(plan, [plan.ruleKeys[ri], mi, hostname].join('|'), grpcRank(hostname, match, meta, ri, mi)));
           }
         });
         return;
       case 'TLSRoute':
-        for (const hostname of hostnames) if (once(`${hostname}|${ri}`)) plan.sni.push({ plan, rank: sniRank(hostname, meta, ri), hostname, ri, id: [plan.ruleKeys[ri], '', hostname].join('|'), part: undefined });
+        for (const hostname of hostnames) if (once(`${hostname}|${ri}`)) plan.sni.push(entryOf(plan, [plan.ruleKeys[ri], '', hostname].join('|'), sniRank(hostname, meta, ri)));
         return;
       case 'TCPRoute':
       case 'UDPRoute':
-        plan.stream.push({ plan, rank: streamRank(meta, ri), ri, id: [plan.ruleKeys[ri], '', ''].join('|'), part: undefined });
+        plan.stream.push(entryOf(plan, [plan.ruleKeys[ri], '', ''].join('|'), streamRank(meta, ri)));
         return;
       default:
         return unreachable(kind, 'route kind');
