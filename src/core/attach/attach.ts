@@ -6,6 +6,7 @@
 // Gateway selects among the Gateway's own listeners only; one naming a ListenerSet of the Gateway
 // selects among that ListenerSet's listeners (its status entry is for the ListenerSet).
 import { SmallMap } from '../model/small-map';
+import { compact } from '../model/compact';
 import type {
   AttachedRoute, GatewayAttachment, ListenerAttachment, ObjectRef, RejectedRoute, TranslateOptions,
 } from '../model/world';
@@ -130,7 +131,7 @@ function echoParentRef(parentRef: ParentRefInput): ParentReference {
   out.name = parentRef.name;
   if (parentRef.sectionName !== undefined) out.sectionName = parentRef.sectionName;
   if (parentRef.port !== undefined) out.port = parentRef.port;
-  return out as ParentReference;
+  return compact(out as ParentReference);
 }
 
 /**
@@ -208,8 +209,11 @@ function matchParentRef(
   const kind = route.kind as RouteKind;
   const routeNs = route.metadata.namespace ?? '';
   const gw = parent.label;
-  const base = { route, kind, parentRefIndex: index, parentRef: echoParentRef(parentRef), attached: NO_LISTENERS, counted: [] as number[], droppedRules };
-  const reject = (reason: string, message: string, counted: number[] = []): ParentOutcome => ({ ...base, counted, accepted: false, reason, message });
+  const echoed = echoParentRef(parentRef);
+  // every member in one literal (see core/model/compact)
+  const outcome = (attached: ReadonlyMap<number, string[]>, counted: number[], accepted: boolean, reason: string, message: string): ParentOutcome =>
+    ({ route, kind, parentRefIndex: index, parentRef: echoed, attached, counted, droppedRules, accepted, reason, message });
+  const reject = (reason: string, message: string, counted: number[] = []): ParentOutcome => outcome(NO_LISTENERS, counted, false, reason, message);
   if (parent.refused) return reject(RouteReason.NotAllowedByListeners, `${gw} does not admit this route: ${parent.refused}`);
 
   const section: string | undefined = parentRef.sectionName || undefined;
@@ -264,7 +268,7 @@ function matchParentRef(
     return reject(RouteReason.UnsupportedValue,
       `Every rule uses a value this implementation does not support: ${[...droppedRules].map(([i, m]) => `rule ${i}: ${m}`).join('; ')}`, counted);
   const names = [...attached.keys()].map((i) => `"${listeners[i].name}"`).join(', ');
-  return { ...base, attached, counted, accepted: true, reason: RouteReason.Accepted, message: sameWords(`Accepted by ${gw} on listener${attached.size > 1 ? 's' : ''} ${names}`) };
+  return outcome(attached, counted, true, RouteReason.Accepted, sameWords(`Accepted by ${gw} on listener${attached.size > 1 ? 's' : ''} ${names}`));
 }
 
 // every route a listener takes is told the same words: one string for them all
