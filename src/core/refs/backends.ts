@@ -10,7 +10,6 @@ import { referenceAllowed } from './grants';
 import { endpointsFor, servicePortFor } from './endpoints';
 import { GATEWAY_GROUP, backendMemo, key, refName, type WorldView } from './lookup';
 import { BackendReason, RouteReason } from '../status/reasons';
-import { compact } from '../model/compact';
 
 /** A backendRef as written: defaults (group "", kind Service, weight 1) and even the name may be missing. */
 export type BackendRefInput = Partial<BackendRef>;
@@ -37,7 +36,7 @@ function resolve(view: WorldView, route: Route, backendRef: BackendRefInput | un
   const weight = typeof backendRef?.weight === 'number' ? backendRef.weight : 1;
   const base = { group, kind, namespace, name, weight, ref: backendRef as BackendRef, endpoints: [] as BackendResolution['endpoints'] };
   if (port !== undefined) (base as BackendResolution).port = port;
-  const invalid = (reason: string, message: string): BackendResolution => compact({ ...base, valid: false, reason, message });
+  const invalid = (reason: string, message: string): BackendResolution => ({ ...base, valid: false, reason, message });
 
   if (namespace !== routeNs && !referenceAllowed(view, { group: GATEWAY_GROUP, kind: route.kind, namespace: routeNs }, { group, kind, namespace, name }))
     return invalid(RouteReason.RefNotPermitted,
@@ -68,7 +67,7 @@ function resolve(view: WorldView, route: Route, backendRef: BackendRefInput | un
     out.reason = BackendReason.NoEndpoints;
     out.message = `Service "${refName(namespace, name)}" port ${port} has no ready endpoints`;
   }
-  return compact(out);
+  return out;
 }
 
 function what(group: string, kind: string, namespace: string, name: string): string {
