@@ -10,6 +10,7 @@ import { unsupportedRules } from '../attach/rules';
 import { memoSlot, type TranslationContext } from '../translate/context';
 import { patchSorted } from '../model/sorted';
 import { trimmed } from '../model/trimmed';
+import { lastShared } from '../model/last-shared';
 import { streamOfObject } from '../objects/keys';
 import type { Part } from '../snapshot/table-parts';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from '../compile/matches';
@@ -95,8 +96,12 @@ export interface OrderedListener {
 
 const PLANS = memoSlot('precedence.plans', () => new WeakMap<Route, Map<string, RoutePlan>>());
 
+// a route's plans are kept by this key: joined (a concatenation is held as a tree of its pieces),
+// and the routes of one listener, planned one after another, share one copy of it
+const sameHostnamesKey = lastShared<string>();
+
 function planOf(ctx: TranslationContext, kind: RouteKindName, route: Route, hostnames: string[]): RoutePlan {
-  const key = `${kind}|${hostnames.join(',')}`;
+  const key = sameHostnamesKey([kind, hostnames.join(',')].join('|'));
   const plans = ctx.memo(PLANS);
   let byHostnames = plans.get(route);
   if (!byHostnames) plans.set(route, (byHostnames = new SmallMap()));
