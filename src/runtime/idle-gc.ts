@@ -16,6 +16,19 @@ function collector(): () => void {
   return collect;
 }
 
+// The full collection compacts the heap as well: a burst leaves its pages partly empty (the
+// worker at 50,000 routes held 454 MB of heap for 405 MB of objects), and only a compaction gives
+// them back. It costs the quiet process a longer pause, once per burst.
+function collectCompacting(): void {
+  const collect = collector();
+  setFlagsFromString('--compact-on-every-full-gc');
+  try {
+    collect();
+  } finally {
+    setFlagsFromString('--no-compact-on-every-full-gc');
+  }
+}
+
 let busy = 0;
 let timer: NodeJS.Timeout | undefined;
 
@@ -27,7 +40,7 @@ export function markWork(weight = 1): void {
     timer = setTimeout(() => {
       timer = undefined;
       // a trickle of requests is not a burst: its garbage is collected as it goes
-      if (busy >= 200) collector()();
+      if (busy >= 200) collectCompacting();
       busy = 0;
     }, QUIET_MS);
     timer.unref();
