@@ -71,7 +71,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   };
 
   const recompute = async (key: string, atLeast: number | undefined) => {
-    markWork(20);
+    markWork();
     const job = parseJob(key);
     if (job.kind === 'GatewayClass') {
       const read = await reconciler.recomputeGatewayClass(job.name);

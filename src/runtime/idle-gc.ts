@@ -1,11 +1,27 @@
-// V8 grows the heap during a burst of work (a GitOps sync writing thousands of routes) and, left
-// alone, often keeps it long after: nothing prompts the full collection after which it would give
-// memory back. A process marks its work here; once it has been quiet for a few seconds after some,
-// one full collection runs, and the heap can shrink to what it holds.
-import { setFlagsFromString } from 'node:v8';
+// V8 grows the heap during a burst of work (a GitOps sync writing thousands of routes, a whole
+// table joined for a reader) and, left alone, often keeps it long after: nothing prompts the full
+// collection after which it would give memory back. A process marks its work here; once it has
+// been quiet for a few seconds, and its heap has grown well past what it held after the last
+// collection made here, one full collection runs, and the heap can shrink to what it holds.
+//
+// The heap's growth decides, not a count of the work: the collection pauses the process for as
+// long as marking and moving everything it holds takes (two seconds for a worker at 50,000
+// routes), so a trickle of changes, whose garbage the engine collects as it goes, must not bring
+// one on every few changes; and a burst must not go without one however it was counted (a worker
+// counting jobs took a 50,000-route burst recomputed in a few large runs for a trickle, and kept a
+// heap of 980 MB, whose own collection then landed on the changes after it).
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 const QUIET_MS = 5_000;
+/** the growth past the heap left by the last collection that is worth the pause */
+const GROWTH = 1.25;
+const SLACK_BYTES = 32 * 1024 * 1024;
+
+/** Whether a heap of `committed` bytes, where the last collection here left `after`, is worth a forced collection. */
+export function grownEnough(committed: number, after: number): boolean {
+  return committed >= after * GROWTH + SLACK_BYTES;
+}
 
 let collect: (() => void) | undefined;
 function collector(): () => void {
@@ -18,7 +34,7 @@ function collector(): () => void {
 
 // The full collection compacts the heap as well: a burst leaves its pages partly empty (the
 // worker at 50,000 routes held 454 MB of heap for 405 MB of objects), and only a compaction gives
-// them back. It costs the quiet process a longer pause, once per burst.
+// them back.
 function collectCompacting(): void {
   const collect = collector();
   setFlagsFromString('--compact-on-every-full-gc');
@@ -29,19 +45,20 @@ function collectCompacting(): void {
   }
 }
 
-let busy = 0;
+const committed = () => getHeapStatistics().total_heap_size;
+/** what the heap held after the last collection made here (at first: as the process started) */
+let after = committed();
 let timer: NodeJS.Timeout | undefined;
 
-/** Work is happening; count enough of it and a collection follows the next quiet spell. */
-export function markWork(weight = 1): void {
-  busy += weight;
+/** Work is happening: a collection may follow the next quiet spell. */
+export function markWork(): void {
   if (timer) timer.refresh();
   else {
     timer = setTimeout(() => {
       timer = undefined;
-      // a trickle of requests is not a burst: its garbage is collected as it goes
-      if (busy >= 200) collectCompacting();
-      busy = 0;
+      if (!grownEnough(committed(), after)) return;
+      collectCompacting();
+      after = committed();
     }, QUIET_MS);
     timer.unref();
   }

@@ -1,6 +1,10 @@
 // Serves compiled snapshots to proxies from a per-process cache of the serialized bodies. A change
 // made by any worker reaches every API process through the bus; a slow poll of the versions of
 // watched Gateways covers notices lost while Redis is away, so nobody is left on an old version.
+
+// a table joined or parsed whole is a burst of work as much as a burst of writes is (at 50,000
+// routes, 60 MB of text and several times that in objects): the heap grows, and the collection
+// after the next quiet spell lets it shrink again
 import { markWork } from '../../runtime/idle-gc';
 import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Database } from '../store/database';
@@ -182,7 +186,7 @@ export class SnapshotHub {
       const row = await readSnapshot(this.db.sql, streamOf(key));
       if (!row) return this.accept(key, null);
       const { body, parts } = bodyOf(key, row);
-      markHeavy(body.length);
+      markWork();
       const snap = parse(key, row.version, body);
       if (parts) this.deltas.hold(snap, parts);
       return this.accept(key, snap);
@@ -264,7 +268,10 @@ export class SnapshotHub {
 function parse(key: string, version: number, made: string | (() => string), known?: CachedSnapshot['secretRefs'], hash?: string): CachedSnapshot {
   let text = typeof made === 'string' ? made : undefined;
   const body = () => {
-    if (text === undefined) markHeavy((text = (made as () => string)()).length);
+    if (text === undefined) {
+      text = (made as () => string)();
+      markWork();
+    }
     return text;
   };
   // Only TLS listeners reference Secrets; any other body is not parsed here at all, and a parsed
@@ -280,20 +287,11 @@ function parse(key: string, version: number, made: string | (() => string), know
       let table = parsed?.deref();
       if (!table) {
         parsed = new WeakRef((table = parseSnapshot(body()).table));
-        markHeavy(body().length);
+        markWork();
       }
       return table;
     },
   };
-}
-
-/**
- * A table joined or parsed whole is a burst of work as much as a burst of writes is (at 50,000
- * routes, 60 MB of text and several times that in objects): the heap grows, and the collection
- * after the next quiet spell lets it shrink again (runtime/idle-gc.ts), one unit of work per 64 KiB.
- */
-function markHeavy(bytes: number): void {
-  markWork(Math.floor(bytes / 65_536));
 }
 
 /** The body with the Secret data its listeners use, for the Gateway's proxies and admins. */

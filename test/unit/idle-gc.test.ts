@@ -1,0 +1,82 @@
+import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { grownEnough, markWork } from '../../src/runtime/idle-gc';
+
+const MB = 1024 * 1024;
+
+/** The forced full collections made while `fn` runs. */
+async function forcedCollections(fn: () => Promise<void>): Promise<number> {
+  let forced = 0;
+  const seen = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const d = (e as unknown as { detail?: { kind: number; flags: number } }).detail;
+      if (d && d.kind === constants.NODE_PERFORMANCE_GC_MAJOR && d.flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) forced++;
+    }
+  });
+  seen.observe({ entryTypes: ['gc'] });
+  try {
+    await fn();
+    // gc entries are delivered after the collection (and setTimeout is faked here)
+    for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
+  } finally {
+    seen.disconnect();
+  }
+  return forced;
+}
+
+describe('idle collection', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('is worth its pause only once the heap grew well past what the last one left', () => {
+    // a worker at 50,000 routes: a trickle of 40 changes grows it some 50 MB
+    expect(grownEnough(460 * MB, 410 * MB)).toBe(false);
+    expect(grownEnough(410 * MB, 410 * MB)).toBe(false);
+    // the same worker right after a burst of 50,000 writes
+    expect(grownEnough(980 * MB, 410 * MB)).toBe(true);
+    // a small process: the slack keeps it from collecting for a few MB
+    expect(grownEnough(40 * MB, 20 * MB)).toBe(false);
+    expect(grownEnough(60 * MB, 20 * MB)).toBe(true);
+  });
+
+  it('follows a quiet spell after work that grew the heap, and not after work that did not', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    // work that leaves the heap as it was: a quiet spell brings no collection
+    const trickle = await forcedCollections(async () => {
+      for (let k = 0; k < 50; k++) markWork();
+      vi.advanceTimersByTime(6_000);
+    });
+    expect(trickle).toBe(0);
+
+    // a burst that grows the heap by a few hundred MB, then lets it all go
+    let held: unknown[] | undefined = [];
+    const before = getHeapStatistics().total_heap_size;
+    while (getHeapStatistics().total_heap_size < before * 1.5 + 64 * MB) {
+      held.push(Array.from({ length: 10_000 }, (_, i) => ({ i, s: `item ${i}` })));
+      markWork();
+    }
+    held = undefined;
+    expect(held).toBeUndefined();
+    const grown = getHeapStatistics().total_heap_size;
+    // work goes on: the quiet spell starts again with each mark
+    const early = await forcedCollections(async () => {
+      vi.advanceTimersByTime(4_000);
+      markWork();
+      vi.advanceTimersByTime(4_000);
+    });
+    expect(early).toBe(0);
+    const burst = await forcedCollections(async () => {
+      vi.advanceTimersByTime(2_000);
+    });
+    expect(burst).toBe(1);
+    // the heap gives back at least half of what the burst grew it by (the young generation stays)
+    expect(getHeapStatistics().total_heap_size).toBeLessThan(before + (grown - before) / 2);
+
+    // right after it, the same work again brings none: the heap is back where it was left
+    const again = await forcedCollections(async () => {
+      markWork();
+      vi.advanceTimersByTime(6_000);
+    });
+    expect(again).toBe(0);
+  });
+});
