@@ -7,6 +7,7 @@ import { isRouteKind } from '../../core/model/kinds';
 import { SERVICE_NAME_LABEL, cmp, gatewayOfListenerSet, gatewaysNamedBy, parentsNamedBy } from '../../core/refs/lookup';
 import type { K8sObject } from '../../core/model/objects';
 import { findSorted } from '../../core/model/sorted';
+import { noteReplaced } from '../../core/model/replaced-items';
 
 // A short string held once however many objects hold it: each object read from the store has its
 // own copies of "HTTPRoute", "PathPrefix", its namespace, its Gateway's name, and the like (a
@@ -147,7 +148,13 @@ export class IndexedObjects {
       // merge compares it with the next), and one that is given the same array knows nothing in it
       // changed (a Gateway's 50,000 routes are not copied for every recompute that changes none)
       const objects = last.objects.slice();
-      for (const s of last.replaced) objects[findSorted(last.sorted, s, cmp)] = this.objects.get(s)!;
+      const at: number[] = [];
+      for (const s of last.replaced) {
+        const i = findSorted(last.sorted, s, cmp);
+        objects[i] = this.objects.get(s)!;
+        at.push(i);
+      }
+      noteReplaced(objects, last.objects, at);
       last.objects = objects;
       last.replaced = [];
     }

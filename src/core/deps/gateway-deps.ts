@@ -3,6 +3,7 @@
 // them, and a change to any of them recomputes the Gateway. When in doubt it over-includes.
 import type { Gateway } from '../model/objects';
 import { dep, depKey, type DepKey, type Dependency } from './keys';
+import { replacedPositions } from '../model/replaced-items';
 
 interface Ref { group?: unknown; kind?: unknown; namespace?: unknown; name?: unknown }
 
@@ -211,9 +212,8 @@ export function routesDependencies(
     return keysMoved;
   };
   if (before && before.routes.length === routes.length) {
-    const replaced: number[] = [];
-    for (let i = 0; i < routes.length && replaced.length <= RECOUNT_LIMIT; i++) if (routes[i] !== before.routes[i]) replaced.push(i);
-    if (replaced.length <= RECOUNT_LIMIT) {
+    const replaced = replacedPositions(before.routes, routes, RECOUNT_LIMIT);
+    if (replaced) {
       if (!replaced.length) return { ...before, routes };
       const counts = new Map([...before.counts].map(([k, c]) => [k, { ...c }]));
       let moved = false;

@@ -27,6 +27,7 @@ import { nextParts, type PartsEdit } from '../snapshot/part-map';
 import { noteEdited, SpanOfEdits } from '../snapshot/list-edits';
 import { keepRecent } from '../model/recent';
 import { sameItems } from '../model/same-items';
+import { replacedPositions } from '../model/replaced-items';
 import { findSorted, findSortedAt } from '../model/sorted';
 import { streamOfObject } from '../objects/keys';
 import { deepEqual } from '../objects/canonical';
@@ -267,11 +268,12 @@ export function fromRouteChanges(
 
 /** When `now` holds the routes `before` held in the same places, some remade (the same streams): those, in `changed`. */
 function replacedInPlace(before: readonly Route[], now: readonly Route[], changed: Map<string, Route | undefined>, limit: number): boolean {
-  if (before.length !== now.length) return false;
-  for (let i = 0; i < now.length; i++) {
-    if (before[i] === now[i]) continue;
+  const at = replacedPositions(before, now, limit);
+  if (!at) return false;
+  for (const i of at) {
     const stream = streamOf(now[i]);
-    if (stream !== streamOf(before[i]) || changed.set(stream, now[i]).size > limit) return false;
+    if (stream !== streamOf(before[i])) return false;
+    changed.set(stream, now[i]);
   }
   return true;
 }
