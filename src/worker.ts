@@ -71,7 +71,14 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   };
 
   const recompute = async (key: string, atLeast: number | undefined) => {
-    markWork();
+    const started = performance.now();
+    try {
+      return await recomputeJob(key, atLeast);
+    } finally {
+      markWork(performance.now() - started);
+    }
+  };
+  const recomputeJob = async (key: string, atLeast: number | undefined) => {
     const job = parseJob(key);
     if (job.kind === 'GatewayClass') {
       const read = await reconciler.recomputeGatewayClass(job.name);

@@ -1,26 +1,31 @@
 // V8 grows the heap during a burst of work (a GitOps sync writing thousands of routes, a whole
 // table joined for a reader) and, left alone, often keeps it long after: nothing prompts the full
-// collection after which it would give memory back. A process marks its work here; once it has
-// been quiet for a few seconds, and its heap has grown well past what it held after the last
-// collection made here, one full collection runs, and the heap can shrink to what it holds.
+// collection after which it would give memory back. A process marks its work here, with how long
+// it took; once it has been quiet for a few seconds after enough of it, or after its heap grew
+// well past what the last collection here left, one full collection runs, and the heap can shrink
+// to what it holds.
 //
-// The heap's growth decides, not a count of the work: the collection pauses the process for as
-// long as marking and moving everything it holds takes (two seconds for a worker at 50,000
-// routes), so a trickle of changes, whose garbage the engine collects as it goes, must not bring
-// one on every few changes; and a burst must not go without one however it was counted (a worker
-// counting jobs took a 50,000-route burst recomputed in a few large runs for a trickle, and kept a
-// heap of 980 MB, whose own collection then landed on the changes after it).
+// Work is counted by its time, not its number: a worker counting jobs took a 50,000-route burst
+// recomputed in a few runs of seconds each for a trickle, and kept a heap of 980 MB whose own
+// collection then landed on the changes after it; and the collection pauses the process for as
+// long as marking and moving everything it holds takes (two seconds at 50,000 routes), so a
+// trickle of changes brings one after half a second of their work, not after every ten of them.
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 const QUIET_MS = 5_000;
+/** the work, in ms, after which the next quiet spell brings a collection */
+const WORK_MS = 500;
 /** the growth past the heap left by the last collection that is worth the pause */
 const GROWTH = 1.25;
 const SLACK_BYTES = 32 * 1024 * 1024;
 
-/** Whether a heap of `committed` bytes, where the last collection here left `after`, is worth a forced collection. */
-export function grownEnough(committed: number, after: number): boolean {
-  return committed >= after * GROWTH + SLACK_BYTES;
+/**
+ * Whether a quiet spell after `workMs` of work, with a heap of `committed` bytes where the last
+ * collection here left `after`, is worth a forced collection.
+ */
+export function worthCollecting(workMs: number, committed: number, after: number): boolean {
+  return workMs >= WORK_MS || committed >= after * GROWTH + SLACK_BYTES;
 }
 
 let collect: (() => void) | undefined;
@@ -48,15 +53,19 @@ function collectCompacting(): void {
 const committed = () => getHeapStatistics().total_heap_size;
 /** what the heap held after the last collection made here (at first: as the process started) */
 let after = committed();
+let work = 0;
 let timer: NodeJS.Timeout | undefined;
 
-/** Work is happening: a collection may follow the next quiet spell. */
-export function markWork(): void {
+/** Work that took `ms` has been done: a collection may follow the next quiet spell. */
+export function markWork(ms: number): void {
+  work += ms;
   if (timer) timer.refresh();
   else {
     timer = setTimeout(() => {
       timer = undefined;
-      if (!grownEnough(committed(), after)) return;
+      const worth = worthCollecting(work, committed(), after);
+      work = 0;
+      if (!worth) return;
       collectCompacting();
       after = committed();
     }, QUIET_MS);

@@ -1,7 +1,7 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { grownEnough, markWork } from '../../src/runtime/idle-gc';
+import { markWork, worthCollecting } from '../../src/runtime/idle-gc';
 
 const MB = 1024 * 1024;
 
@@ -28,32 +28,40 @@ async function forcedCollections(fn: () => Promise<void>): Promise<number> {
 describe('idle collection', () => {
   afterEach(() => vi.useRealTimers());
 
-  it('is worth its pause only once the heap grew well past what the last one left', () => {
-    // a worker at 50,000 routes: a trickle of 40 changes grows it some 50 MB
-    expect(grownEnough(460 * MB, 410 * MB)).toBe(false);
-    expect(grownEnough(410 * MB, 410 * MB)).toBe(false);
-    // the same worker right after a burst of 50,000 writes
-    expect(grownEnough(980 * MB, 410 * MB)).toBe(true);
+  it('is worth its pause after half a second of work, or once the heap grew well past what the last one left', () => {
+    // a worker at 50,000 routes: a few changes (25 ms each) that grew it by their garbage
+    expect(worthCollecting(5 * 25, 460 * MB, 410 * MB)).toBe(false);
+    expect(worthCollecting(0, 410 * MB, 410 * MB)).toBe(false);
+    // twenty of them
+    expect(worthCollecting(20 * 25, 460 * MB, 410 * MB)).toBe(true);
+    // the same worker right after a burst, however little of the work was counted since the last collection
+    expect(worthCollecting(100, 980 * MB, 410 * MB)).toBe(true);
     // a small process: the slack keeps it from collecting for a few MB
-    expect(grownEnough(40 * MB, 20 * MB)).toBe(false);
-    expect(grownEnough(60 * MB, 20 * MB)).toBe(true);
+    expect(worthCollecting(10, 40 * MB, 20 * MB)).toBe(false);
+    expect(worthCollecting(10, 60 * MB, 20 * MB)).toBe(true);
   });
 
-  it('follows a quiet spell after work that grew the heap, and not after work that did not', async () => {
+  it('follows a quiet spell after work that grew the heap or took long, and not after a little work', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    // work that leaves the heap as it was: a quiet spell brings no collection
+    // a little work that leaves the heap as it was: a quiet spell brings no collection
     const trickle = await forcedCollections(async () => {
-      for (let k = 0; k < 50; k++) markWork();
+      for (let k = 0; k < 40; k++) markWork(2);
       vi.advanceTimersByTime(6_000);
     });
     expect(trickle).toBe(0);
+    // more of it, and the next quiet spell brings one
+    const longer = await forcedCollections(async () => {
+      for (let k = 0; k < 40; k++) markWork(20);
+      vi.advanceTimersByTime(6_000);
+    });
+    expect(longer).toBe(1);
 
     // a burst that grows the heap by a few hundred MB, then lets it all go
     let held: unknown[] | undefined = [];
     const before = getHeapStatistics().total_heap_size;
     while (getHeapStatistics().total_heap_size < before * 1.5 + 64 * MB) {
       held.push(Array.from({ length: 10_000 }, (_, i) => ({ i, s: `item ${i}` })));
-      markWork();
+      markWork(0);
     }
     held = undefined;
     expect(held).toBeUndefined();
@@ -61,7 +69,7 @@ describe('idle collection', () => {
     // work goes on: the quiet spell starts again with each mark
     const early = await forcedCollections(async () => {
       vi.advanceTimersByTime(4_000);
-      markWork();
+      markWork(0);
       vi.advanceTimersByTime(4_000);
     });
     expect(early).toBe(0);
@@ -74,7 +82,7 @@ describe('idle collection', () => {
 
     // right after it, the same work again brings none: the heap is back where it was left
     const again = await forcedCollections(async () => {
-      markWork();
+      markWork(1);
       vi.advanceTimersByTime(6_000);
     });
     expect(again).toBe(0);

@@ -185,8 +185,9 @@ export class SnapshotHub {
     const p = (async () => {
       const row = await readSnapshot(this.db.sql, streamOf(key));
       if (!row) return this.accept(key, null);
+      const started = performance.now();
       const { body, parts } = bodyOf(key, row);
-      markWork();
+      markWork(performance.now() - started);
       const snap = parse(key, row.version, body);
       if (parts) this.deltas.hold(snap, parts);
       return this.accept(key, snap);
@@ -269,8 +270,9 @@ function parse(key: string, version: number, made: string | (() => string), know
   let text = typeof made === 'string' ? made : undefined;
   const body = () => {
     if (text === undefined) {
+      const started = performance.now();
       text = (made as () => string)();
-      markWork();
+      markWork(performance.now() - started);
     }
     return text;
   };
@@ -286,8 +288,9 @@ function parse(key: string, version: number, made: string | (() => string), know
     table() {
       let table = parsed?.deref();
       if (!table) {
+        const started = performance.now();
         parsed = new WeakRef((table = parseSnapshot(body()).table));
-        markWork();
+        markWork(performance.now() - started);
       }
       return table;
     },

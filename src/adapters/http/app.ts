@@ -32,12 +32,12 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
   const log = accessLog(ctx.logger, { mode: ctx.config.accessLog, sample: ctx.config.accessLogSample });
   if (log) app.use(log);
   app.use((req: Request, res: Response, next: NextFunction) => {
-    // writes are what come in bursts (a sync of thousands of objects); reads are steady
-    if (req.method !== 'GET' && req.method !== 'HEAD') markWork();
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const route = (res.locals.route as string | undefined) ?? (req.path.startsWith('/api/') ? 'unmatched' : req.path);
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      // writes are what come in bursts (a sync of thousands of objects); reads are steady
+      if (req.method !== 'GET' && req.method !== 'HEAD') markWork(seconds * 1000);
       ctx.metrics.requests.inc({ method: req.method, route, code: String(res.statusCode) });
       ctx.metrics.latency.observe({ method: req.method, route }, seconds);
     });
