@@ -4,7 +4,7 @@
 // only the entries it changed are compared, and `before`'s map of parts becomes `after`'s: the
 // caller keeps `after` and lets `before` go, as it does anyway.
 import { deepEqual } from '../core/objects/canonical';
-import { noteWrittenParts, routeParentsChange, writtenFrom } from '../core/status/written-parts';
+import { noteWrittenParts, routeParentsChange, writtenFrom, type RouteEntriesList } from '../core/status/written-parts';
 import type { RecomputePlan, SnapshotContent, Written } from '../adapters/store/recompute-write';
 
 export interface Computed {
@@ -21,7 +21,7 @@ export interface Computed {
   /** absent when the Gateway is gone or not this controller's */
   statuses?: {
     gatewayStatus: unknown;
-    routeParents: { kind: string; namespace: string; name: string; parents: unknown[] }[];
+    routeParents: RouteEntriesList;
     /** BackendTLSPolicy status.ancestors entries, kept as parts of the same owner as the route entries */
     policyAncestors?: { kind: string; namespace: string; name: string; ancestors: unknown[] }[];
     /** written as status parts of this Gateway, as the route entries are (absent = none) */

@@ -113,3 +113,25 @@ describe('ChunkedEdit.set and indexOf', () => {
     expect(base.toArray()).toEqual(a);
   });
 });
+
+describe('ChunkedList.mapped', () => {
+  it('reads as the mapped array does, in order and as JSON, and stays the version it was made from', () => {
+    const a = Array.from({ length: 2500 }, (_, i) => ({ i, parents: [`p${i}`] }));
+    const base = ChunkedList.from(a);
+    const view = base.mapped((x) => x.parents);
+    expect(view.length).toBe(2500);
+    expect([...view]).toEqual(a.map((x) => x.parents));
+    // read twice, the same items (an iterator each time)
+    expect([...view][1234]).toBe([...view][1234]);
+    expect(JSON.stringify(view)).toBe(JSON.stringify(a.map((x) => x.parents)));
+    const edit = base.edit();
+    edit.remove(0, 1);
+    edit.insert(2000, [{ i: -1, parents: ['new'] }]);
+    const next = edit.done().mapped((x) => x.parents);
+    expect([...view]).toEqual(a.map((x) => x.parents));
+    expect([...next][2000]).toEqual(['new']);
+    expect([...next][0]).toEqual(['p1']);
+    expect(next.length).toBe(2500);
+    expect([...ChunkedList.empty<{ parents: string[] }>().mapped((x) => x.parents)]).toEqual([]);
+  });
+});

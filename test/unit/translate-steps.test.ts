@@ -53,7 +53,7 @@ describe('translate', () => {
     const t = translate(w, ref, opts)!;
     expect(table).toEqual(t.table);
     expect(t.unattached.map((u) => [u.name, u.reason])).toEqual([['c', 'NoMatchingParent']]);
-    expect(t.routeParents.map((r) => r.name)).toEqual(['a', 'b', 'c']);
+    expect([...t.routeParents].map((r) => r.name)).toEqual(['a', 'b', 'c']);
     expect(translate(w, { namespace: 'infra', name: 'missing' }, opts)).toBeUndefined();
   });
 

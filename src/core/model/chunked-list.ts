@@ -7,6 +7,9 @@
 
 const CHUNK = 512;
 
+/** A list as it is only read: its length and its items in order (an array is one). */
+export type ReadList<T> = Iterable<T> & { readonly length: number };
+
 /** The chunk holding position `i` of a list whose chunks end at `ends` (0 <= i < its length). */
 function chunkAt(ends: readonly number[], i: number): number {
   let lo = 0;
@@ -101,6 +104,30 @@ export class ChunkedList<T> implements Iterable<T> {
 
   toArray(): T[] {
     return this.map((x) => x);
+  }
+
+  /**
+   * The list read through `fn`, made as it is read: no array of the list's length is made (one of
+   * 50,000 items is allocated apart from other objects and freed only by a full collection).
+   * `fn` is called again on each read, so it must answer the same each time.
+   */
+  mapped<U>(fn: (x: T) => U): ReadList<U> {
+    const chunks = this.chunks;
+    const length = this.length;
+    const items = (): Iterator<U> => {
+      let c = 0;
+      let i = 0;
+      return {
+        next(): IteratorResult<U> {
+          while (c < chunks.length && i >= chunks[c].length) {
+            c++;
+            i = 0;
+          }
+          return c < chunks.length ? { value: fn(chunks[c][i++]), done: false } : { value: undefined, done: true };
+        },
+      };
+    };
+    return { length, [Symbol.iterator]: items, toJSON: () => this.map(fn) } as ReadList<U>;
   }
 
   /** An editor of a new version: this one is left as it is. */

@@ -4,36 +4,40 @@
 // noted as made from a translation's entries (every entry the very object that translation made,
 // nothing else), and a translation merged from route changes notes which streams' entries it
 // changed; the next translation and the next diff then look at those alone.
+import type { ReadList } from '../model/chunked-list';
+
 /** A route's status.parents entries for one Gateway, as the diff reads them (status/route.ts RouteParents). */
 export interface RouteEntries { kind: string; namespace: string; name: string; parents: unknown[] }
+/** every route's entries, as a translation gives them */
+export type RouteEntriesList = ReadList<RouteEntries>;
 
-const WRITTEN = new WeakMap<object, readonly RouteEntries[]>();
+const WRITTEN = new WeakMap<object, RouteEntriesList>();
 
 /** `parts` holds, by stream, exactly a `{ parents }` of each entry of `routeParents`, and nothing else. */
-export function noteWrittenParts(parts: ReadonlyMap<string, unknown>, routeParents: readonly RouteEntries[]): void {
+export function noteWrittenParts(parts: ReadonlyMap<string, unknown>, routeParents: RouteEntriesList): void {
   WRITTEN.set(parts, routeParents);
 }
 
 /** The route entries `parts` was noted as made from, if it was. */
-export function writtenFrom(parts: ReadonlyMap<string, unknown>): readonly RouteEntries[] | undefined {
+export function writtenFrom(parts: ReadonlyMap<string, unknown>): RouteEntriesList | undefined {
   return WRITTEN.get(parts);
 }
 
 /** The entries of a translation against those of the one before: by stream, each that may differ (undefined: gone); every other is the same object. */
 export interface RouteParentsChange {
-  previous: readonly RouteEntries[];
+  previous: RouteEntriesList;
   entries: ReadonlyMap<string, RouteEntries | undefined>;
 }
 
-const CHANGES = new WeakMap<readonly RouteEntries[], RouteParentsChange>();
+const CHANGES = new WeakMap<RouteEntriesList, RouteParentsChange>();
 
-export function noteRouteParentsChange(next: readonly RouteEntries[], change: RouteParentsChange): void {
+export function noteRouteParentsChange(next: RouteEntriesList, change: RouteParentsChange): void {
   // what the one before changed from is not asked for again: were it kept, every translation
   // would keep the one before it alive
   CHANGES.delete(change.previous);
   CHANGES.set(next, change);
 }
 
-export function routeParentsChange(next: readonly RouteEntries[]): RouteParentsChange | undefined {
+export function routeParentsChange(next: RouteEntriesList): RouteParentsChange | undefined {
   return CHANGES.get(next);
 }

@@ -119,6 +119,7 @@ function sharesOf(steps: TranslationSteps): { shares: RouteShare[]; sorted: Map<
   const parts = translation.compiledParts;
   const byRoute = new Map<Route, RouteShare>();
   const byRk = new Map<string, RouteShare>();
+  const parents = [...translation.routeParents];
   const shares = analysis.routes.map((route, i): RouteShare => {
     const md = route.metadata;
     const stream = streamOf(route);
@@ -127,13 +128,13 @@ function sharesOf(steps: TranslationSteps): { shares: RouteShare[]; sorted: Map<
     const s: RouteShare = {
       route, kind: route.kind, namespace: md.namespace ?? '', name: md.name, stream, rk,
       // every member in the literal: one added later went to a second object (40 bytes a route)
-      parents: translation.routeParents[i], counted: [], unattached: [], entries: new SmallMap(), routePart: undefined, rules: [],
+      parents: parents[i], counted: [], unattached: [], entries: new SmallMap(), routePart: undefined, rules: [],
     };
     byRoute.set(route, s);
     byRk.set(rk, s);
     return s;
   });
-  if (translation.routeParents.length !== shares.length) return undefined;
+  if (parents.length !== shares.length) return undefined;
   const rejected = new Map<RouteShare, RejectedRoute[]>();
   for (const o of analysis.outcomes) {
     const s = byRoute.get(o.route)!;
@@ -381,7 +382,7 @@ function merge(
   const { analysis, refs, attachedListenerSets, translation: reduced } = steps;
   const translation = translationOf({
     gatewayStatus: gatewayStatusOf(analysis, refs, whole.opts.now, whole.previous?.gatewayStatus ?? analysis.gateway.status, attachedListenerSets, counts),
-    routeParents: shares.map((s) => s.parents),
+    routeParents: shares.mapped(parentsOfShare),
     policyAncestors: reduced.policyAncestors,
     listenerSetStatuses: reduced.listenerSetStatuses,
     compiledParts,
@@ -393,6 +394,9 @@ function merge(
   });
   return { order: shares, byStream, counts, sorted, lists: state.lists, translation };
 }
+
+// a module function, not a closure made in merge: the list keeps it (see translationOf)
+const parentsOfShare = (s: RouteShare): RouteParents => s.parents;
 
 // Made apart from merge: a getter made there would keep everything merge saw alive, the state
 // before included, and through it every translation before it.

@@ -15,6 +15,7 @@ import { routeParentsOf, type RouteParents, type RouteParentStatus } from '../st
 import { policyAncestorsOf, type PolicyAncestors } from '../status/policy';
 import { attachedListenerSetsOf, listenerSetStatusesOf, type ListenerSetStatus, type ListenerSetStatusEntry } from '../status/listener-set';
 import { TranslationContext } from './context';
+import type { ReadList } from '../model/chunked-list';
 
 export type TranslateGatewayOptions = AttachOptions;
 
@@ -22,7 +23,7 @@ export interface PreviousStatuses {
   /** the Gateway's current status; default: the Gateway object's status in the world */
   gatewayStatus?: Partial<GatewayStatus>;
   /** the route entries this Gateway wrote before; default: each route's status.parents in the world */
-  routeParents?: RouteParents[];
+  routeParents?: ReadList<RouteParents>;
   /** the BackendTLSPolicy entries this Gateway wrote before; default: each policy's status.ancestors in the world */
   policyAncestors?: PolicyAncestors[];
   /** the ListenerSet statuses this Gateway wrote before; default: each ListenerSet's status in the world */
@@ -37,7 +38,7 @@ export interface PreviousStatuses {
 export interface GatewayTranslation {
   gatewayStatus: GatewayStatus;
   /** for every route with a parentRef naming this Gateway: its status.parents entries for this Gateway */
-  routeParents: RouteParents[];
+  routeParents: ReadList<RouteParents>;
   /** for every BackendTLSPolicy targeting a Service this Gateway's accepted routes reach: its status.ancestors entry for this Gateway */
   policyAncestors: PolicyAncestors[];
   /** for every ListenerSet whose parentRef names this Gateway: its status */
@@ -111,7 +112,7 @@ function statuses(
   const prevGateway = previous?.gatewayStatus ?? analysis.gateway.status;
   const parts = previous?.parts;
   const prevRoutes = !parts && previous?.routeParents
-    ? new Map(previous.routeParents.map((r) => [`${r.kind}/${r.namespace}/${r.name}`, r.parents]))
+    ? new Map([...previous.routeParents].map((r) => [`${r.kind}/${r.namespace}/${r.name}`, r.parents]))
     : undefined;
   const previousFor = (route: Route): RouteParentStatus[] | undefined => parts
     ? parts.get(`${route.kind}/${route.metadata.namespace ?? ''}/${route.metadata.name}`)?.parents as RouteParentStatus[] | undefined
