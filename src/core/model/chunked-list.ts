@@ -112,22 +112,16 @@ export class ChunkedList<T> implements Iterable<T> {
    * `fn` is called again on each read, so it must answer the same each time.
    */
   mapped<U>(fn: (x: T) => U): ReadList<U> {
-    const chunks = this.chunks;
-    const length = this.length;
     const items = (): Iterator<U> => {
-      let c = 0;
-      let i = 0;
+      const it = this[Symbol.iterator]();
       return {
         next(): IteratorResult<U> {
-          while (c < chunks.length && i >= chunks[c].length) {
-            c++;
-            i = 0;
-          }
-          return c < chunks.length ? { value: fn(chunks[c][i++]), done: false } : { value: undefined, done: true };
+          const r = it.next();
+          return r.done ? r : { value: fn(r.value), done: false };
         },
       };
     };
-    return { length, [Symbol.iterator]: items, toJSON: () => this.map(fn) } as ReadList<U>;
+    return { length: this.length, [Symbol.iterator]: items, toJSON: () => this.map(fn) } as ReadList<U>;
   }
 
   /** An editor of a new version: this one is left as it is. */

@@ -23,7 +23,6 @@
 // rule, match index and hostname; a listener its name and owner), and a repeat's suffix follows
 // from the order, so the texts in order determine the ids.
 import * as crypto from 'node:crypto';
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../objects/canonical';
 import { ENTRY_LISTS, entriesKey, idAt, idCount, partsInOrder, type Part, type PartList, type TableParts } from './table-parts';
 import type { SecretDigest } from './format';
@@ -35,7 +34,7 @@ const HASH_FORMAT = 'table-parts/2';
 // the one-shot hash (Node 20.12 and later) costs a third of a Hash object's for a part's few hundred bytes
 const sha: (s: string) => string = typeof crypto.hash === 'function'
   ? (s) => crypto.hash('sha256', s, 'base64')
-  : (s) => createHash('sha256').update(s).digest('base64');
+  : (s) => crypto.createHash('sha256').update(s).digest('base64');
 
 /** The sha256 of a part's text. */
 export const partDigest = (p: Part): string => sha(p.text);
@@ -150,7 +149,7 @@ function listDigest(list: PartList): string {
     LIST_CHUNKS.set(list, chunks);
     // the digests joined by tabs, a few hundred at a time (a list of 150,000 has some 9,000: joined
     // whole, they make a string the engine allocates apart, and one update each costs more)
-    const h = createHash('sha256');
+    const h = crypto.createHash('sha256');
     const all = chunks.digests;
     for (let i = 0; i < all.length; i += 256) h.update((i === 0 ? '' : '\t') + all.slice(i, i + 256).join('\t'));
     LIST_DIGESTS.set(list, (d = h.digest('base64')));
@@ -180,5 +179,5 @@ export function tableHash(p: TableParts, digests: readonly SecretDigest[]): stri
     }
   }
   out.push(`\nS${canonicalJson(digests)}`);
-  return createHash('sha256').update(out.join('\t')).digest('hex');
+  return crypto.createHash('sha256').update(out.join('\t')).digest('hex');
 }
