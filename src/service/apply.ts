@@ -235,15 +235,22 @@ export class ApplyService {
   private async analyze(plan: PlannedChange[]): Promise<string[]> {
     const controllerName = this.opts.controllerName;
     if (!controllerName) return [];
-    if (plan.length > MAX_ANALYZED)
-      return [`the apply holds ${plan.length} objects, more than the ${MAX_ANALYZED} the server analyzes (the analysis takes the event loop for about 0.1 ms an object): run switchyard analyze --server on the manifests for their warnings`];
+    const tooMany = (lead: string) => `${lead} the ${MAX_ANALYZED} the server analyzes (the analysis takes the event loop for about 0.1 ms an object): run switchyard analyze --server on the manifests for their warnings`;
+    if (plan.length > MAX_ANALYZED) return [tooMany(`the apply holds ${plan.length} objects, more than`)];
     try {
       const manifest = plan.filter((p) => p.after).map((p) => (p.secretData ? { ...p.after!, data: p.secretData } : p.after!));
-      const pruned = new Set(plan.filter((p) => p.action === 'pruned').map((p) => p.stream));
+      const inPlan = new Set(plan.map((p) => p.stream));
       const scope = analysisScope(manifest);
-      const stored = (await readAnalysisObjects(this.db.sql, scope.namespaces, scope.secrets))
-        .filter((o) => !pruned.has(streamKey(o.kind, o.metadata.namespace ?? '', o.metadata.name)));
-      return analyzeManifests({ manifest, stored, controllerName }).map((w) => w.message);
+      // the stored objects in the apply's reach are analyzed with it: they count against the bound
+      // too (a 1,000-route apply into namespaces of 5,000 routes held the event loop for a second)
+      const read = await readAnalysisObjects(this.db.sql, scope.namespaces, scope.secrets, MAX_ANALYZED + plan.length);
+      const others = read?.filter((o) => !inPlan.has(streamKey(o.kind, o.metadata.namespace ?? '', o.metadata.name)));
+      if (!others || plan.length + others.length > MAX_ANALYZED)
+        return [tooMany(others
+          ? `the apply's ${count(plan.length, 'object')} and the ${others.length} others stored in their namespaces are ${plan.length + others.length}, more than`
+          : `the apply's ${count(plan.length, 'object')} and the others stored in their namespaces are more than`)];
+      // the objects a prune deletes are not in the manifest, and are left out of what is stored
+      return analyzeManifests({ manifest, stored: others, controllerName }).map((w) => w.message);
     } catch (e) {
       return [`the manifests could not be analyzed: ${(e as Error).message}`];
     }

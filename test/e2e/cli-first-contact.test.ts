@@ -176,8 +176,27 @@ describe('switchyard apply', () => {
     const r = await s.api('POST', '/api/v1/apply?dryRun=true', { items });
     expect(r.status).toBe(200);
     expect(r.headers.get('warning')).toMatch(/^299 - "the apply holds 2001 objects, more than the 2000 the server analyzes .*"$/);
-    const small = await s.api('POST', '/api/v1/apply?dryRun=true', { items: items.slice(0, 2000) });
+    // the cluster-scoped objects stored (a GatewayClass, Namespaces) are analyzed with it
+    const small = await s.api('POST', '/api/v1/apply?dryRun=true', { items: items.slice(0, 1900) });
     expect(small.headers.get('warning')).toBeNull();
+  });
+
+  it('the objects stored in the namespaces an apply writes count towards what the server analyzes', async () => {
+    const configMaps = (ns: string, n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${from + i}`, namespace: ns }, data: { k: 'v' } }));
+    expect((await s.api('POST', '/api/v1/apply', { items: configMaps('crowd', 1950) })).status).toBe(200);
+    const over = await s.api('POST', '/api/v1/apply?dryRun=true', { items: configMaps('crowd', 60, 5000) });
+    expect(over.status).toBe(200);
+    expect(over.headers.get('warning')).toMatch(/^299 - "the apply's 60 objects and the (\d+) others stored in their namespaces are (\d+), more than the 2000 the server analyzes .*analyze --server.*"$/);
+    const [, others, all] = /and the (\d+) others .* are (\d+),/.exec(over.headers.get('warning')!)!;
+    expect(Number(others)).toBeGreaterThanOrEqual(1950);
+    expect(Number(all)).toBe(Number(others) + 60);
+    // the analysis stops reading once there are more than it would analyze
+    expect((await s.api('POST', '/api/v1/apply', { items: configMaps('crowd', 100, 1950) })).status).toBe(200);
+    const one = await s.api('POST', '/api/v1/apply?dryRun=true', { items: configMaps('crowd', 1, 9000) });
+    expect(one.headers.get('warning')).toMatch(/^299 - "the apply's 1 object and the others stored in their namespaces are more than the 2000 the server analyzes /);
+    // elsewhere the same object is analyzed, and warned about as before
+    const elsewhere = await s.api('POST', '/api/v1/apply?dryRun=true', { items: [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'lost', namespace: 'quiet' }, spec: { parentRefs: [{ name: 'nowhere' }] } }] });
+    expect(elsewhere.headers.get('warning')).toBe('299 - "HTTPRoute quiet/lost spec.parentRefs[0]: Gateway \\"quiet/nowhere\\" does not exist"');
   });
 
   it('YAML errors exit 1 with the file, line, column and the offending line; nothing is sent', async () => {

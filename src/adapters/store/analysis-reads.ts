@@ -12,11 +12,13 @@ type Runner = Pick<SqlRunner, '$queryRawUnsafe'>;
 const KINDS = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute', 'ReferenceGrant',
   'Namespace', 'Service', 'Secret', 'ConfigMap', 'ListenerSet', 'BackendTLSPolicy'];
 
-export async function readAnalysisObjects(db: Runner, namespaces: string[], secrets: { namespace: string; name: string }[]): Promise<K8sObject[]> {
+/** Those objects, or undefined when there are more than `limit` of them. */
+export async function readAnalysisObjects(db: Runner, namespaces: string[], secrets: { namespace: string; name: string }[], limit: number): Promise<K8sObject[] | undefined> {
   const rows = await db.$queryRawUnsafe<{ object: K8sObject }[]>(
-    `SELECT object FROM objects WHERE NOT deleted AND kind = ANY($1::text[]) AND (namespace = '' OR namespace = ANY($2::text[]))`,
-    KINDS, namespaces,
+    `SELECT object FROM objects WHERE NOT deleted AND kind = ANY($1::text[]) AND (namespace = '' OR namespace = ANY($2::text[])) LIMIT $3`,
+    KINDS, namespaces, limit + 1,
   );
+  if (rows.length > limit) return undefined;
   const objects = rows.map((r) => r.object);
   if (secrets.length === 0) return objects.map(inReadingOrder);
   const data = await getSecretsData(db, secrets.map((s) => streamKey('Secret', s.namespace, s.name)));
