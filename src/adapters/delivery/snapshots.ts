@@ -250,19 +250,45 @@ export class SnapshotHub {
     });
   }
 
+  /** per watched Gateway, the version a poll found in the store ahead of the one served here */
+  private seenAhead = new Map<string, number | null>();
+
   private async refreshWatched(): Promise<void> {
     const keys = [...this.listeners.keys()];
+    for (const k of this.seenAhead.keys()) if (!this.listeners.has(k)) this.seenAhead.delete(k);
     if (keys.length === 0) return;
     try {
       const versions = await readSnapshotVersions(this.db.sql, keys.map(streamOf));
       for (const k of keys) {
-        const cur = this.cache.get(k);
-        if ((cur?.version ?? null) !== (versions.get(streamOf(k)) ?? null)) void this.reload(k);
+        const stored = versions.get(streamOf(k)) ?? null;
+        const held = this.cache.get(k)?.version ?? null;
+        switch (pollFinds(held, stored, this.seenAhead.has(k) ? this.seenAhead.get(k)! : undefined)) {
+          case 'same': this.seenAhead.delete(k); break;
+          case 'wait': this.seenAhead.set(k, stored); break;
+          case 'load': this.seenAhead.delete(k); void this.reload(k); break;
+        }
       }
     } catch {
       /* the database is away; try again on the next tick */
     }
   }
+}
+
+/**
+ * What a poll that finds version `stored` in the store (null: none) makes of the version `held`
+ * here, given the version the poll before found ahead (undefined: none). A version the worker has
+ * just committed is announced a moment after (its delta first), and a load from the store of a
+ * 50,000-route table holds this process's loop for seconds and its heap for hundreds of MB: the
+ * poll caught such versions between the commit and the notice every few seconds of changes, and
+ * the deltas waited behind the load. So a version is loaded only when the poll before found the
+ * store ahead already and the notices have not brought the held one up to that version since.
+ */
+export function pollFinds(held: number | null, stored: number | null, seenBefore: number | null | undefined): 'same' | 'wait' | 'load' {
+  if (held === stored) return 'same';
+  if (seenBefore === undefined) return 'wait';
+  // the notices keep coming, behind the commits: a newer one is seen ahead now
+  if (seenBefore !== null && held !== null && stored !== null && stored > held && held >= seenBefore) return 'wait';
+  return 'load';
 }
 
 /** A body given as a function is made when first read (the Secrets it names must then be known). */
