@@ -10,6 +10,7 @@
 // collection then landed on the changes after it; and the collection pauses the process for as
 // long as marking and moving everything it holds takes (two seconds at 50,000 routes), so a
 // trickle of changes brings one after half a second of their work, not after every ten of them.
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -55,10 +56,25 @@ const committed = () => getHeapStatistics().total_heap_size;
 let after = committed();
 let work = 0;
 let timer: NodeJS.Timeout | undefined;
+/** when the last full collection, the engine's own or one made here, ended (performance.now()) */
+let lastFull = -Infinity;
 
-/** Work that took `ms` has been done: a collection may follow the next quiet spell. */
+// A full collection the engine made since the work has collected its garbage already: what was
+// counted before it is let go, and so is the part of a piece of work that ran before it ended. A
+// change that such a collection slowed (its marking on the thread for 600 ms at 50,000 routes)
+// counted as work, and brought a forced collection of the whole heap (1.8 s) at the next quiet
+// spell, which the next change then waited for.
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    if ((e as { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
+    work = 0;
+    lastFull = Math.max(lastFull, e.startTime + e.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
+
+/** Work that took `ms` up to now has been done: a collection may follow the next quiet spell. */
 export function markWork(ms: number): void {
-  work += ms;
+  work += Math.max(0, Math.min(ms, performance.now() - lastFull));
   if (timer) timer.refresh();
   else {
     timer = setTimeout(() => {

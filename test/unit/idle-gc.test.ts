@@ -1,5 +1,6 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
-import { getHeapStatistics } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { markWork, worthCollecting } from '../../src/runtime/idle-gc';
 
@@ -86,5 +87,27 @@ describe('idle collection', () => {
       vi.advanceTimersByTime(6_000);
     });
     expect(again).toBe(0);
+  });
+
+  it('lets go of the work a full collection of the engine\'s own came after', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    setFlagsFromString('--expose-gc');
+    const engineCollects = runInNewContext('gc') as () => void;
+    // work, then a full collection before the quiet spell: nothing left to collect for
+    for (let k = 0; k < 40; k++) markWork(20);
+    engineCollects();
+    for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
+    expect(await forcedCollections(async () => void vi.advanceTimersByTime(6_000))).toBe(0);
+    // work during which the collection ran: only what ran after it counts (here, next to nothing)
+    const started = performance.now();
+    engineCollects();
+    for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
+    markWork(performance.now() - started + 800);
+    expect(await forcedCollections(async () => void vi.advanceTimersByTime(6_000))).toBe(0);
+    // and work with no collection in it brings one, as before
+    const until = performance.now() + 600;
+    while (performance.now() < until) await new Promise((r) => setImmediate(r));
+    markWork(600);
+    expect(await forcedCollections(async () => void vi.advanceTimersByTime(6_000))).toBe(1);
   });
 });
