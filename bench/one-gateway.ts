@@ -10,7 +10,7 @@
 // each with its target, and the CPU each process spent per change (a shared machine disturbs
 // wall-clock figures more than CPU time).
 // Knobs: BENCH_ROUTES (5000; 50000 for the large target), BENCH_MODES (split,single), BENCH_CHANGES
-// (60), BENCH_SUBSCRIBERS (2000), BENCH_SERIES=1 (each change's propagation, in order), BENCH_STOP_AFTER=burst|changes (the figures up to the burst's or the changes' alone), BENCH_HOLD_MS (with BENCH_STOP_AFTER=changes, how long the services stay up after the changes: to take a heap snapshot of a process, with SERVICE_NODE_FLAGS=--heapsnapshot-signal=SIGUSR2 and a kill -USR2 of its pid), BENCH_DUMP=<path prefix> (each service's output, e.g. with SERVICE_NODE_FLAGS=--trace-gc, into <prefix>-<mode>-api.txt and -worker.txt), BENCH_WHOLE_WATCH
+// (60; 200 from 20,000 routes), BENCH_SUBSCRIBERS (2000), BENCH_SERIES=1 (each change's propagation, in order), BENCH_STOP_AFTER=burst|changes (the figures up to the burst's or the changes' alone), BENCH_HOLD_MS (with BENCH_STOP_AFTER=changes, how long the services stay up after the changes: to take a heap snapshot of a process, with SERVICE_NODE_FLAGS=--heapsnapshot-signal=SIGUSR2 and a kill -USR2 of its pid), BENCH_DUMP=<path prefix> (each service's output, e.g. with SERVICE_NODE_FLAGS=--trace-gc, into <prefix>-<mode>-api.txt and -worker.txt), BENCH_WHOLE_WATCH
 // (1 below 20,000 routes: a whole-snapshot watcher of 50,000 routes takes a 60 MB body per change,
 // which the API makes and sends before the next one, so it would measure that body, not the delta).
 import http from 'node:http';
@@ -24,7 +24,9 @@ import { GW, httpRoute, teamOf } from './large-gateway';
 
 const ROUTES = Number(process.env.BENCH_ROUTES ?? 5000);
 const MODES = (process.env.BENCH_MODES ?? 'split,single').split(',').filter(Boolean) as ('split' | 'single')[];
-const CHANGES = Number(process.env.BENCH_CHANGES ?? 60);
+// at 50,000 routes a p99 over 60 changes is nearly their slowest one; over 200 it is a stretch of
+// changes long enough to meet the worker's own full collection (some 50 changes apart at first)
+const CHANGES = Number(process.env.BENCH_CHANGES ?? (ROUTES >= 20_000 ? 200 : 60));
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 2000);
 const CONCURRENCY = 32;
 const SETTLE_MS = 15_000;
