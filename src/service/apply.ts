@@ -73,6 +73,7 @@ export interface ApplyRequest {
  * longer than a slice does, so a larger apply is not analyzed (its one warning says so).
  */
 const MAX_ANALYZED = 2000;
+const COMMIT_TIMEOUT_S = 120;
 
 /** Large applies give the event loop back every SLICE objects, so other requests are not stalled. */
 const SLICE = 500;
@@ -116,7 +117,7 @@ export class ApplyService {
     const key = o.dryRun ? undefined : o.idempotencyKey;
     const requestHash = key ? hashRequest(req) : '';
     if (key) {
-      const found = await findIdempotency(this.db.prisma, actor.name, key);
+      const found = await findIdempotency(this.db.sql, actor.name, key);
       if (found) return this.replay(found, requestHash, key);
     }
 
@@ -132,12 +133,12 @@ export class ApplyService {
 
     const ident = identify(manifest, o.namespace);
     const inBody = new Set(ident.entries.map((e) => e.stream));
-    const pruneRows = o.prune && o.applySet ? (await readApplySet(this.db.prisma, o.applySet)).filter((r) => !inBody.has(r.stream)) : [];
+    const pruneRows = o.prune && o.applySet ? (await readApplySet(this.db.sql, o.applySet)).filter((r) => !inBody.has(r.stream)) : [];
 
     this.authorize(req.principal, ident, pruneRows);
     if (ident.issues.length) reject(422, `${count(ident.issues.length, 'object')} in the body cannot be applied`, ident.issues);
 
-    const current = await readObjects(this.db.prisma, ident.entries.map((e) => e.stream));
+    const current = await readObjects(this.db.sql, ident.entries.map((e) => e.stream));
     const planEntries: PlanEntry[] = [];
     const issues: ApplyIssue[] = [];
     let n = 0;
@@ -195,19 +196,19 @@ export class ApplyService {
       positions = await this.commit(events, plan, key ? { actor: actor.name, key, requestHash, response: answer } : undefined);
     } catch (e) {
       if (e instanceof IdempotencyRace) {
-        const found = await findIdempotency(this.db.prisma, actor.name, key!);
+        const found = await findIdempotency(this.db.sql, actor.name, key!);
         if (found) return this.replay(found, requestHash, key!);
         throw conflict(`another request with the Idempotency-Key "${key}" was being applied at the same time; nothing was written: retry`);
       }
       if (key && isConflict(e)) {
         // lost a race, perhaps to the same request sent twice: then its answer is this one's
-        const found = await findIdempotency(this.db.prisma, actor.name, key);
+        const found = await findIdempotency(this.db.sql, actor.name, key);
         if (found) return this.replay(found, requestHash, key);
       }
       throw e;
     }
     if (positions.length) this.resources.notifyAppended(positions, events);
-    if (key && ++this.applies % 100 === 0) void expireIdempotency(this.db.prisma).catch(() => undefined);
+    if (key && ++this.applies % 100 === 0) void expireIdempotency(this.db.sql).catch(() => undefined);
 
     if (o.wait <= 0) return { outcome: 'applied', body: answer, warnings };
     let target = 0;
@@ -223,7 +224,7 @@ export class ApplyService {
         warnings,
       };
     }
-    if (key) await updateIdempotencyResponse(this.db.prisma, actor.name, key, requestHash, answer);
+    if (key) await updateIdempotencyResponse(this.db.sql, actor.name, key, requestHash, answer);
     return { outcome: 'applied', body: answer, warnings };
   }
 
@@ -294,13 +295,17 @@ export class ApplyService {
   /** One transaction: the read-set check, every event in one statement, and the Idempotency-Key. */
   private async commit(events: AppendEvent[], plan: PlannedChange[], idem?: { actor: string; key: string; requestHash: string; response: unknown }): Promise<number[]> {
     if (events.length === 0) {
-      if (idem && !(await recordIdempotency(this.db.prisma, idem.actor, idem.key, { requestHash: idem.requestHash, status: 200, response: idem.response })))
+      if (idem && !(await recordIdempotency(this.db.sql, idem.actor, idem.key, { requestHash: idem.requestHash, status: 200, response: idem.response })))
         throw new IdempotencyRace();
       return [];
     }
     const unchanged = new Map(plan.filter((p) => p.action === 'unchanged').map((p) => [p.stream, p.readVersion]));
     try {
-      return await this.db.prisma.$transaction(async (tx) => {
+      // on the driver's pool, as every statement of the API is: Prisma's query engine took some
+      // 300 ms to load for a process's first apply, and a round of its own work per statement
+      return await this.db.transaction(async (tx) => {
+        // what Prisma's transaction timeout bounded: a wait for another apply's lock, a stuck statement
+        await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = '${COMMIT_TIMEOUT_S}s'`);
         await lockApplies(tx);
         const stale = await lockUnchanged(tx, unchanged);
         if (stale.length) throw new VersionConflictError(stale);
@@ -308,7 +313,7 @@ export class ApplyService {
         if (idem && !(await recordIdempotency(tx, idem.actor, idem.key, { requestHash: idem.requestHash, status: 200, response: idem.response })))
           throw new IdempotencyRace();
         return out.map((r) => r.position);
-      }, { timeout: 120_000, maxWait: 30_000 });
+      });
     } catch (e) {
       if (e instanceof IdempotencyRace) throw e;
       if (e instanceof VersionConflictError || isConcurrencyAbort(e))
@@ -342,7 +347,7 @@ export class ApplyService {
   }
 
   private async attachConditions(plan: PlannedChange[], results: ApplyResult[]): Promise<void> {
-    const statuses = await readStatuses(this.db.prisma, plan.filter((p) => p.action !== 'pruned').map((p) => p.stream));
+    const statuses = await readStatuses(this.db.sql, plan.filter((p) => p.action !== 'pruned').map((p) => p.stream));
     plan.forEach((p, i) => {
       if (p.action === 'pruned') return;
       results[i].conditions = conditionsOf(statuses.get(p.stream)?.status, p.namespace);

@@ -1,7 +1,7 @@
 // Idempotency-Key records of apply: one per actor and key, live for 24 hours.
-import type { Database } from './database';
+import type { SqlRunner } from './database';
 
-type Runner = Pick<Database['prisma'], '$queryRawUnsafe' | '$executeRawUnsafe'>;
+type Runner = Pick<SqlRunner, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 
 export interface IdempotencyRecord {
   requestHash: string;

@@ -1,8 +1,8 @@
 // Inside apply's write transaction: one apply commits at a time, and what it read but does not
 // write is share-locked and checked against the versions it read.
-import type { Database } from './database';
+import type { SqlRunner } from './database';
 
-type Runner = Pick<Database['prisma'], '$queryRawUnsafe' | '$executeRawUnsafe'>;
+type Runner = Pick<SqlRunner, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 
 const APPLY_LOCK = 7_340_002;
 

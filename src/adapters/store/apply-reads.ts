@@ -1,11 +1,11 @@
 // What apply reads before it decides: the objects a body names (tombstones included), the members of
 // an apply set, and, once the reconciler caught up, their statuses.
-import type { Database } from './database';
+import type { SqlRunner } from './database';
 import type { K8sObject } from '../../core/model/objects';
 import type { CurrentRow } from '../../core/apply/plan';
 import { mergeStatusParts } from '../../core/objects/status-parts';
 
-type Runner = Pick<Database['prisma'], '$queryRawUnsafe' | '$executeRawUnsafe'>;
+type Runner = Pick<SqlRunner, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 
 export const APPLY_SET_LABEL = 'switchyard.dev/apply-set';
 /** The expression the objects_apply_set_idx index is built on (migration 20261129200000). */
