@@ -69,10 +69,12 @@ export interface ApplyRequest {
 }
 
 /**
- * The static analysis runs in one piece: above this many objects it would stall other requests for
- * longer than a slice does, so a larger apply is not analyzed (its one warning says so).
+ * The static analysis runs in one piece: above this many objects (the apply's and those stored in
+ * its namespaces) it would stall other requests for longer than a slice does, so a larger apply is
+ * not analyzed (its one warning says so).
  */
 const MAX_ANALYZED = 2000;
+/** how long a statement of the commit may take, waiting for another apply's lock included */
 const COMMIT_TIMEOUT_S = 120;
 
 /** Large applies give the event loop back every SLICE objects, so other requests are not stalled. */
