@@ -271,7 +271,7 @@ export class SnapshotHub {
       for (const k of keys) {
         const stored = versions.get(streamOf(k)) ?? null;
         const held = this.cache.get(k)?.version ?? null;
-        switch (pollFinds(held, stored, this.seenAhead.has(k) ? this.seenAhead.get(k)! : undefined)) {
+        switch (pollFinds(held, stored, this.seenAhead.get(k))) {
           case 'same': this.seenAhead.delete(k); break;
           case 'wait': this.seenAhead.set(k, stored); break;
           case 'load': this.seenAhead.delete(k); void this.reload(k); break;

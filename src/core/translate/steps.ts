@@ -111,9 +111,11 @@ function statuses(
 ): Pick<GatewayTranslation, 'gatewayStatus' | 'routeParents' | 'policyAncestors' | 'listenerSetStatuses'> & { attachedListenerSets: number | undefined } {
   const prevGateway = previous?.gatewayStatus ?? analysis.gateway.status;
   const parts = previous?.parts;
-  const prevRoutes = !parts && previous?.routeParents
-    ? new Map([...previous.routeParents].map((r) => [`${r.kind}/${r.namespace}/${r.name}`, r.parents]))
-    : undefined;
+  let prevRoutes: Map<string, RouteParentStatus[]> | undefined;
+  if (!parts && previous?.routeParents) {
+    prevRoutes = new Map();
+    for (const r of previous.routeParents) prevRoutes.set(`${r.kind}/${r.namespace}/${r.name}`, r.parents);
+  }
   const previousFor = (route: Route): RouteParentStatus[] | undefined => parts
     ? parts.get(`${route.kind}/${route.metadata.namespace ?? ''}/${route.metadata.name}`)?.parents as RouteParentStatus[] | undefined
     : prevRoutes ? prevRoutes.get(`${route.kind}/${route.metadata.namespace ?? ''}/${route.metadata.name}`) : route.status?.parents;
