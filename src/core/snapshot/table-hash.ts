@@ -27,7 +27,7 @@ import { canonicalJson } from '../objects/canonical';
 import { ENTRY_LISTS, entriesKey, idAt, idCount, partsInOrder, type Part, type PartList, type TableParts } from './table-parts';
 import type { SecretDigest } from './format';
 import { editedFrom, type Span } from './list-edits';
-import { findSorted } from '../model/sorted';
+import { ChunkRecords, ChunkRecordsBuilder } from './chunk-records';
 
 const HASH_FORMAT = 'table-parts/2';
 
@@ -42,12 +42,8 @@ export const partDigest = (p: Part): string => sha(p.text);
 // lists are not changed once made (a new version makes new lists), so a list's digest is kept with it
 const LIST_DIGESTS = new WeakMap<PartList, string>();
 
-/** A list's chunks in order: where each ends (after its last part's position) and its digest. */
-interface Chunks {
-  ends: number[];
-  digests: string[];
-}
-const LIST_CHUNKS = new WeakMap<PartList, Chunks>();
+// a list's chunks, kept with it for the versions made from it by edits
+const LIST_CHUNKS = new WeakMap<PartList, ChunkRecords>();
 
 /** A list's parts read by position (a chunked list is not made into an array for this). */
 interface PartsAt {
@@ -65,14 +61,13 @@ const listAt = (list: PartList): PartsAt => ({ length: idCount(list), at: (i) =>
 export const hashWork = { chunksCut: 0, editedCutWhole: 0 };
 
 /** The chunks of `order` from position `from`, up to its end or, with `until`, the first cut at or after it. */
-function cutChunks(order: PartsAt, from: number, out: Chunks, until = Infinity): number {
+function cutChunks(order: PartsAt, from: number, out: ChunkRecordsBuilder, until = Infinity): number {
   let chunk: string[] = [];
   for (let i = from; i < order.length; i++) {
     const digest = partDigest(order.at(i));
     chunk.push(digest);
     if (digest.charCodeAt(0) % 16 === 0 || i === order.length - 1) {
-      out.ends.push(i + 1);
-      out.digests.push(sha(chunk.join('\t')));
+      out.push(chunk.length, sha(chunk.join('\t')));
       hashWork.chunksCut++;
       chunk = [];
       if (i >= until) return i + 1;
@@ -87,12 +82,12 @@ function cutChunks(order: PartsAt, from: number, out: Chunks, until = Infinity):
  * then the other's again (past a span its parts are the other's, so are its cuts), and so on.
  * Undefined when the other's chunks are not known.
  */
-function chunksAcross(list: PartList, order: PartsAt): Chunks | undefined {
+function chunksAcross(list: PartList, order: PartsAt): ChunkRecords | undefined {
   const edited = editedFrom(list);
   const was = edited && LIST_CHUNKS.get(edited.base);
-  if (!edited || !was || was.ends.length === 0) return undefined;
+  if (!edited || !was || was.count === 0) return undefined;
   const { spans } = edited;
-  const out: Chunks = { ends: [], digests: [] };
+  const out = new ChunkRecordsBuilder();
   // `next`: the base's chunk to take next; `done`: the new list's position up to which `out` holds
   // its chunks (a cut); `shift`: the new list's positions less the base's, past the spans taken
   let next = 0;
@@ -101,19 +96,20 @@ function chunksAcross(list: PartList, order: PartsAt): Chunks | undefined {
   const taken = (s: Span) => (shift += s.hi - s.lo - s.baseLength);
   for (let i = 0; i < spans.length;) {
     // the first base chunk reaching into the span (the last one when the span is past the base's end)
-    let k = findSorted(was.ends, spans[i].lo - shift + 1, (end, at) => end - at);
-    if (k >= was.ends.length) k = was.ends.length - 1;
-    for (; next < k; next++) {
-      out.ends.push(was.ends[next] + shift);
-      out.digests.push(was.digests[next]);
+    const k = Math.min(was.firstEndingAfter(spans[i].lo - shift), was.count - 1);
+    if (next < k) {
+      was.copyTo(out, next, k);
+      next = k;
     }
-    done = Math.max(done, (next === 0 ? 0 : was.ends[next - 1]) + shift);
+    done = Math.max(done, was.endOf(next - 1) + shift);
+    // the chunks taken end where the cut goes on from (a base not cut as the spans say: cut whole)
+    if (out.parts !== done) return undefined;
     let until = spans[i].hi;
     taken(spans[i++]);
     // cut past the span, and past every span the cut reaches whose parts it ends in
     for (;;) {
       done = cutChunks(order, done, out, until);
-      if (done === order.length) return out;
+      if (done === order.length) return out.done();
       let further = false;
       while (i < spans.length && spans[i].lo < done) {
         const s = spans[i++];
@@ -126,15 +122,12 @@ function chunksAcross(list: PartList, order: PartsAt): Chunks | undefined {
       if (!further) break;
     }
     // the cut at `done` is the base's at `done - shift`: its chunks after it follow
-    const at = findSorted(was.ends, done - shift, (e, p) => e - p);
-    if (was.ends[at] !== done - shift) return undefined;
+    const at = was.endingAt(done - shift);
+    if (at < 0) return undefined;
     next = at + 1;
   }
-  for (; next < was.ends.length; next++) {
-    out.ends.push(was.ends[next] + shift);
-    out.digests.push(was.digests[next]);
-  }
-  return out;
+  was.copyTo(out, next, was.count);
+  return out.done();
 }
 
 function listDigest(list: PartList): string {
@@ -143,15 +136,21 @@ function listDigest(list: PartList): string {
     let chunks = chunksAcross(list, listAt(list));
     if (!chunks) {
       const base = editedFrom(list)?.base;
-      if (base && LIST_CHUNKS.get(base)?.ends.length) hashWork.editedCutWhole++;
-      cutChunks(arrayAt(partsInOrder(list)), 0, (chunks = { ends: [], digests: [] }));
+      if (base && LIST_CHUNKS.get(base)?.count) hashWork.editedCutWhole++;
+      const whole = new ChunkRecordsBuilder();
+      cutChunks(arrayAt(partsInOrder(list)), 0, whole);
+      chunks = whole.done();
     }
     LIST_CHUNKS.set(list, chunks);
-    // the digests joined by tabs, a few hundred at a time (a list of 150,000 has some 9,000: joined
-    // whole, they make a string the engine allocates apart, and one update each costs more)
+    // the digests joined by tabs, a block at a time (a list of 150,000 has some 7,000: joined whole,
+    // they make a string the engine allocates apart), each block's joined once for every version
     const h = crypto.createHash('sha256');
-    const all = chunks.digests;
-    for (let i = 0; i < all.length; i += 256) h.update((i === 0 ? '' : '\t') + all.slice(i, i + 256).join('\t'));
+    let first = true;
+    chunks.forEachJoined((joined) => {
+      if (!first) h.update('\t');
+      first = false;
+      h.update(joined);
+    });
     LIST_DIGESTS.set(list, (d = h.digest('base64')));
   }
   return d;
