@@ -265,8 +265,8 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
     }));
     // a route's backends as the world of a Gateway it names resolves them (the whole world for a route naming none)
     doc.backends = routes.map((r) => {
-      const world = [...worlds.values()].find((w) => w.routes.some((x) => streamOf(x as K8sObject) === streamOf(r))) ?? whole;
-      const route = (world.routes as K8sObject[]).find((x) => streamOf(x) === streamOf(r)) ?? r;
+      const world = [...worlds.values()].find((w) => [...w.routes].some((x) => streamOf(x as K8sObject) === streamOf(r))) ?? whole;
+      const route = ([...world.routes] as K8sObject[]).find((x) => streamOf(x) === streamOf(r)) ?? r;
       return {
         route: `${r.kind} ${id(r)}`,
         rules: routeRefs(viewOf(world), route as never).rules.map((rule) => [

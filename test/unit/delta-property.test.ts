@@ -83,7 +83,7 @@ function made(objects: any[]): World {
 
 /** One random change: a new World sharing every object it does not change. */
 function change(w: World, r: R): World {
-  const routes = w.routes;
+  const routes = [...w.routes];
   switch (r.int(7)) {
     case 0: // a route added
       return { ...w, routes: [...routes, ...made([r.next() < 0.8 ? httpRoute(r, `n${++serial}`) : tcpRoute(r, `t${++serial}`)]).routes] };
@@ -93,7 +93,7 @@ function change(w: World, r: R): World {
       if (!routes.length) return w;
       const i = r.int(routes.length);
       const old = routes[i];
-      const next = made([old.kind === 'HTTPRoute' ? httpRoute(r, old.metadata.name) : tcpRoute(r, old.metadata.name)]).routes[0];
+      const next = made([old.kind === 'HTTPRoute' ? httpRoute(r, old.metadata.name) : tcpRoute(r, old.metadata.name)]).routes.at(0)!;
       next.metadata = { ...next.metadata, namespace: old.metadata.namespace, creationTimestamp: old.metadata.creationTimestamp, generation: (old.metadata.generation ?? 1) + 1 };
       return { ...w, routes: routes.map((o, k) => (k === i ? next : o)) };
     }

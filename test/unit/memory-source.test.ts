@@ -10,7 +10,7 @@ const route = (ns: string, name: string, parents: { name: string; namespace?: st
   ({ apiVersion: GW, kind: 'HTTPRoute', metadata: { namespace: ns, name }, spec: { parentRefs: parents } }) as unknown as K8sObject;
 const slice = (ns: string, name: string, service: string) =>
   ({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { namespace: ns, name, labels: { 'kubernetes.io/service-name': service } } }) as unknown as K8sObject;
-const names = (os: K8sObject[]) => os.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`);
+const names = (os: Iterable<K8sObject>) => [...os].map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`);
 
 describe('MemorySource', () => {
   it('indexes routes by the Gateways they name, in stream order', () => {
@@ -39,25 +39,25 @@ describe('MemorySource', () => {
     const src = new MemorySource(Array.from({ length: 50 }, (_, i) => route(`t${i % 3}`, `r${i}`, [{ name: 'gw', namespace: 'infra' }])));
     const first = src.routesNaming('infra', 'gw');
     const withLabel = (r: K8sObject, v: string) => ({ ...r, metadata: { ...r.metadata, labels: { v } } }) as K8sObject;
-    src.put(withLabel(first[7], 'a'));
-    src.put(withLabel(first[30], 'b'));
-    src.put(withLabel(first[7], 'c'));
+    src.put(withLabel(first.at(7)!, 'a'));
+    src.put(withLabel(first.at(30)!, 'b'));
+    src.put(withLabel(first.at(7)!, 'c'));
     const second = src.routesNaming('infra', 'gw');
     expect(second).not.toBe(first);
     expect(names(second)).toEqual(names(first));
-    expect(second.map((r, i) => (r === first[i] ? '' : `${i}:${r.metadata.labels?.v}`)).filter(Boolean)).toEqual(['7:c', '30:b']);
+    expect([...second].map((r, i) => (r === first.at(i)! ? '' : `${i}:${r.metadata.labels?.v}`)).filter(Boolean)).toEqual(['7:c', '30:b']);
     // what a caller holds is not changed under it
-    expect(first[7].metadata.labels).toBeUndefined();
+    expect(first.at(7)!.metadata.labels).toBeUndefined();
     expect(src.routesNaming('infra', 'gw')).toEqual(second);
-    src.put(withLabel(first[7], 'd'));
-    expect(src.routesNaming('infra', 'gw')[7].metadata.labels).toEqual({ v: 'd' });
-    expect(second[7].metadata.labels).toEqual({ v: 'c' });
+    src.put(withLabel(first.at(7)!, 'd'));
+    expect(src.routesNaming('infra', 'gw').at(7)!.metadata.labels).toEqual({ v: 'd' });
+    expect(second.at(7)!.metadata.labels).toEqual({ v: 'c' });
     // a route added and one gone: the order is made again
     src.put(route('a', 'new', [{ name: 'gw', namespace: 'infra' }]));
-    src.delete(`HTTPRoute/${first[0].metadata.namespace}/${first[0].metadata.name}`);
+    src.delete(`HTTPRoute/${first.at(0)!.metadata.namespace}/${first.at(0)!.metadata.name}`);
     const third = src.routesNaming('infra', 'gw');
     expect(names(third)).toEqual(['a/new', ...names(second).filter((n) => n !== names(first)[0])].sort());
-    expect(third.find((r) => r.metadata.name === first[30].metadata.name)!.metadata.labels).toEqual({ v: 'b' });
+    expect([...third].find((r) => r.metadata.name === first.at(30)!.metadata.name)!.metadata.labels).toEqual({ v: 'b' });
   });
 
   it('moves a route to the Gateways its new parentRefs name and forgets a deleted one', () => {
@@ -86,7 +86,7 @@ describe('MemorySource', () => {
     const held = src.get('HTTPRoute/infra/r')!;
     expect(Object.isFrozen(held) && Object.isFrozen(held.spec)).toBe(true);
     expect(Object.isFrozen(input.spec)).toBe(false);
-    expect(src.routesNaming('infra', 'gw')[0]).toBe(held);
+    expect(src.routesNaming('infra', 'gw').at(0)).toBe(held);
     const before = src.position;
     src.put(route('other', 'x', []));
     expect(src.position).toBeGreaterThan(before);

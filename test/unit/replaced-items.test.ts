@@ -83,6 +83,6 @@ describe('replacedPositions', () => {
     expect(after).not.toBe(before);
     expect(replacedPositions(before, after, 64)).toEqual([7, 1234]);
     // the list before is left as it was
-    expect((before[7] as unknown as { spec: { rules: { matches: { path: { value: string } }[] }[] } }).spec.rules[0].matches[0].path.value).toBe('/a-7');
+    expect((before.at(7) as unknown as { spec: { rules: { matches: { path: { value: string } }[] }[] } }).spec.rules[0].matches[0].path.value).toBe('/a-7');
   });
 });

@@ -70,7 +70,7 @@ const objectsOf = (r: R, n: number) => [
 
 /** One to `most` routes added, removed or replaced: a new World sharing every other object. */
 function change(w: World, r: R, serial: { n: number }, most: number): World {
-  let routes = w.routes;
+  let routes = [...w.routes];
   for (let k = 1 + r.int(most); k > 0; k--) {
     const i = r.int(routes.length);
     switch (r.int(4)) {
@@ -82,7 +82,7 @@ function change(w: World, r: R, serial: { n: number }, most: number): World {
         break;
       default: {
         const old = routes[i];
-        const next = worldOf([route(r, old.metadata.name, old.kind)]).routes[0];
+        const next = worldOf([route(r, old.metadata.name, old.kind)]).routes.at(0)!;
         next.metadata = { ...next.metadata, namespace: old.metadata.namespace, creationTimestamp: old.metadata.creationTimestamp, generation: (old.metadata.generation ?? 1) + 1 };
         routes = routes.map((o, j) => (j === i ? next : o));
       }
@@ -207,7 +207,7 @@ describe('a change to a few routes, merged into the last translation', () => {
     const services = world.services.map((s) => (s.metadata.name === 'gone' ? s : { ...s }));
     translated({ ...world, services }, ctx, first.written, new Date(epoch + 1000).toISOString());
     expect(translationCounts(ctx)).toEqual({ merged: 0, whole: 2 });
-    translated({ ...world, services, routes: world.routes.slice(1) }, ctx, first.written, new Date(epoch + 2000).toISOString());
+    translated({ ...world, services, routes: [...world.routes].slice(1) }, ctx, first.written, new Date(epoch + 2000).toISOString());
     expect(translationCounts(ctx)).toEqual({ merged: 1, whole: 2 });
   });
 });

@@ -8,6 +8,7 @@ import { SERVICE_NAME_LABEL, cmp, gatewayOfListenerSet, gatewaysNamedBy, parents
 import type { K8sObject } from '../../core/model/objects';
 import { findSorted } from '../../core/model/sorted';
 import { noteReplaced } from '../../core/model/replaced-items';
+import { ChunkedList, type ListAt } from '../../core/model/chunked-list';
 
 // A short string held once however many objects hold it: each object read from the store has its
 // own copies of "HTTPRoute", "PathPrefix", its namespace, its Gateway's name, and the like (a
@@ -44,7 +45,7 @@ function deepFreeze<T>(v: T): T {
 // each index entry's streams in order and their objects, made when first asked for after its
 // streams changed (a Gateway's thousands of routes are listed on every recompute of it; an object
 // replaced by a new version keeps its entries, and only the replaced ones are looked up again)
-interface Picked { sorted: string[]; objects: K8sObject[]; replaced: string[] }
+interface Picked { sorted: string[]; objects: ListAt<K8sObject>; replaced: string[] }
 const PICKED = new WeakMap<Set<string>, Picked>();
 
 function addTo(index: Map<string, Set<string>>, key: string, stream: string): void {
@@ -108,8 +109,9 @@ export class IndexedObjects {
   }
 
   /** the routes (any kind) whose parentRefs name Gateway (or ListenerSet) `ns/name` */
-  routesNaming(ns: string, name: string, parentKind: 'Gateway' | 'ListenerSet' = 'Gateway'): K8sObject[] {
-    return this.pick((parentKind === 'Gateway' ? this.routesByGateway : this.routesByListenerSet).get(`${ns}/${name}`));
+  routesNaming(ns: string, name: string, parentKind: 'Gateway' | 'ListenerSet' = 'Gateway'): ListAt<K8sObject> {
+    // in chunks: a Gateway's 50,000 routes are not copied whole for each one written
+    return this.pickChunked((parentKind === 'Gateway' ? this.routesByGateway : this.routesByListenerSet).get(`${ns}/${name}`));
   }
 
   /** the ListenerSets whose parentRef names Gateway `ns/name` */
@@ -136,23 +138,35 @@ export class IndexedObjects {
   }
 
   private pick(streams: Set<string> | undefined): K8sObject[] {
-    if (!streams) return [];
+    return streams ? (this.picked(streams, false) as K8sObject[]) : [];
+  }
+
+  private pickChunked(streams: Set<string> | undefined): ListAt<K8sObject> {
+    return streams ? this.picked(streams, true) : [];
+  }
+
+  private picked(streams: Set<string>, chunked: boolean): ListAt<K8sObject> {
     let last = PICKED.get(streams);
     if (!last) {
       // in stream order, so that the world does not depend on the order things were written
       const sorted = [...streams].sort(cmp);
-      PICKED.set(streams, (last = { sorted, objects: sorted.map((s) => this.objects.get(s)!), replaced: [] }));
+      const objects = sorted.map((s) => this.objects.get(s)!);
+      PICKED.set(streams, (last = { sorted, objects: chunked ? ChunkedList.from(objects) : objects, replaced: [] }));
     }
     if (last.replaced.length) {
-      // a new array when an object in it was replaced: a caller may keep what it was given (the
-      // merge compares it with the next), and one that is given the same array knows nothing in it
-      // changed (a Gateway's 50,000 routes are not copied for every recompute that changes none)
-      const objects = last.objects.slice();
-      const at: number[] = [];
-      for (const s of last.replaced) {
-        const i = findSorted(last.sorted, s, cmp);
-        objects[i] = this.objects.get(s)!;
-        at.push(i);
+      // a new list when an object in it was replaced: a caller may keep what it was given (the
+      // merge compares it with the next), and one that is given the same list knows nothing in it
+      // changed (a Gateway's 50,000 routes are not looked at for every recompute that changes none)
+      const at = last.replaced.map((s) => findSorted(last!.sorted, s, cmp));
+      let objects: ListAt<K8sObject>;
+      if (last.objects instanceof ChunkedList) {
+        const edit = (last.objects as ChunkedList<K8sObject>).edit();
+        at.forEach((i, k) => edit.set(i, this.objects.get(last!.replaced[k])!));
+        objects = edit.done();
+      } else {
+        const copy = (last.objects as K8sObject[]).slice();
+        at.forEach((i, k) => (copy[i] = this.objects.get(last!.replaced[k])!));
+        objects = copy;
       }
       noteReplaced(objects, last.objects, at);
       last.objects = objects;

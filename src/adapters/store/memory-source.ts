@@ -2,6 +2,7 @@
 // log, so that tests (the golden cases) load a Gateway's world with the production loader instead
 // of assembling one of their own. As in the cache, objects are frozen, in reading order, and an
 // object stays the same value until it is replaced. Secrets carry their data in the object here.
+import type { ListAt } from '../../core/model/chunked-list';
 import { streamKey } from '../../core/objects/keys';
 import { IndexedObjects } from './indexed-objects';
 import type { K8sObject } from '../../core/model/objects';
@@ -33,7 +34,7 @@ export class MemorySource implements ObjectSource {
     return this.objects.get(stream);
   }
 
-  routesNaming(ns: string, name: string, parentKind: 'Gateway' | 'ListenerSet' = 'Gateway'): K8sObject[] {
+  routesNaming(ns: string, name: string, parentKind: 'Gateway' | 'ListenerSet' = 'Gateway'): ListAt<K8sObject> {
     return this.objects.routesNaming(ns, name, parentKind);
   }
 

@@ -3,6 +3,7 @@
 // instead of asking PostgreSQL to gather it: one recompute used to cost PostgreSQL more CPU than
 // the translation itself. Objects are frozen, in reading order, and shared by every recompute; an
 // unchanged object stays the same value from one recompute to the next.
+import type { ListAt } from '../../core/model/chunked-list';
 import type { Database } from './database';
 import { HORIZON, TX_SHIFT, readEvents } from './eventlog';
 import { streamKey } from '../../core/objects/keys';
@@ -32,7 +33,7 @@ export class ObjectCache implements ObjectSource {
     return this.objects.get(stream);
   }
 
-  routesNaming(ns: string, name: string, parentKind: 'Gateway' | 'ListenerSet' = 'Gateway'): K8sObject[] {
+  routesNaming(ns: string, name: string, parentKind: 'Gateway' | 'ListenerSet' = 'Gateway'): ListAt<K8sObject> {
     return this.objects.routesNaming(ns, name, parentKind);
   }
 

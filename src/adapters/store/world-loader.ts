@@ -3,6 +3,7 @@
 // fetches each dependency from an object source (the worker's object cache, or objects in memory
 // for the golden cases) and returns the keys to record, found or not: a later change to any of
 // them recomputes this Gateway.
+import type { ListAt } from '../../core/model/chunked-list';
 import type { World } from '../../core/model/world';
 import type { K8sObject } from '../../core/model/objects';
 import { gatewayDependencies, keySet, policyTargets, routesDependencies, uniqueDependencies, withPolicyDependencies, type DepKey, type Dependency, type RouteDependencyCounts } from '../../core/deps';
@@ -18,7 +19,7 @@ export interface ObjectSource {
   readonly position: number;
   get(stream: string): K8sObject | undefined;
   /** the routes (any kind) whose parentRefs name Gateway (or ListenerSet) `ns/name` */
-  routesNaming(ns: string, name: string, parentKind?: 'Gateway' | 'ListenerSet'): K8sObject[];
+  routesNaming(ns: string, name: string, parentKind?: 'Gateway' | 'ListenerSet'): ListAt<K8sObject>;
   /** the ListenerSets whose parentRef names Gateway `ns/name` */
   listenerSetsNaming(ns: string, name: string): K8sObject[];
   /** the EndpointSlices labelled for Service `ns/name` */
@@ -78,12 +79,14 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
   if (!gateway) return { world, gateway, sourcePosition, deps: [] };
   const listenerSets = source.listenerSetsNaming(ns, name);
   const named = source.routesNaming(ns, name);
-  const routes = listenerSets.length ? named.slice() : named;
+  let routes: ListAt<K8sObject> = named;
   if (listenerSets.length) {
     // a route naming the Gateway and one of its ListenerSets (or two of them) is loaded once
-    const seen = new Set(routes);
+    const all = [...named];
+    const seen = new Set(all);
     for (const ls of listenerSets) for (const r of source.routesNaming(ls.metadata.namespace ?? '', ls.metadata.name, 'ListenerSet'))
-      if (!seen.has(r)) { seen.add(r); routes.push(r); }
+      if (!seen.has(r)) { seen.add(r); all.push(r); }
+    routes = all;
   }
   // the BackendTLSPolicies of every Service reached, found here once each: what they read is a dependency too
   const policies = new Map<string, K8sObject[]>();

@@ -36,7 +36,7 @@ export function affectedGateways(world: World, before?: Changed | null, after?: 
     const named = key(ns, g.metadata.name);
     const sets = (world.listenerSets ?? []).filter((ls) => gatewayOfListenerSet(ls) === named);
     const setKeys = new Set(sets.map((ls) => key(ls.metadata.namespace, ls.metadata.name)));
-    const routes = world.routes.filter((r) => gatewaysNamedBy(r).includes(named) || parentsNamedBy(r, 'ListenerSet').some((k) => setKeys.has(k)));
+    const routes = [...world.routes].filter((r) => gatewaysNamedBy(r).includes(named) || parentsNamedBy(r, 'ListenerSet').some((k) => setKeys.has(k)));
     const deps = withPolicyDependencies(gatewayDependencies(g, routes, undefined, sets), policiesIn(world));
     if (deps.some((d) => touched.has(depKey(d)))) out.set(key(ns, g.metadata.name), { namespace: ns, name: g.metadata.name });
   }

@@ -4,6 +4,9 @@
 import type { Gateway } from '../model/objects';
 import { dep, depKey, type DepKey, type Dependency } from './keys';
 import { replacedPositions } from '../model/replaced-items';
+import type { ListAt, ReadList } from '../model/chunked-list';
+
+type RouteLike = { metadata: { namespace?: string }; spec?: unknown };
 
 interface Ref { group?: unknown; kind?: unknown; namespace?: unknown; name?: unknown }
 
@@ -123,7 +126,7 @@ export type PoliciesOf = (namespace: string, service: string) => readonly Policy
  */
 export function gatewayDependencies(
   gateway: Gateway,
-  routes: readonly { metadata: { namespace?: string }; spec?: unknown }[],
+  routes: ReadList<RouteLike>,
   memo?: WeakMap<object, Dependency[]>,
   listenerSets: readonly { metadata: { namespace?: string; name: string }; spec?: unknown }[] = [],
   counted?: RouteDependencyCounts,
@@ -147,7 +150,7 @@ export function gatewayDependencies(
 
 /** The routes' dependencies counted by key, as routesDependencies keeps them between calls. */
 export interface RouteDependencyCounts {
-  routes: readonly object[];
+  routes: ListAt<object>;
   counts: Map<DepKey, { d: Dependency; n: number }>;
   unique: Dependency[];
 }
@@ -183,14 +186,14 @@ const RECOUNT_LIMIT = 64;
  * same places, only those are read again. `memo` keeps what was read off each route object.
  */
 export function routesDependencies(
-  routes: readonly { metadata: { namespace?: string }; spec?: unknown }[], memo: WeakMap<object, Dependency[]>, before?: RouteDependencyCounts,
+  routes: ListAt<RouteLike>, memo: WeakMap<object, Dependency[]>, before?: RouteDependencyCounts,
 ): RouteDependencyCounts {
   const own = (r: { metadata: { namespace?: string }; spec?: unknown }) => {
     let d = memo.get(r);
     if (!d) memo.set(r, (d = sharedDependencies(routeDependencies(r))));
     return d;
   };
-  const add = (counts: RouteDependencyCounts['counts'], r: (typeof routes)[number], by: number): boolean => {
+  const add = (counts: RouteDependencyCounts['counts'], r: RouteLike, by: number): boolean => {
     let keysMoved = false;
     const seen = new Set<DepKey>();
     for (const d of own(r)) {
@@ -217,8 +220,8 @@ export function routesDependencies(
       if (!replaced.length) return { ...before, routes };
       const counts = new Map([...before.counts].map(([k, c]) => [k, { ...c }]));
       let moved = false;
-      for (const i of replaced) moved = add(counts, before.routes[i] as never, -1) || moved;
-      for (const i of replaced) moved = add(counts, routes[i], 1) || moved;
+      for (const i of replaced) moved = add(counts, before.routes.at(i) as never, -1) || moved;
+      for (const i of replaced) moved = add(counts, routes.at(i)!, 1) || moved;
       return { routes, counts, unique: moved ? [...counts.values()].map((c) => c.d) : before.unique };
     }
   }

@@ -10,6 +10,9 @@ const CHUNK = 512;
 /** A list as it is only read: its length and its items in order (an array is one). */
 export type ReadList<T> = Iterable<T> & { readonly length: number };
 
+/** A list read in order or by position (an array is one). */
+export type ListAt<T> = ReadList<T> & { at(i: number): T | undefined };
+
 /** The chunk holding position `i` of a list whose chunks end at `ends` (0 <= i < its length). */
 function chunkAt(ends: readonly number[], i: number): number {
   let lo = 0;

@@ -7,12 +7,13 @@ import type {
 } from './objects';
 import { ROUTE_KINDS, type RouteKind } from './kinds';
 import type { components } from '../../generated/api';
+import type { ListAt } from './chunked-list';
 
 /** Every object the translator may look at. The worker loads only what one Gateway can depend on. */
 export interface World {
   gatewayClasses: GatewayClass[];
   gateways: Gateway[];
-  routes: Route[]; // all five kinds; tell them apart by `kind`
+  routes: ListAt<Route>; // all five kinds; tell them apart by `kind`
   referenceGrants: ReferenceGrant[];
   namespaces: Namespace[]; // a namespace without an object behaves as one labelled kubernetes.io/metadata.name only
   services: Service[];
@@ -86,7 +87,7 @@ export type ResolvedEndpoint = components['schemas']['CompiledEndpoint'];
 export type BackendResolution = components['schemas']['CompiledBackend'] & { ref: BackendRef };
 
 /** Sorts a flat list of objects into a World by kind (objects of kinds the World does not hold are left out). */
-export function worldOf(objects: readonly { kind: string }[]): World {
+export function worldOf(objects: readonly { kind: string }[]): World & { routes: Route[] } {
   const of = <T>(kind: string) => objects.filter((o) => o.kind === kind) as T[];
   return {
     gatewayClasses: of('GatewayClass'),

@@ -1,6 +1,7 @@
 // Lookup tables over a World, built once per World and reused by every step of a translation.
 // A World is treated as immutable: a caller that changes it builds a new one (or new arrays).
 import type { World } from '../model/world';
+import type { ReadList } from '../model/chunked-list';
 import type {
   BackendTLSPolicy, ConfigMap, EndpointSlice, Gateway, GatewayClass, ListenerSet, Namespace, ReferenceGrant, Route, Secret, Service,
 } from '../model/objects';
@@ -108,10 +109,10 @@ function unchanged(world: World, hit: CacheEntry): boolean {
 // caller that passes the same arrays again (the worker does, for whatever did not change) gets the
 // same tables, and what is memoized on them (endpoints, backend resolutions) carries over.
 const EMPTY: readonly never[] = Object.freeze([]);
-const PARTS = memoSlot('lookup.tables', () => new Map<string, WeakMap<readonly unknown[], { length: number; table: unknown }>>());
+const PARTS = memoSlot('lookup.tables', () => new Map<string, WeakMap<ReadList<unknown>, { length: number; table: unknown }>>());
 
-function part<T, A>(ctx: TranslationContext, name: string, items: readonly A[] | undefined, make: (items: readonly A[]) => T): T {
-  const arr = items && items.length ? items : (EMPTY as readonly A[]);
+function part<T, L extends ReadList<unknown>>(ctx: TranslationContext, name: string, items: L | undefined, make: (items: L) => T): T {
+  const arr = items && items.length ? items : (EMPTY as unknown as L);
   const parts = ctx.memo(PARTS);
   let memo = parts.get(name);
   if (!memo) parts.set(name, (memo = new WeakMap()));
@@ -176,7 +177,7 @@ function policiesTable(policies: readonly BackendTLSPolicy[]): Map<string, Backe
 interface RouteTables { byGateway: Map<string, Route[]>; byListenerSet: Map<string, Route[]> }
 
 /** Routes by the Gateways and by the ListenerSets their parentRefs name, in one pass over the routes. */
-function routeTables(routes: readonly Route[]): RouteTables {
+function routeTables(routes: ReadList<Route>): RouteTables {
   const byGateway = new Map<string, Route[]>();
   const byListenerSet = new Map<string, Route[]>();
   for (const r of routes) {

@@ -21,7 +21,7 @@ import { entryOrder, routeKey, type RoutePlan } from '../precedence/order';
 import type { RejectedRoute } from '../model/world';
 import { cmp } from '../refs/lookup';
 import { ChunkedPartList, chunkedIds, ENTRY_LISTS, entriesKey, ruleRouteOf, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
-import { ChunkedList } from '../model/chunked-list';
+import { ChunkedList, type ListAt } from '../model/chunked-list';
 import { rememberChanges } from '../snapshot/list-changes';
 import { nextParts, type PartsEdit } from '../snapshot/part-map';
 import { noteEdited, SpanOfEdits } from '../snapshot/list-edits';
@@ -76,7 +76,7 @@ interface GatewayShares {
   /** every route of the world, by stream (a route the Gateway's class does not claim has no share) */
   objects: Map<string, Route>;
   /** the world's routes, as it held them */
-  routes: readonly Route[];
+  routes: ListAt<Route>;
   /** the shares in the order of the analysis's routes (kind, namespace, name) */
   order: ChunkedList<RouteShare>;
   byStream: Map<string, RouteShare>;
@@ -268,13 +268,14 @@ export function fromRouteChanges(
 }
 
 /** When `now` holds the routes `before` held in the same places, some remade (the same streams): those, in `changed`. */
-function replacedInPlace(before: readonly Route[], now: readonly Route[], changed: Map<string, Route | undefined>, limit: number): boolean {
+function replacedInPlace(before: ListAt<Route>, now: ListAt<Route>, changed: Map<string, Route | undefined>, limit: number): boolean {
   const at = replacedPositions(before, now, limit);
   if (!at) return false;
   for (const i of at) {
-    const stream = streamOf(now[i]);
-    if (stream !== streamOf(before[i])) return false;
-    changed.set(stream, now[i]);
+    const route = now.at(i)!;
+    const stream = streamOf(route);
+    if (stream !== streamOf(before.at(i)!)) return false;
+    changed.set(stream, route);
   }
   return true;
 }
@@ -295,7 +296,8 @@ function changedRoutes(state: GatewayShares, world: World, changed: Map<string, 
     }
   }
   if (present < state.objects.size) {
-    const now = new Set(world.routes.map(streamOf));
+    const now = new Set<string>();
+    for (const r of world.routes) now.add(streamOf(r));
     for (const stream of state.objects.keys()) if (!now.has(stream) && changed.set(stream, undefined).size > limit) return false;
   }
   return true;
