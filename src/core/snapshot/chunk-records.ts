@@ -85,7 +85,7 @@ export class ChunkRecords {
     for (const block of this.blocks) fn((block.joined ??= block.digests.join('\t')));
   }
 
-  /** Blocks with the chunks [lo, hi) of this list: shared whole where a block lies inside. */
+  /** Adds this list's chunks [lo, hi) to `out`: a block that lies inside them whole is shared, not copied. */
   copyTo(out: ChunkRecordsBuilder, lo: number, hi: number): void {
     if (lo >= hi) return;
     for (let b = firstAbove(this.chunkEnds, lo); b < this.blocks.length && this.chunkStart(b) < hi; b++) {
