@@ -93,7 +93,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
         publish(o.bus, snapshotDeltaChannel, { gateway: `${job.namespace}/${job.name}`, from: out.delta.from, to: out.snapshotVersion, text: out.delta.text });
       }
       o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${job.namespace}/${job.name}`, out.snapshotVersion ?? null, out.body));
-      metrics.snapshot(job.namespace, job.name, out.snapshotVersion === undefined ? null : { version: out.snapshotVersion, body: out.body });
+      metrics.snapshot(job.namespace, job.name, out.snapshotVersion === undefined ? null : { version: out.snapshotVersion, body: out.body, bytes: out.bodyBytes });
     }
     if (out.compact) {
       // the whole table replaces its chain of deltas once the version is out: a moment later, so
@@ -103,6 +103,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
       const compact = out.compact;
       const stored: Promise<void> = new Promise((r) => setTimeout(r, COMPACT_AFTER_MS))
         .then(compact)
+        .then((bytes) => void (bytes !== undefined && metrics.snapshotStored(job.namespace, job.name, bytes)))
         .catch((err: unknown) => log.warn({ key, err }, 'storing the whole table failed; the next change stores it'))
         .finally(() => compactions.delete(stored));
       compactions.add(stored);

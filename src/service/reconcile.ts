@@ -9,7 +9,7 @@ import { NOTICE_BODY_LIMIT } from '../adapters/delivery/channels';
 import { scoped } from '../adapters/store/scope';
 import { keepRecent } from '../core/model/recent';
 import { deflateTailAsync } from '../adapters/delivery/snapshots';
-import { secretDigests, snapshotBody, snapshotTail } from '../core/snapshot/format';
+import { secretDigests, snapshotBody, snapshotHead, snapshotTail } from '../core/snapshot/format';
 import { tableHash } from '../core/snapshot/table-hash';
 import { translate, gatewayClassStatus, DEFAULT_CAPACITY, TranslationContext, type Translation, type TranslateGatewayOptions } from '../core/translate';
 import type { TableParts } from '../core/snapshot/table-parts';
@@ -39,6 +39,8 @@ export interface GatewayOutcome {
   body?: string;
   /** the new snapshot's body made on demand (the worker's size gauge), when it changed */
   bodyOf?: () => string;
+  /** the new snapshot's body's size in bytes, when this run stored its table whole (a large table's size is known then, and at a compaction) */
+  bodyBytes?: number;
   /** the delta to it from the version this process wrote before (openapi/schemas/snapshot-delta.yaml), when it changed */
   delta?: { from: number; text: string };
   /** the write found changes to its dependencies after its position (and recorded them as wanted) */
@@ -46,9 +48,15 @@ export interface GatewayOutcome {
   /**
    * Stores the new version's whole table in place of the chain of deltas that leads to it, when
    * the chain has grown long: for the caller to run after the new version is announced (a whole
-   * table of thousands of routes takes longer to make and store than the delta did).
+   * table of thousands of routes takes longer to make and store than the delta did). Answers the
+   * size in bytes of the body it stored, or undefined when it stored none.
    */
-  compact?: () => Promise<void>;
+  compact?: () => Promise<number | undefined>;
+}
+
+/** The byte size of snapshotBody(ns, name, version, tail), without making it (a large table's is tens of MB). */
+function bodySize(ns: string, name: string, version: number, tail: string): number {
+  return Buffer.byteLength(snapshotHead(ns, name)) + String(version).length + Buffer.byteLength(tail);
 }
 
 export function gatewayOwner(ns: string, name: string): string {
@@ -259,7 +267,7 @@ export class Reconciler {
     // a recompute that found the same hash stored keeps its version
     const snapshotVersion = row.version ?? undefined;
     let delta: { from: number; text: string } | undefined;
-    let compact: (() => Promise<void>) | undefined;
+    let compact: (() => Promise<number | undefined>) | undefined;
     if (!translation || !parts || snapshotVersion === undefined) this.tables.delete(gateKey);
     else if (row.snapshotWritten && stored && 'delta' in stored) {
       delta = stored.delta;
@@ -270,16 +278,17 @@ export class Reconciler {
         // it stay, and chain from it
         compact = async () => {
           // one at a time: the changes that follow while it is stored ask for it too
-          if (this.compacting.has(gateKey)) return;
+          if (this.compacting.has(gateKey)) return undefined;
           this.compacting.add(gateKey);
           try {
             const tailZ = await deflateTailAsync(await tailLater());
-            if (!(await compactSnapshot(this.db, owner, scope, snapshotVersion, tailZ))) return;
+            if (!(await compactSnapshot(this.db, owner, scope, snapshotVersion, tailZ))) return undefined;
             const now = this.tables.get(gateKey);
             if (now && now.version >= snapshotVersion) {
               const after = now.version - snapshotVersion;
               keepRecent(this.tables, gateKey, { ...now, chain: after === 0 ? [] : now.chain.slice(-after), wholeBytes: tail().length }, MEMORY_CAPACITY);
             }
+            return bodySize(ns, name, snapshotVersion, tail());
           } finally {
             this.compacting.delete(gateKey);
           }
@@ -302,9 +311,10 @@ export class Reconciler {
     const bodyOf = changed ? () => snapshotBody(ns, name, snapshotVersion!, tail()) : undefined;
     const size = stored && 'wholeBytes' in stored ? stored.wholeBytes : held?.wholeBytes ?? Infinity;
     const body = bodyOf && size <= NOTICE_BODY_LIMIT ? bodyOf() : undefined;
+    const bodyBytes = changed && stored && 'tailZ' in stored ? bodySize(ns, name, snapshotVersion!, tail()) : undefined;
     return {
       key: owner, written: true, snapshotChanged: row.snapshotWritten, sourcePosition: loaded.sourcePosition, deps: loaded.deps,
-      snapshotVersion, missed: row.missed, ...(body !== undefined ? { body } : {}), ...(bodyOf ? { bodyOf } : {}), ...(delta ? { delta } : {}),
+      snapshotVersion, missed: row.missed, ...(body !== undefined ? { body } : {}), ...(bodyOf ? { bodyOf } : {}), ...(bodyBytes !== undefined ? { bodyBytes } : {}), ...(delta ? { delta } : {}),
       ...(compact ? { compact } : {}),
     };
   }

@@ -83,6 +83,42 @@ describe('metrics of the pipeline', () => {
     expect(value(await scrape(s.url), 'switchyard_snapshot_version', edge)).toBeUndefined();
   });
 
+  it('sets the snapshot size of a table too large to travel with its notice, once stored whole', async () => {
+    // 1,500 routes with long paths: a body of some 2 MB, past the 1 MB a notice carries
+    const routes = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => {
+      const r = route(`/${prefix}-${i}/${'x'.repeat(300)}`);
+      return { ...r, metadata: { namespace: 'big', name: `r-${i}` }, spec: { ...r.spec, parentRefs: [{ name: 'large', namespace: 'infra' }] } };
+    });
+    const large = { namespace: 'infra', name: 'large' };
+    await put(s, '/api/v1/gatewayclasses/sy', CLASS);
+    await put(s, '/api/v1/namespaces/infra/gateways/large', { ...GATEWAY, spec: { ...GATEWAY.spec, listeners: [{ name: 'http', protocol: 'HTTP', port: 80, allowedRoutes: { namespaces: { from: 'All' } } }] } });
+    const apply = async (prefix: string, count = 1500) => {
+      const r = await s.api('POST', '/api/v1/apply', { items: routes(prefix, count) });
+      expect(r.status, r.text).toBe(200);
+      await reconciled(s, 60_000);
+      const snap = await s.api('GET', '/api/v1/namespaces/infra/gateways/large/snapshot');
+      expect(snap.status).toBe(200);
+      return snap;
+    };
+    const first = await apply('a');
+    expect(withoutSecrets(first.text)).toBeGreaterThan(1 << 20);
+    const sized = (want: number) => until('switchyard_snapshot_bytes', async () => value(await scrape(s.url), 'switchyard_snapshot_bytes', large), (v) => v === want);
+    await sized(withoutSecrets(first.text));
+    // every route changed: a delta as large as the table, so the table is stored whole again
+    const second = await apply('bb');
+    expect(withoutSecrets(second.text)).not.toBe(withoutSecrets(first.text));
+    await sized(withoutSecrets(second.text));
+    // a tenth of the routes changed at a time: deltas, until their chain is a quarter of the table
+    // and the table is stored whole in its place (after the version is announced)
+    let last = second;
+    for (const prefix of ['c', 'd', 'e', 'f']) {
+      last = await apply(prefix, 150);
+      if (value(await scrape(s.url), 'switchyard_snapshot_bytes', large) === withoutSecrets(last.text)) break;
+    }
+    expect(last).not.toBe(second);
+    await sized(withoutSecrets(last.text));
+  });
+
   it('counts HTTP requests by code, and says which build runs', async () => {
     expect((await s.api('GET', '/api/v1/namespaces/infra/services/nothing-here')).status).toBe(404);
     const m = await scrape(s.url);

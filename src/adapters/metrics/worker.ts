@@ -77,7 +77,8 @@ export class WorkerMetrics {
   /** bodies written since the last scrape: a large table's size is measured when asked for, not on every change */
   private readonly unmeasured = new Map<string, { labels: { namespace: string; name: string }; body: string }>();
   readonly snapshotBytes = new Gauge({
-    name: 'switchyard_snapshot_bytes', help: 'The size of each Gateway\'s snapshot body (JSON, without Secret data), as this process last wrote it',
+    name: 'switchyard_snapshot_bytes',
+    help: 'The size of each Gateway\'s snapshot body (JSON, without Secret data), as this process last made it whole: each version of a table up to 1 MB; a larger one when stored whole, its changes in between being stored as deltas',
     labelNames: ['namespace', 'name'], registers: [this.registry],
     collect: () => {
       for (const { labels, body } of this.unmeasured.values()) this.snapshotBytes.set(labels, Buffer.byteLength(body));
@@ -104,8 +105,12 @@ export class WorkerMetrics {
     if (queuedAt !== undefined && startedAt !== undefined) this.queueWait.observe(Math.max(0, startedAt - queuedAt) / 1000);
   }
 
-  /** A Gateway's snapshot as just written: its version and body, or `null` when it has none any more. */
-  snapshot(namespace: string, name: string, written: { version: number; body?: string } | null): void {
+  /**
+   * A Gateway's snapshot as just written: its version, and its body or the body's size when this
+   * process made it whole (a large table's change is a delta: its size stays as last made whole);
+   * `null` when it has none any more.
+   */
+  snapshot(namespace: string, name: string, written: { version: number; body?: string; bytes?: number } | null): void {
     const key = `${namespace}/${name}`;
     const labels = { namespace, name };
     if (written === null) {
@@ -122,5 +127,14 @@ export class WorkerMetrics {
     }
     this.snapshotVersion.set(labels, written.version);
     if (written.body !== undefined) this.unmeasured.set(key, { labels, body: written.body });
+    else if (written.bytes !== undefined) this.snapshotStored(namespace, name, written.bytes);
+  }
+
+  /** The size of a Gateway's body stored whole later than its version was written (a compaction). */
+  snapshotStored(namespace: string, name: string, bytes: number): void {
+    const key = `${namespace}/${name}`;
+    if (!this.snapshotSeries.has(key)) return;
+    this.unmeasured.delete(key);
+    this.snapshotBytes.set({ namespace, name }, bytes);
   }
 }
