@@ -103,7 +103,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
       const compact = out.compact;
       const stored: Promise<void> = new Promise((r) => setTimeout(r, COMPACT_AFTER_MS))
         .then(compact)
-        .then((bytes) => void (bytes !== undefined && metrics.snapshotStored(job.namespace, job.name, bytes)))
+        .then((stored) => void (stored && metrics.snapshotStored(job.namespace, job.name, stored.version, stored.bytes)))
         .catch((err: unknown) => log.warn({ key, err }, 'storing the whole table failed; the next change stores it'))
         .finally(() => compactions.delete(stored));
       compactions.add(stored);

@@ -49,9 +49,9 @@ export interface GatewayOutcome {
    * Stores the new version's whole table in place of the chain of deltas that leads to it, when
    * the chain has grown long: for the caller to run after the new version is announced (a whole
    * table of thousands of routes takes longer to make and store than the delta did). Answers the
-   * size in bytes of the body it stored, or undefined when it stored none.
+   * version it stored and the size in bytes of its body, or undefined when it stored none.
    */
-  compact?: () => Promise<number | undefined>;
+  compact?: () => Promise<{ version: number; bytes: number } | undefined>;
 }
 
 /** The byte size of snapshotBody(ns, name, version, tail), without making it (a large table's is tens of MB). */
@@ -267,7 +267,7 @@ export class Reconciler {
     // a recompute that found the same hash stored keeps its version
     const snapshotVersion = row.version ?? undefined;
     let delta: { from: number; text: string } | undefined;
-    let compact: (() => Promise<number | undefined>) | undefined;
+    let compact: (() => Promise<{ version: number; bytes: number } | undefined>) | undefined;
     if (!translation || !parts || snapshotVersion === undefined) this.tables.delete(gateKey);
     else if (row.snapshotWritten && stored && 'delta' in stored) {
       delta = stored.delta;
@@ -288,7 +288,7 @@ export class Reconciler {
               const after = now.version - snapshotVersion;
               keepRecent(this.tables, gateKey, { ...now, chain: after === 0 ? [] : now.chain.slice(-after), wholeBytes: tail().length }, MEMORY_CAPACITY);
             }
-            return bodySize(ns, name, snapshotVersion, tail());
+            return { version: snapshotVersion, bytes: bodySize(ns, name, snapshotVersion, tail()) };
           } finally {
             this.compacting.delete(gateKey);
           }

@@ -76,6 +76,8 @@ export class WorkerMetrics {
   });
   /** bodies written since the last scrape: a large table's size is measured when asked for, not on every change */
   private readonly unmeasured = new Map<string, { labels: { namespace: string; name: string }; body: string }>();
+  /** the version each Gateway's size was last set for, so that a compaction finishing late does not set an older one */
+  private readonly sizedVersions = new Map<string, number>();
   readonly snapshotBytes = new Gauge({
     name: 'switchyard_snapshot_bytes',
     help: 'The size of each Gateway\'s snapshot body (JSON, without Secret data), as this process last made it whole: each version of a table up to 1 MB; a larger one when stored whole, its changes in between being stored as deltas',
@@ -115,6 +117,7 @@ export class WorkerMetrics {
     const labels = { namespace, name };
     if (written === null) {
       this.unmeasured.delete(key);
+      this.sizedVersions.delete(key);
       if (this.snapshotSeries.delete(key)) {
         this.snapshotVersion.remove(labels);
         this.snapshotBytes.remove(labels);
@@ -126,14 +129,17 @@ export class WorkerMetrics {
       this.snapshotSeries.add(key);
     }
     this.snapshotVersion.set(labels, written.version);
-    if (written.body !== undefined) this.unmeasured.set(key, { labels, body: written.body });
-    else if (written.bytes !== undefined) this.snapshotStored(namespace, name, written.bytes);
+    if (written.body !== undefined) {
+      this.sizedVersions.set(key, written.version);
+      this.unmeasured.set(key, { labels, body: written.body });
+    } else if (written.bytes !== undefined) this.snapshotStored(namespace, name, written.version, written.bytes);
   }
 
-  /** The size of a Gateway's body stored whole later than its version was written (a compaction). */
-  snapshotStored(namespace: string, name: string, bytes: number): void {
+  /** The size of a Gateway's body at `version`, stored whole (by its recompute, or by a compaction after it). */
+  snapshotStored(namespace: string, name: string, version: number, bytes: number): void {
     const key = `${namespace}/${name}`;
-    if (!this.snapshotSeries.has(key)) return;
+    if (!this.snapshotSeries.has(key) || (this.sizedVersions.get(key) ?? -1) > version) return;
+    this.sizedVersions.set(key, version);
     this.unmeasured.delete(key);
     this.snapshotBytes.set({ namespace, name }, bytes);
   }
