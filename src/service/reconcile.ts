@@ -39,7 +39,7 @@ export interface GatewayOutcome {
   body?: string;
   /** the new snapshot's body made on demand (the worker's size gauge), when it changed */
   bodyOf?: () => string;
-  /** the new snapshot's body's size in bytes, when this run stored its table whole (a large table's size is known then, and at a compaction) */
+  /** the new snapshot's body's size in bytes, when this run stored its table whole and no body travels (a large table's size is known then, and at a compaction) */
   bodyBytes?: number;
   /** the delta to it from the version this process wrote before (openapi/schemas/snapshot-delta.yaml), when it changed */
   delta?: { from: number; text: string };
@@ -311,7 +311,8 @@ export class Reconciler {
     const bodyOf = changed ? () => snapshotBody(ns, name, snapshotVersion!, tail()) : undefined;
     const size = stored && 'wholeBytes' in stored ? stored.wholeBytes : held?.wholeBytes ?? Infinity;
     const body = bodyOf && size <= NOTICE_BODY_LIMIT ? bodyOf() : undefined;
-    const bodyBytes = changed && stored && 'tailZ' in stored ? bodySize(ns, name, snapshotVersion!, tail()) : undefined;
+    // a body that travels is measured from itself when the gauge is read
+    const bodyBytes = body === undefined && changed && stored && 'tailZ' in stored ? bodySize(ns, name, snapshotVersion!, tail()) : undefined;
     return {
       key: owner, written: true, snapshotChanged: row.snapshotWritten, sourcePosition: loaded.sourcePosition, deps: loaded.deps,
       snapshotVersion, missed: row.missed, ...(body !== undefined ? { body } : {}), ...(bodyOf ? { bodyOf } : {}), ...(bodyBytes !== undefined ? { bodyBytes } : {}), ...(delta ? { delta } : {}),
