@@ -15,6 +15,9 @@ interface Block {
   joined?: string;
 }
 
+/** How many parts chunk `j` of a block holds. */
+const sizeAt = (block: Block, j: number): number => block.ends[j] - (j === 0 ? 0 : block.ends[j - 1]);
+
 /** The first index whose value is greater than `x` in an ascending list (its length when none is). */
 function firstAbove(list: readonly number[], x: number): number {
   let lo = 0;
@@ -94,7 +97,7 @@ export class ChunkRecords {
       const from = Math.max(lo, start) - start;
       const to = Math.min(hi, this.chunkEnds[b]) - start;
       if (from === 0 && to === block.ends.length) out.pushBlock(block);
-      else for (let j = from; j < to; j++) out.push(block.ends[j] - (j === 0 ? 0 : block.ends[j - 1]), block.digests[j]);
+      else for (let j = from; j < to; j++) out.push(sizeAt(block, j), block.digests[j]);
     }
   }
 }
@@ -128,7 +131,7 @@ export class ChunkRecordsBuilder {
   pushBlock(block: Block): void {
     const n = block.ends.length;
     if (this.ends.length > 0 && this.ends.length + n <= this.blockSize) {
-      for (let j = 0; j < n; j++) this.push(block.ends[j] - (j === 0 ? 0 : block.ends[j - 1]), block.digests[j]);
+      for (let j = 0; j < n; j++) this.push(sizeAt(block, j), block.digests[j]);
       return;
     }
     this.close();
@@ -157,9 +160,8 @@ export class ChunkRecordsBuilder {
     // blocks left part full by edits around them are merged again once there are twice as many as
     // full ones would be: a list edited version after version keeps to a bounded number of them
     if (this.blocks.length > 2 * Math.ceil(this.closedChunks / this.blockSize) + 4) {
-      const whole = new ChunkRecords(this.blocks, this.partEnds, this.chunkEnds);
       const again = new ChunkRecordsBuilder(this.blockSize);
-      for (let c = 0; c < whole.count; c++) again.push(whole.endOf(c) - whole.endOf(c - 1), whole.digestOf(c));
+      for (const block of this.blocks) for (let j = 0; j < block.ends.length; j++) again.push(sizeAt(block, j), block.digests[j]);
       return again.done();
     }
     return new ChunkRecords(this.blocks, this.partEnds, this.chunkEnds);
