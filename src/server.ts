@@ -75,6 +75,8 @@ export interface ServerOptions {
   /** run the reconcile worker in this process (npm start): on the API's thread, or on a thread of its own; false for `npm run api` */
   worker?: boolean | 'thread';
   queuePrefix?: string;
+  /** how long after a whole snapshot was asked for the next ones are made ready (see adapters/delivery/snapshots) */
+  keepWholeSnapshotMs?: number;
 }
 
 export async function startServer(config: Config, opts: ServerOptions = {}): Promise<Running> {
@@ -121,7 +123,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   const sse = new Set<import('express').Response>();
 
   const ctx: AppContext = {
-    config, db, resources, bus, metrics, logger, auth, sse, version: VERSION, snapshots: new SnapshotHub(db, bus), tokens,
+    config, db, resources, bus, metrics, logger, auth, sse, version: VERSION, snapshots: new SnapshotHub(db, bus, { keepWholeMs: opts.keepWholeSnapshotMs }), tokens,
     limits: new Limits(config.rateLimitPerSecond, config.rateLimitBurst, config.maxSsePerToken),
     readiness: () => readinessOf({ postgres: () => pingDatabase(db.sql), ...(redisPing ? { redis: () => redisPing.check() } : {}) }),
   };

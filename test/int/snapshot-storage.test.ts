@@ -30,7 +30,7 @@ const deltas = () => sql<{ version: bigint; bytes: number }>(`SELECT version, oc
 async function storedBody(): Promise<string> {
   const hub = new SnapshotHub(s.running.ctx.db, s.running.ctx.bus);
   try {
-    return withSecretData((await hub.get('infra/edge'))!.body, []);
+    return withSecretData((await hub.whole((await hub.get('infra/edge'))!))!.body, []);
   } finally {
     hub.close();
   }

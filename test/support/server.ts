@@ -53,7 +53,7 @@ export function client(url: string, token: string | null = ADMIN_TOKEN): Client 
 
 /** `derivedPrefix`: the Redis prefix as a deployment derives it, instead of a fresh one per test server. */
 /** `logger`: where the service logs (by default nowhere, or TEST_LOG_LEVEL's lines to stdout). */
-export async function startTestServer(overrides: Partial<Config> = {}, opts: { databaseUrl?: string; worker?: boolean; derivedPrefix?: boolean; logger?: Logger } = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Config> = {}, opts: { databaseUrl?: string; worker?: boolean; derivedPrefix?: boolean; logger?: Logger; keepWholeSnapshotMs?: number } = {}): Promise<TestServer> {
   const fresh = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => undefined } : await freshDatabaseUrl();
   const config: Config = {
     ...loadConfig({}),
@@ -70,7 +70,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
   };
   const db = fresh.url ? undefined : await openDatabase({ dataDir: 'memory://' });
   const queuePrefix = opts.derivedPrefix ? undefined : `sy-test-${Math.random().toString(36).slice(2, 10)}`;
-  const running = await startServer(config, { logger: opts.logger ?? pino({ level: config.logLevel }), db, worker: opts.worker, queuePrefix });
+  const running = await startServer(config, { logger: opts.logger ?? pino({ level: config.logLevel }), db, worker: opts.worker, queuePrefix, keepWholeSnapshotMs: opts.keepWholeSnapshotMs });
   return {
     running,
     url: running.url,

@@ -9,12 +9,12 @@ import { snapshotDelta } from '../../core/snapshot/delta';
 /** How many earlier versions of a Gateway a client may be behind and still get a delta. */
 export const DELTA_HISTORY = 8;
 
-/** What of a cached snapshot (./snapshots) a delta needs. */
+/** What of a held snapshot (./snapshots) a delta needs: a version held without its body has no parts here. */
 export interface CachedSnapshot {
   version: number;
-  readonly body: string;
+  readonly body?: string;
   readonly hash?: string;
-  table(): CompiledTable;
+  table?(): CompiledTable;
 }
 
 const HASH_IN_HEAD = /"version":\d+,"hash":"([0-9a-f]+)"/;
@@ -50,7 +50,8 @@ export class DeltaHistory {
 
   /** `next` replaced `prev` as the current snapshot of `key`. */
   retire(key: string, prev: CachedSnapshot | null | undefined, next: CachedSnapshot | null): void {
-    if (!next) return void this.past.delete(key);
+    // no delta is made here to a version held without its body: the earlier versions' parts go
+    if (!next || !next.table) return void this.past.delete(key);
     if (!prev || !this.wanted.has(key) || prev.version >= next.version) return;
     const list = this.past.get(key) ?? [];
     // a table is parsed into parts only when a delta from it is asked for and the worker made none
@@ -62,15 +63,34 @@ export class DeltaHistory {
     this.past.set(key, kept);
   }
 
-  /** The parts of `snap` (the cached snapshot of `key`), made from its table unless held already. */
-  partsFor(key: string, snap: CachedSnapshot): TableParts {
+  /** The parts of `snap` (the cached snapshot of `key`), made from its table unless held already; none without its body. */
+  partsFor(key: string, snap: CachedSnapshot): TableParts | undefined {
     let p = this.partsOf.get(snap);
-    if (!p) {
+    if (!p && snap.table) {
       // parts equal to the previous version's share their text with it
       const list = this.past.get(key);
       this.partsOf.set(snap, (p = tableParts(snap.table(), list?.findLast((x) => x.parts)?.parts, textPart)));
     }
     return p;
+  }
+
+  /**
+   * The worker's deltas that lead from version `from` to `to` one after the other, oldest first, for
+   * a watch (which sends each as its own event); null when they are not all kept here.
+   */
+  offeredChain(key: string, from: number, to: number): { to: number; text: string }[] | null {
+    const next = new Map<number, { to: number; text: string }>();
+    for (const [k, text] of this.offered.get(key) ?? []) {
+      const at = k.indexOf('>');
+      next.set(Number(k.slice(0, at)), { to: Number(k.slice(at + 1)), text });
+    }
+    const chain: { to: number; text: string }[] = [];
+    for (let v = from; v !== to; v = chain[chain.length - 1].to) {
+      const step = next.get(v);
+      if (!step || step.to > to || chain.length > this.depth) return null;
+      chain.push(step);
+    }
+    return chain;
   }
 
   /**
@@ -92,12 +112,13 @@ export class DeltaHistory {
       base.parts = this.partsFor(key, base.snap);
       delete base.snap;
     }
-    const hash = to.hash ?? HASH_IN_HEAD.exec(to.body.slice(0, 512))?.[1];
+    const hash = to.hash ?? (to.body === undefined ? undefined : HASH_IN_HEAD.exec(to.body.slice(0, 512))?.[1]);
+    const toParts = base?.parts && hash ? this.partsFor(key, to) : undefined;
     let text: string | null = null;
-    if (base?.parts && hash) {
+    if (base?.parts && hash && toParts) {
       const at = key.indexOf('/');
       const gateway = { namespace: key.slice(0, at), name: key.slice(at + 1) };
-      text = JSON.stringify(snapshotDelta(gateway, from, to.version, hash, base.parts, this.partsFor(key, to)));
+      text = JSON.stringify(snapshotDelta(gateway, from, to.version, hash, base.parts, toParts));
     }
     byFrom.set(from, text);
     return text;

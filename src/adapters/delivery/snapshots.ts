@@ -64,18 +64,32 @@ async function bodyOf(key: string, row: StoredSnapshot): Promise<{ body: string;
   }
 }
 
-export interface CachedSnapshot {
+/**
+ * A version of a Gateway's snapshot as this process serves it. A version reached by a worker's
+ * delta while nobody here took whole snapshots of the Gateway is held without its body: the parts
+ * a body is made from are some 120 MB at 50,000 routes, and the clients that take deltas are sent
+ * the worker's. SnapshotHub.whole gives a version with its body.
+ */
+export interface HeldSnapshot {
   key: string; // "ns/name"
   version: number;
-  /** the Snapshot JSON without secrets, serialized once (when first read) */
-  readonly body: string;
   /** the table's hash, where it was known without the body */
   readonly hash?: string;
   /** Secrets its listeners reference (namespace/name) */
   secretRefs: { namespace: string; name: string }[];
+}
+
+export interface CachedSnapshot extends HeldSnapshot {
+  /** the Snapshot JSON without secrets, serialized once (when first read) */
+  readonly body: string;
   /** the compiled table, parsed on first use and kept while memory allows (resolve only) */
   table(): CompiledTable;
 }
+
+export const hasBody = (s: HeldSnapshot): s is CachedSnapshot => 'body' in s;
+
+/** How long after a whole snapshot of a Gateway was last asked for this process still holds what makes the next one. */
+const KEEP_WHOLE_MS = 10_000;
 
 /** Routes that name the Gateway but are not attached, for resolve's explanations (read on demand). */
 export async function unattachedOf(db: Database, key: string): Promise<CompiledTable['unattached']> {
@@ -83,13 +97,19 @@ export async function unattachedOf(db: Database, key: string): Promise<CompiledT
   return text === null ? [] : JSON.parse(text);
 }
 
-type Listener = (snap: CachedSnapshot | null) => void;
+type Listener = (snap: HeldSnapshot | null) => void;
+/** what a watcher takes: whole snapshots, or deltas (whole only when too far behind) */
+export type Takes = 'whole' | 'delta';
 /** a delta from version `from` to `to` as the worker made it (JSON text, no Secret data) */
 type DeltaListener = (from: number, to: number, text: string) => void;
 
 export class SnapshotHub {
-  private cache = new Map<string, CachedSnapshot | null>();
+  private cache = new Map<string, HeldSnapshot | null>();
   private loading = new Map<string, Promise<CachedSnapshot | null>>();
+  /** by Gateway, the watchers that take whole snapshots, and when one was last asked for */
+  private wholeWatchers = new Map<string, number>();
+  private wholeAsked = new Map<string, number>();
+  private readonly keepWholeMs: number;
   /** the version a worker's delta being applied leads to, by Gateway (see advance) */
   private advancing = new Map<string, number>();
   private listeners = new Map<string, Set<Listener>>();
@@ -99,7 +119,9 @@ export class SnapshotHub {
   /** the last versions' parts, for the clients that ask for deltas */
   readonly deltas = new DeltaHistory();
 
-  constructor(private readonly db: Database, bus: Bus, pollMs = 1000) {
+  constructor(private readonly db: Database, bus: Bus, opts: { pollMs?: number; keepWholeMs?: number } = {}) {
+    const pollMs = opts.pollMs ?? 1000;
+    this.keepWholeMs = opts.keepWholeMs ?? KEEP_WHOLE_MS;
     this.unsubscribe = subscribe(bus, snapshotChannel, (notice) => {
       if (!notice) return void this.refreshWatched();
       const { gateway, version, body } = notice;
@@ -107,8 +129,9 @@ export class SnapshotHub {
       if (!this.cache.has(gateway) && !this.listeners.has(gateway)) return;
       const cur = this.cache.get(gateway);
       if (cur && version !== null && cur.version >= version) return;
-      // the worker's delta to this version is being applied: it brings the body
-      if (version !== null && body === undefined && (this.advancing.get(gateway) ?? -1) >= version) return;
+      // the worker's delta to this version is being applied: it brings the body, or else nobody
+      // here takes whole snapshots and the version is held without one whatever its size
+      if (version !== null && (this.advancing.get(gateway) ?? -1) >= version && (body === undefined || !this.wholeWanted(gateway))) return;
       // a load under way may bring an older version: it is not waited for (it never replaces a newer one)
       if (body !== undefined && version !== null) this.accept(gateway, parse(gateway, version, body));
       else void this.reload(gateway);
@@ -117,10 +140,10 @@ export class SnapshotHub {
     const unsubscribeDeltas = subscribe(bus, snapshotDeltaChannel, (d) => {
       if (!d || (!this.cache.has(d.gateway) && !this.listeners.has(d.gateway))) return;
       this.deltas.offer(d.gateway, d.from, d.to, d.text);
-      // and sent at once, before the whole body is loaded, unless the Secrets the listeners name
-      // may have changed with it (their data is read per send, for the version it goes with)
+      // and sent at once, before the whole body is loaded, unless the Secrets the table names may
+      // have changed with it (their data is read per send, for the version it goes with)
       const held = this.cache.get(d.gateway);
-      if (held && held.secretRefs.length === 0 && !d.text.includes('"collection":"listeners"')) {
+      if (held && held.secretRefs.length === 0 && !mayReferenceSecrets(d.text)) {
         for (const fn of this.deltaListeners.get(d.gateway) ?? []) fn(d.from, d.to, d.text);
       }
       // the whole body of the new version is the held one's with the delta applied: nothing is
@@ -137,29 +160,43 @@ export class SnapshotHub {
   }
 
   /**
-   * The snapshot `to` of `key` from the held one and the worker's delta to it, made from the held
-   * parts (a table is parsed only for the first delta after a load); read from the store instead
-   * when the delta does not fit.
+   * The snapshot `to` of `key` from the held one and the worker's delta to it: without its body
+   * when nobody here takes whole snapshots of the Gateway and no Secret may be named, else made
+   * from the held parts (a table is parsed only for the first delta after a load); read from the
+   * store instead when the delta does not fit.
    */
-  private advance(key: string, held: CachedSnapshot, to: number, text: string): void {
+  private advance(key: string, held: HeldSnapshot, to: number, text: string): void {
     if (this.advancing.get(key) === to) this.advancing.delete(key);
     if (this.closed) return;
     const cur = this.cache.get(key);
     // the held version was replaced meanwhile: by a newer one, or else the store has this one
     if (cur !== held) return void (!cur || cur.version < to ? this.reload(key) : undefined);
-    let snap: CachedSnapshot;
+    let snap: HeldSnapshot;
     try {
       const d = JSON.parse(text) as SnapshotDelta;
-      const parts = applyChanges(this.deltas.partsFor(key, held), d, textPart);
-      const g = gatewayOf(key);
-      // the Secrets it names are read off the parts: the new body is neither searched nor parsed,
-      // and it is joined only when a client takes whole snapshots (at 50,000 routes it is 60 MB)
-      snap = parse(key, to, () => bodyOfParts(g.namespace, g.name, to, d.hash, parts), secretRefsOfParts(parts, g.namespace), d.hash);
-      this.deltas.hold(snap, parts);
+      // the Secrets named are still none when none were and the delta's parts name none
+      if (!this.wholeWanted(key) && held.secretRefs.length === 0 && !mayReferenceSecrets(text)) {
+        snap = { key, version: to, hash: d.hash, secretRefs: [] };
+      } else {
+        const base = this.deltas.partsFor(key, held);
+        if (!base) return void this.reload(key);
+        const parts = applyChanges(base, d, textPart);
+        const g = gatewayOf(key);
+        // the Secrets it names are read off the parts: the new body is neither searched nor parsed,
+        // and it is joined only when a client takes whole snapshots (at 50,000 routes it is 60 MB)
+        const made = parse(key, to, () => bodyOfParts(g.namespace, g.name, to, d.hash, parts), secretRefsOfParts(parts, g.namespace), d.hash);
+        this.deltas.hold(made, parts);
+        snap = made;
+      }
     } catch {
       return void this.reload(key);
     }
     this.accept(key, snap);
+  }
+
+  /** Whether whole snapshots of `key` are taken here: by a watcher, or asked for a moment ago. */
+  private wholeWanted(key: string): boolean {
+    return (this.wholeWatchers.get(key) ?? 0) > 0 || performance.now() - (this.wholeAsked.get(key) ?? -Infinity) < this.keepWholeMs;
   }
 
   private closed = false;
@@ -182,31 +219,50 @@ export class SnapshotHub {
     return new Map([...this.cache].map(([key, snap]) => [key, snap?.version ?? null]));
   }
 
-  async get(key: string): Promise<CachedSnapshot | null> {
+  async get(key: string): Promise<HeldSnapshot | null> {
     // a load under way was started by a notice of a newer version: answer with what it brings
     const pending = this.loading.get(key);
-    if (pending) return pending;
+    if (pending) return pending.then(() => this.cache.get(key) ?? null);
     if (this.cache.has(key)) return this.cache.get(key)!;
     return this.reload(key);
   }
 
-  private reload(key: string): Promise<CachedSnapshot | null> {
+  /**
+   * `snap` with its body, or the version the store holds now when this process does not hold the
+   * body of `snap` (it is as new: a worker stores a version before it announces it); null when the
+   * Gateway has no snapshot any more.
+   */
+  async whole(snap: HeldSnapshot): Promise<CachedSnapshot | null> {
+    this.wholeAsked.set(snap.key, performance.now());
+    if (hasBody(snap)) return snap;
+    const cur = this.cache.get(snap.key);
+    if (cur && hasBody(cur) && cur.version >= snap.version) return cur;
+    return this.load(snap.key);
+  }
+
+  private reload(key: string): Promise<HeldSnapshot | null> {
+    return this.load(key).then(() => this.cache.get(key) ?? null);
+  }
+
+  /** The stored snapshot of `key` with its body, kept here unless a newer one is held already. */
+  private load(key: string): Promise<CachedSnapshot | null> {
     const pending = this.loading.get(key);
     if (pending) return pending;
     const p = (async () => {
       const row = await readSnapshot(this.db.sql, streamOf(key));
-      if (!row) return this.accept(key, null);
+      if (!row) return void this.accept(key, null), null;
       const { body, parts } = await bodyOf(key, row);
       const snap = parse(key, row.version, body);
       if (parts) this.deltas.hold(snap, parts);
-      return this.accept(key, snap);
+      this.accept(key, snap);
+      return snap;
     })().finally(() => this.loading.delete(key));
     this.loading.set(key, p);
     return p;
   }
 
   /** Keeps a snapshot unless a newer one is held, whatever order loads and notices arrive in. */
-  private accept(key: string, snap: CachedSnapshot | null): CachedSnapshot | null {
+  private accept(key: string, snap: HeldSnapshot | null): HeldSnapshot | null {
     const prev = this.cache.get(key);
     if (prev && snap && prev.version > snap.version) return prev;
     this.cache.set(key, snap);
@@ -216,13 +272,25 @@ export class SnapshotHub {
   }
 
   /** Calls fn with every newer snapshot of `key` until the returned function is called. */
-  watch(key: string, fn: Listener): () => void {
+  watch(key: string, fn: Listener, takes: Takes = 'whole'): () => void {
     let set = this.listeners.get(key);
     if (!set) this.listeners.set(key, (set = new Set()));
     set.add(fn);
+    if (takes === 'whole') this.wholeWatchers.set(key, (this.wholeWatchers.get(key) ?? 0) + 1);
+    let stopped = false;
     return () => {
+      if (stopped) return;
+      stopped = true;
       set!.delete(fn);
       if (set!.size === 0) this.listeners.delete(key);
+      if (takes === 'whole') {
+        const n = this.wholeWatchers.get(key)! - 1;
+        if (n > 0) this.wholeWatchers.set(key, n);
+        else {
+          this.wholeWatchers.delete(key);
+          this.wholeAsked.set(key, performance.now());
+        }
+      }
     };
   }
 
@@ -238,10 +306,10 @@ export class SnapshotHub {
   }
 
   /** Resolves with a snapshot newer than `version`, or null when `ms` pass first. */
-  waitNewer(key: string, version: number, ms: number, signal?: AbortSignal): Promise<CachedSnapshot | null> {
+  waitNewer(key: string, version: number, ms: number, signal?: AbortSignal, takes: Takes = 'whole'): Promise<HeldSnapshot | null> {
     return new Promise((resolve) => {
       if (this.closed) return resolve(null);
-      const done = (v: CachedSnapshot | null) => {
+      const done = (v: HeldSnapshot | null) => {
         clearTimeout(t);
         stop();
         this.closers.delete(onAbort);
@@ -251,7 +319,7 @@ export class SnapshotHub {
       const onAbort = () => done(null);
       const stop = this.watch(key, (snap) => {
         if (snap && snap.version > version) done(snap);
-      });
+      }, takes);
       const t = setTimeout(() => done(null), ms);
       this.closers.add(onAbort);
       signal?.addEventListener('abort', onAbort);

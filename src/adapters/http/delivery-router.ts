@@ -4,9 +4,9 @@ import { Router, type Request, type Response } from 'express';
 import type { AppContext } from './context';
 import { HttpError } from './problem';
 import { openSse, lastEventId, sseFrame } from './sse';
-import { unattachedOf, withSecrets, type CachedSnapshot } from '../delivery/snapshots';
+import { unattachedOf, withSecrets, type CachedSnapshot, type HeldSnapshot } from '../delivery/snapshots';
 import { readSecretsWithData } from '../store/snapshot-reads';
-import { withSecretData } from '../../core/snapshot/format';
+import { mayReferenceSecrets, withSecretData } from '../../core/snapshot/format';
 import { streamKey } from '../../core/objects/keys';
 import { canRead, canReadSnapshot } from '../../service/access';
 import type { Principal } from '../../service/principal';
@@ -62,16 +62,16 @@ function sinceVersion(raw: unknown): number | undefined {
 
 // A delta's text is made once per pair of versions (see delivery/deltas); framed once per access
 // too, unless it carries Secret data, which is read per send as for whole snapshots.
-const deltaFrames = new WeakMap<CachedSnapshot, Map<string, string>>();
+const deltaFrames = new WeakMap<HeldSnapshot, Map<string, string>>();
 
 /** The delta from `from` to `snap` as a body, or null when `from` is too far behind (the whole snapshot goes instead). */
-async function deltaBody(ctx: AppContext, key: string, from: number, snap: CachedSnapshot, a: 'with-secrets' | 'without-secrets'): Promise<string | null> {
+async function deltaBody(ctx: AppContext, key: string, from: number, snap: HeldSnapshot, a: 'with-secrets' | 'without-secrets'): Promise<string | null> {
   const text = ctx.snapshots.deltas.deltaText(key, from, snap);
   if (text === null || a === 'without-secrets' || snap.secretRefs.length === 0) return text;
   return withSecretData(text, await readSecretsWithData(ctx.db.sql, snap.secretRefs.map((r) => streamKey('Secret', r.namespace, r.name))));
 }
 
-async function deltaFrameOf(ctx: AppContext, key: string, from: number, snap: CachedSnapshot, a: 'with-secrets' | 'without-secrets'): Promise<string | null> {
+async function deltaFrameOf(ctx: AppContext, key: string, from: number, snap: HeldSnapshot, a: 'with-secrets' | 'without-secrets'): Promise<string | null> {
   const perSend = a === 'with-secrets' && snap.secretRefs.length > 0;
   const memo = `${from}|${a}`;
   const hit = perSend ? undefined : deltaFrames.get(snap)?.get(memo);
@@ -99,6 +99,8 @@ function announcedFrame(key: string, from: number, to: number, text: string): st
   return frame;
 }
 
+const noSnapshot = (key: string) => new HttpError(404, `Gateway ${key} has no compiled snapshot (it does not exist, or its GatewayClass is not this controller's)`);
+
 function access(p: Principal, ns: string, name: string) {
   const a = canReadSnapshot(p, ns, name);
   if (!a) throw new HttpError(403, `this token may not read the snapshot of Gateway ${ns}/${name}`);
@@ -116,7 +118,7 @@ export function deliveryRouter(ctx: AppContext): Router {
       const a = access(res.locals.principal, namespace, name);
       const key = `${namespace}/${name}`;
       let snap = await hub.get(key);
-      if (!snap) throw new HttpError(404, `Gateway ${key} has no compiled snapshot (it does not exist, or its GatewayClass is not this controller's)`);
+      if (!snap) throw noSnapshot(key);
       const since = sinceVersion(req.query.since);
       // ?since= answers the delta from that version; it is also the version the client holds
       const have = since ?? etagVersion(req.header('if-none-match'));
@@ -126,14 +128,18 @@ export function deliveryRouter(ctx: AppContext): Router {
         if (!Number.isFinite(seconds) || seconds < 0) throw new HttpError(400, `wait must be a number of seconds, got "${String(waitRaw)}"`);
         const abort = new AbortController();
         res.on('close', () => abort.abort());
-        const newer = await hub.waitNewer(key, have, Math.min(seconds, MAX_WAIT_SECONDS) * 1000, abort.signal);
+        const newer = await hub.waitNewer(key, have, Math.min(seconds, MAX_WAIT_SECONDS) * 1000, abort.signal, since === undefined ? 'whole' : 'delta');
         if (newer) snap = newer;
       }
       res.setHeader('ETag', `"${snap.version}"`);
       res.setHeader('Cache-Control', 'no-cache');
       if (have !== undefined && have >= snap.version) return void res.status(304).end();
       const delta = since !== undefined ? await deltaBody(ctx, key, since, snap, a) : null;
-      res.type('application/json').send(delta ?? await body(ctx, snap, a));
+      if (delta !== null) return void res.type('application/json').send(delta);
+      const whole = await hub.whole(snap);
+      if (!whole) throw noSnapshot(key);
+      res.setHeader('ETag', `"${whole.version}"`);
+      res.type('application/json').send(await body(ctx, whole, a));
     } catch (e) {
       next(e);
     }
@@ -159,17 +165,31 @@ export function deliveryRouter(ctx: AppContext): Router {
     stream.onClose(ctx.metrics.sseOpened('snapshot'));
     let sent = etagVersion(lastEventId(req)) ?? -1;
     let sending = Promise.resolve();
-    const send = (snap: CachedSnapshot | null) => {
+    const send = (snap: HeldSnapshot | null) => {
       sending = sending.then(async () => {
         if (!snap || snap.version <= sent || stream.closed) return;
         const from = sent;
         sent = snap.version;
         // a client that asked for deltas gets one from the version it holds, while that is recent enough
         const delta = wantDelta && from >= 0 ? await deltaFrameOf(ctx, key, from, snap, a) : null;
-        await stream.sendFrame(delta ?? await frameOf(ctx, snap, a));
+        if (delta !== null) return void await stream.sendFrame(delta);
+        // else the worker's deltas in turn, when they are all kept and carry no Secret data
+        const chain = wantDelta && from >= 0 ? hub.deltas.offeredChain(key, from, snap.version) : null;
+        if (chain && (a === 'without-secrets' || !chain.some((step) => mayReferenceSecrets(step.text)))) {
+          let at = from;
+          for (const step of chain) {
+            await stream.sendFrame(announcedFrame(key, at, step.to, step.text));
+            at = step.to;
+          }
+          return;
+        }
+        const whole = await hub.whole(snap);
+        if (!whole || stream.closed) return;
+        sent = Math.max(sent, whole.version);
+        await stream.sendFrame(await frameOf(ctx, whole, a));
       }).catch(() => stream.end());
     };
-    const stop = hub.watch(key, send);
+    const stop = hub.watch(key, send, wantDelta ? 'delta' : 'whole');
     stream.onClose(stop);
     if (wantDelta) {
       // a worker's delta from the version this client holds goes out as soon as it is announced
@@ -193,8 +213,9 @@ export function deliveryRouter(ctx: AppContext): Router {
       if (!canRead(p, 'Gateway', namespace, name)) throw new HttpError(403, `this token may not read Gateway ${namespace}/${name}`);
       const request = requireBody(req, res);
       if (!request || typeof request !== 'object' || Array.isArray(request)) throw new HttpError(400, 'the resolve body must be a JSON object');
-      const snap = await hub.get(`${namespace}/${name}`);
-      if (!snap) throw new HttpError(404, `Gateway ${namespace}/${name} has no compiled snapshot (it does not exist, or its GatewayClass is not this controller's)`);
+      const held = await hub.get(`${namespace}/${name}`);
+      const snap = held && await hub.whole(held);
+      if (!snap) throw noSnapshot(`${namespace}/${name}`);
       const table = snap.table();
       const unattached = await unattachedOf(ctx.db, `${namespace}/${name}`);
       const answer = resolve(table, request, { canRead: (ns) => canRead(p, 'HTTPRoute', ns), unattached });

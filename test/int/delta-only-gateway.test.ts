@@ -1,0 +1,155 @@
+// A Gateway whose clients all take deltas: the API sends the worker's deltas and holds no body of
+// the versions they lead to (nor the parts a body is made from). What it is asked for later is
+// still right: a whole GET, a whole watch and resolve read the store's version; a resume gets the
+// worker's deltas one after the other; a table that names Secrets is held whole as before.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, reconciled, startTestServer, type TestServer } from '../support/server';
+import { sse, type SseClient } from '../support/sse';
+import { tableOfParts, tableParts, type TableParts } from '../../src/core/snapshot/table-parts';
+import { applyDelta, type SnapshotDelta } from '../../src/core/snapshot/delta';
+import { hasBody } from '../../src/adapters/delivery/snapshots';
+import type { Snapshot } from '../../src/core/compile/types';
+
+let s: TestServer;
+const GW = 'gateway.networking.k8s.io/v1';
+const KEY = 'infra/edge';
+const SNAP = `/api/v1/namespaces/${KEY.replace('/', '/gateways/')}/snapshot`;
+const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+const route = (path: string, gateway = 'edge') => ({
+  apiVersion: GW, kind: 'HTTPRoute',
+  spec: { parentRefs: [{ name: gateway, namespace: 'infra' }], rules: [{ matches: [{ path: { type: 'PathPrefix', value: path } }], backendRefs: [{ name: 'web', port: 80 }] }] },
+});
+const put = async (p: string, b: unknown) => expect((await s.api('PUT', p, b)).status).toBeLessThan(300);
+const held = async (key = KEY) => (await s.running.ctx.snapshots.get(key))!;
+/** the version this process serves once it reaches `version` (a delta goes out to watchers before it is applied here) */
+async function heldAt(version: number, key = KEY) {
+  for (const deadline = Date.now() + 5_000; (await held(key)).version < version && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 10));
+  const now = await held(key);
+  expect(now.version).toBe(version);
+  return now;
+}
+
+/** A client's table: the whole snapshot it took, then the deltas it applied, each checked against its hash. */
+interface Client { version: number; parts: TableParts }
+const taking = (snap: Snapshot): Client => ({ version: snap.version, parts: tableParts(snap.table) });
+function apply(c: Client, d: SnapshotDelta): Client {
+  expect(d.fromVersion).toBe(c.version);
+  return { version: d.version, parts: applyDelta(c.parts, c.version, d, []).parts };
+}
+const tableOf = (c: Client) => JSON.stringify(tableOfParts(c.parts));
+
+async function nextDelta(w: SseClient): Promise<SnapshotDelta> {
+  const ev = await w.next();
+  expect(ev.event).toBe('delta');
+  const d = JSON.parse(ev.data) as SnapshotDelta;
+  expect(Number(ev.id)).toBe(d.version);
+  return d;
+}
+
+beforeAll(async () => {
+  // nothing is kept for whole snapshots once none is asked for: every version a delta leads to is held without its body
+  s = await startTestServer({}, { keepWholeSnapshotMs: 0 });
+  await put('/api/v1/gatewayclasses/sy', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'switchyard.dev/gateway-controller' } });
+  await put('/api/v1/namespaces/infra/gateways/edge', { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }] } });
+  await put('/api/v1/namespaces/app/services/web', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ port: 80 }] } });
+  await put('/api/v1/namespaces/app/endpointslices/web-1', { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': 'web' } }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }], ports: [{ port: 8080 }] });
+  for (let i = 0; i < 20; i++) await put(`/api/v1/namespaces/app/httproutes/r${i}`, route(`/r${i}`));
+  await reconciled(s);
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('a Gateway served as deltas alone', () => {
+  it('holds no body of the versions its deltas lead to, and a whole GET, resolve and a resume still get the right table', async () => {
+    const w = await sse(`${s.url}${SNAP}/watch?delta=true`, auth);
+    let c: Client;
+    let first: Client;
+    try {
+      const ev = await w.next();
+      expect(ev.event).toBe('snapshot');
+      c = first = taking(JSON.parse(ev.data));
+      for (const k of [1, 2, 3]) {
+        await put(`/api/v1/namespaces/app/httproutes/r${k}`, route(`/moved${k}`));
+        c = apply(c, await nextDelta(w));
+      }
+    } finally {
+      w.close();
+    }
+    const now = await heldAt(c.version);
+    expect(hasBody(now), 'the version reached by deltas is held with its body').toBe(false);
+
+    // a whole GET reads the store's version: the table the deltas led to
+    const whole = await s.api('GET', SNAP);
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('etag')).toBe(`"${c.version}"`);
+    expect(whole.body.version).toBe(c.version);
+    expect(JSON.stringify(whole.body.table)).toBe(tableOf(c));
+    expect((await s.api('GET', SNAP, undefined, { 'if-none-match': `"${c.version}"` })).status).toBe(304);
+
+    const answer = await s.api('POST', `${SNAP.replace('/snapshot', '')}/resolve`, { method: 'GET', hostname: 'x.example', path: '/moved2/a' });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ snapshotVersion: c.version });
+    expect(JSON.stringify(answer.body)).toContain('"r2"');
+
+    // a client three versions behind gets the worker's three deltas in turn, not the whole table
+    const resumed = await sse(`${s.url}${SNAP}/watch?delta=true`, { ...auth, 'last-event-id': String(first.version) });
+    try {
+      let r = first;
+      while (r.version < c.version) r = apply(r, await nextDelta(resumed));
+      expect(tableOf(r)).toBe(tableOf(c));
+    } finally {
+      resumed.close();
+    }
+    // and GET ?since= the version before answers the worker's delta
+    const since = await s.api('GET', `${SNAP}?since=${c.version - 1}`);
+    expect(since.body.fromVersion).toBe(c.version - 1);
+    expect(since.body.version).toBe(c.version);
+  });
+
+  it('a whole watch that comes later gets the table whole, every change after it whole, and deltas go bodiless again once it leaves', async () => {
+    const w = await sse(`${s.url}${SNAP}/watch`, auth);
+    let version: number;
+    try {
+      const ev = await w.next();
+      expect(ev.event).toBe('snapshot');
+      const start = JSON.parse(ev.data) as Snapshot;
+      expect(start.version).toBe((await held()).version);
+      await put('/api/v1/namespaces/app/httproutes/r4', route('/whole4'));
+      const next = await w.next();
+      expect(next.event).toBe('snapshot');
+      const snap = JSON.parse(next.data) as Snapshot;
+      expect(JSON.stringify(snap.table)).toContain('/whole4');
+      version = snap.version;
+      expect(hasBody(await heldAt(version)), 'while a whole watch is open').toBe(true);
+      expect(JSON.stringify(snap.table)).toBe(JSON.stringify((await s.api('GET', SNAP)).body.table));
+    } finally {
+      w.close();
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    await put('/api/v1/namespaces/app/httproutes/r5', route('/after5'));
+    await reconciled(s);
+    expect(hasBody(await heldAt(version + 1)), 'after the whole watch left').toBe(false);
+  });
+
+  it('a table that names Secrets is held with its body: its Secrets are read for every version', async () => {
+    const b64 = (t: string) => Buffer.from(t).toString('base64');
+    await put('/api/v1/namespaces/infra/secrets/cert', { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', data: { 'tls.crt': b64('cert'), 'tls.key': b64('key') } });
+    await put('/api/v1/namespaces/infra/gateways/tls', { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'https', port: 443, protocol: 'HTTPS', hostname: 'tls.example', tls: { certificateRefs: [{ name: 'cert' }] }, allowedRoutes: { namespaces: { from: 'All' } } }] } });
+    await put('/api/v1/namespaces/app/httproutes/t1', route('/t1', 'tls'));
+    await reconciled(s);
+    const w = await sse(`${s.url}/api/v1/namespaces/infra/gateways/tls/snapshot/watch?delta=true`, auth);
+    try {
+      const first = JSON.parse((await w.next()).data) as Snapshot & { secrets: unknown[] };
+      expect(first.secrets).toHaveLength(1);
+      await put('/api/v1/namespaces/app/httproutes/t1', route('/t1/changed', 'tls'));
+      const d = await nextDelta(w);
+      expect(d.fromVersion).toBe(first.version);
+      expect(d.secrets).toHaveLength(1);
+      expect(hasBody(await heldAt(d.version, 'infra/tls'))).toBe(true);
+    } finally {
+      w.close();
+    }
+  });
+});
