@@ -250,7 +250,10 @@ export class SnapshotHub {
     if (pending) return pending;
     const p = (async () => {
       const row = await readSnapshot(this.db.sql, streamOf(key));
-      if (!row) return void this.accept(key, null), null;
+      if (!row) {
+        this.accept(key, null);
+        return null;
+      }
       const { body, parts } = await bodyOf(key, row);
       const snap = parse(key, row.version, body);
       if (parts) this.deltas.hold(snap, parts);
