@@ -7,7 +7,7 @@ import { ADMIN_TOKEN, reconciled, startTestServer, type TestServer } from '../su
 import { sse, type SseClient } from '../support/sse';
 import { tableOfParts, tableParts, type TableParts } from '../../src/core/snapshot/table-parts';
 import { applyDelta, type SnapshotDelta } from '../../src/core/snapshot/delta';
-import { hasBody } from '../../src/adapters/delivery/snapshots';
+import { hasBody, SnapshotHub } from '../../src/adapters/delivery/snapshots';
 import type { Snapshot } from '../../src/core/compile/types';
 
 let s: TestServer;
@@ -131,6 +131,37 @@ describe('a Gateway served as deltas alone', () => {
     await put('/api/v1/namespaces/app/httproutes/r5', route('/after5'));
     await reconciled(s);
     expect(hasBody(await heldAt(version + 1)), 'after the whole watch left').toBe(false);
+  });
+
+  it('a process that missed the notices (started since, or cut off from Redis) sends the stored deltas in turn', async () => {
+    // a table large enough that three deltas stay stored as deltas (a chain is cut at a quarter of the table)
+    const onBig = (path: string) => route(path, 'big');
+    await put('/api/v1/namespaces/infra/gateways/big', { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }] } });
+    const items = Array.from({ length: 200 }, (_, i) => ({ ...onBig(`/big${i}`), metadata: { namespace: 'app', name: `big${i}` } }));
+    expect((await s.api('POST', '/api/v1/apply', { items })).status).toBeLessThan(300);
+    await reconciled(s);
+    const BIG = '/api/v1/namespaces/infra/gateways/big/snapshot';
+    const w = await sse(`${s.url}${BIG}/watch?delta=true`, auth);
+    const sent: SnapshotDelta[] = [];
+    let start: number;
+    try {
+      start = (JSON.parse((await w.next()).data) as Snapshot).version;
+      for (const k of [1, 2, 3]) {
+        await put(`/api/v1/namespaces/app/httproutes/big${k}`, onBig(`/big${k}/moved`));
+        sent.push(await nextDelta(w));
+      }
+    } finally {
+      w.close();
+    }
+    const other = new SnapshotHub(s.running.ctx.db, s.running.ctx.bus);
+    try {
+      const now = (await other.get('infra/big'))!;
+      expect(now.version).toBe(sent[2].version);
+      const chain = other.deltas.offeredChain('infra/big', start, now.version);
+      expect(chain?.map((step) => JSON.parse(step.text))).toEqual(sent);
+    } finally {
+      other.close();
+    }
   });
 
   it('a table that names Secrets is held with its body: its Secrets are read for every version', async () => {

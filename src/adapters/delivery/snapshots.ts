@@ -16,8 +16,8 @@ import { streamKey } from '../../core/objects/keys';
 import { mayReferenceSecrets, parseSnapshot, secretRefsOf, secretRefsOfParts, snapshotBody, withSecretData } from '../../core/snapshot/format';
 import { applyChanges, type SnapshotDelta } from '../../core/snapshot/delta';
 import { textPart, type TableParts } from '../../core/snapshot/table-parts';
-import { snapshotChannel, snapshotDeltaChannel, subscribe } from './channels';
-import { DeltaHistory } from './deltas';
+import { DELTA_NOTICE_LIMIT, snapshotChannel, snapshotDeltaChannel, subscribe } from './channels';
+import { DELTA_HISTORY, DeltaHistory } from './deltas';
 import { bodyOfParts, chainedBody } from '../../core/snapshot/stored-chain';
 
 /** The store keeps a body's tail deflated: it holds the table, nearly all of the body. */
@@ -257,6 +257,13 @@ export class SnapshotHub {
       const { body, parts } = await bodyOf(key, row);
       const snap = parse(key, row.version, body);
       if (parts) this.deltas.hold(snap, parts);
+      // the stored deltas are the worker's, as it announced them: a watch a few versions behind
+      // is sent them in turn, though their notices never reached this process
+      for (const text of row.deltas.slice(-DELTA_HISTORY)) {
+        if (text.length > DELTA_NOTICE_LIMIT) continue;
+        const d = JSON.parse(text) as Pick<SnapshotDelta, 'fromVersion' | 'version'>;
+        this.deltas.offer(key, d.fromVersion, d.version, text);
+      }
       this.accept(key, snap);
       return snap;
     })().finally(() => this.loading.delete(key));
