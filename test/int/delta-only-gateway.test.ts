@@ -8,6 +8,8 @@ import { sse, type SseClient } from '../support/sse';
 import { tableOfParts, tableParts, type TableParts } from '../../src/core/snapshot/table-parts';
 import { applyDelta, type SnapshotDelta } from '../../src/core/snapshot/delta';
 import { hasBody, SnapshotHub } from '../../src/adapters/delivery/snapshots';
+import { InProcessBus } from '../../src/adapters/delivery/bus';
+import { publish, SNAPSHOT_CHANNEL, snapshotDeltaChannel, snapshotNotice } from '../../src/adapters/delivery/channels';
 import type { Snapshot } from '../../src/core/compile/types';
 
 let s: TestServer;
@@ -159,6 +161,40 @@ describe('a Gateway served as deltas alone', () => {
       expect(now.version).toBe(sent[2].version);
       const chain = other.deltas.offeredChain('infra/big', start, now.version);
       expect(chain?.map((step) => JSON.parse(step.text))).toEqual(sent);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('deltas that come in one read of the bus are applied in turn, and nothing is read from the store for them', async () => {
+    // a process of its own, on a bus this test speaks on: the notices of two versions arrive
+    // back to back, before the first delta has been applied
+    const bus = new InProcessBus();
+    const other = new SnapshotHub(s.running.ctx.db, bus, { keepWholeMs: 0 });
+    try {
+      const start = (await other.get('infra/big'))!;
+      const stop = other.watch('infra/big', () => undefined, 'delta');
+      const w = await sse(`${s.url}/api/v1/namespaces/infra/gateways/big/snapshot/watch?delta=true`, { ...auth, 'last-event-id': String(start.version) });
+      const sent: { from: number; to: number; text: string }[] = [];
+      try {
+        for (const k of [4, 5]) {
+          await put(`/api/v1/namespaces/app/httproutes/big${k}`, route(`/big${k}/moved`, 'big'));
+          const ev = await w.next();
+          const d = JSON.parse(ev.data) as SnapshotDelta;
+          sent.push({ from: d.fromVersion, to: d.version, text: ev.data });
+        }
+      } finally {
+        w.close();
+      }
+      expect(sent[0].from).toBe(start.version);
+      for (const d of sent) publish(bus, snapshotDeltaChannel, { gateway: 'infra/big', ...d });
+      for (const d of sent) bus.publish(SNAPSHOT_CHANNEL, snapshotNotice('infra/big', d.to));
+      await new Promise((r) => setTimeout(r, 100));
+      const now = (await other.get('infra/big'))!;
+      expect(now.version).toBe(sent[1].to);
+      // a version read from the store would be held with its body
+      expect(hasBody(now), 'the second delta was applied, not the store read').toBe(false);
+      stop();
     } finally {
       other.close();
     }

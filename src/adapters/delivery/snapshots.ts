@@ -147,10 +147,12 @@ export class SnapshotHub {
         for (const fn of this.deltaListeners.get(d.gateway) ?? []) fn(d.from, d.to, d.text);
       }
       // the whole body of the new version is the held one's with the delta applied: nothing is
-      // read, and it is made after the delta has gone out to the watchers that take deltas
-      if (held && held.version === d.from) {
+      // read, and it is made after the delta has gone out to the watchers that take deltas. A
+      // delta that follows one still to be applied (both came in one read of the bus) is applied
+      // after it: the version it applies to is held by then
+      if (held && (this.advancing.get(d.gateway) ?? held.version) === d.from) {
         this.advancing.set(d.gateway, d.to);
-        setImmediate(() => this.advance(d.gateway, held, d.to, d.text));
+        setImmediate(() => this.advance(d.gateway, d.from, d.to, d.text));
       }
     });
     const unsubscribeNotices = this.unsubscribe;
@@ -165,12 +167,12 @@ export class SnapshotHub {
    * from the held parts (a table is parsed only for the first delta after a load); read from the
    * store instead when the delta does not fit.
    */
-  private advance(key: string, held: HeldSnapshot, to: number, text: string): void {
+  private advance(key: string, from: number, to: number, text: string): void {
     if (this.advancing.get(key) === to) this.advancing.delete(key);
     if (this.closed) return;
-    const cur = this.cache.get(key);
-    // the held version was replaced meanwhile: by a newer one, or else the store has this one
-    if (cur !== held) return void (!cur || cur.version < to ? this.reload(key) : undefined);
+    const held = this.cache.get(key);
+    // the version the delta applies to was replaced meanwhile: by a newer one, or else the store has this one
+    if (!held || held.version !== from) return void (!held || held.version < to ? this.reload(key) : undefined);
     let snap: HeldSnapshot;
     try {
       const d = JSON.parse(text) as SnapshotDelta;
