@@ -20,19 +20,13 @@ const WORK_MS = 500;
 /** the growth past the heap left by the last collection that is worth the pause */
 const GROWTH = 1.25;
 const SLACK_BYTES = 32 * 1024 * 1024;
-/**
- * the pages held past what the heap uses that are worth the pause: the engine's own full
- * collection moves few objects, and at 50,000 routes left the worker's heap 55 MB larger than
- * what it used (its RSS at 540 MB instead of 483) for as long as nothing else collected it
- */
-const UNUSED_BYTES = 48 * 1024 * 1024;
 
 /**
- * Whether a quiet spell after `workMs` of work, with a heap of `committed` bytes of which `used`
- * are in use, where the last collection here left `after`, is worth a forced collection.
+ * Whether a quiet spell after `workMs` of work, with a heap of `committed` bytes where the last
+ * collection here left `after`, is worth a forced collection.
  */
-export function worthCollecting(workMs: number, committed: number, after: number, used = committed): boolean {
-  return workMs >= WORK_MS || committed >= after * GROWTH + SLACK_BYTES || committed - used >= UNUSED_BYTES;
+export function worthCollecting(workMs: number, committed: number, after: number): boolean {
+  return workMs >= WORK_MS || committed >= after * GROWTH + SLACK_BYTES;
 }
 
 let collect: (() => void) | undefined;
@@ -85,8 +79,7 @@ export function markWork(ms: number): void {
   else {
     timer = setTimeout(() => {
       timer = undefined;
-      const heap = getHeapStatistics();
-      const worth = worthCollecting(work, heap.total_heap_size, after, heap.used_heap_size);
+      const worth = worthCollecting(work, committed(), after);
       work = 0;
       if (!worth) return;
       collectCompacting();
