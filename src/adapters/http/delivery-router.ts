@@ -173,9 +173,10 @@ export function deliveryRouter(ctx: AppContext): Router {
         // a client that asked for deltas gets one from the version it holds, while that is recent enough
         const delta = wantDelta && from >= 0 ? await deltaFrameOf(ctx, key, from, snap, a) : null;
         if (delta !== null) return void await stream.sendFrame(delta);
-        // else the worker's deltas in turn, when they are all kept and carry no Secret data
+        // else the worker's deltas in turn, when they are all kept, and this client is not sent
+        // Secret data or no version of them names a Secret (the worker's texts carry none)
         const chain = wantDelta && from >= 0 ? hub.deltas.offeredChain(key, from, snap.version) : null;
-        if (chain && (a === 'without-secrets' || !chain.some((step) => mayReferenceSecrets(step.text)))) {
+        if (chain && (a === 'without-secrets' || (snap.secretRefs.length === 0 && !chain.some((step) => mayReferenceSecrets(step.text))))) {
           let at = from;
           for (const step of chain) {
             await stream.sendFrame(announcedFrame(key, at, step.to, step.text));
