@@ -5,31 +5,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, reconciled, startTestServer, type TestServer } from '../support/server';
 import { sse } from '../support/sse';
+import { edgeGateway, edgeRoute, GW, seedEdgeGateway } from '../support/edge-gateway';
 import { tableParts, type TableParts } from '../../src/core/snapshot/table-parts';
 import { applyDelta, type SnapshotDelta } from '../../src/core/snapshot/delta';
 import type { Snapshot } from '../../src/core/compile/types';
 
 let s: TestServer;
-const GW = 'gateway.networking.k8s.io/v1';
 const SNAP = '/api/v1/namespaces/infra/gateways/edge/snapshot';
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
-function route(path: string) {
-  return {
-    apiVersion: GW, kind: 'HTTPRoute',
-    spec: { parentRefs: [{ name: 'edge', namespace: 'infra' }], rules: [{ matches: [{ path: { type: 'PathPrefix', value: path } }], backendRefs: [{ name: 'web', port: 80 }] }] },
-  };
-}
+const route = (path: string) => edgeRoute(path);
 const put = async (p: string, b: unknown) => expect((await s.api('PUT', p, b)).status).toBeLessThan(300);
 
 beforeAll(async () => {
   s = await startTestServer();
-  await put('/api/v1/gatewayclasses/sy', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'switchyard.dev/gateway-controller' } });
-  await put('/api/v1/namespaces/infra/gateways/edge', { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }] } });
-  await put('/api/v1/namespaces/app/services/web', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ port: 80 }] } });
-  await put('/api/v1/namespaces/app/endpointslices/web-1', { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': 'web' } }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }], ports: [{ port: 8080 }] });
-  for (let i = 0; i < 30; i++) await put(`/api/v1/namespaces/app/httproutes/r${i}`, route(`/r${i}`));
-  await reconciled(s);
+  await seedEdgeGateway(s, 30);
 });
 afterAll(async () => {
   await s?.close();
@@ -128,7 +118,7 @@ describe('delta delivery', () => {
 
   it('the worker makes the delta: one is answered for a Gateway nobody asked a delta of before', async () => {
     const OTHER = '/api/v1/namespaces/infra/gateways/other/snapshot';
-    await put('/api/v1/namespaces/infra/gateways/other', { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }] } });
+    await put('/api/v1/namespaces/infra/gateways/other', edgeGateway());
     const onOther = (path: string) => ({ ...route(path), spec: { ...route(path).spec, parentRefs: [{ name: 'other', namespace: 'infra' }] } });
     await put('/api/v1/namespaces/app/httproutes/o1', onOther('/o1'));
     await reconciled(s);

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, reconciled, startTestServer, type TestServer } from '../support/server';
 import { sse, type SseClient } from '../support/sse';
+import { edgeGateway, edgeRoute, GW, seedEdgeGateway } from '../support/edge-gateway';
 import { tableOfParts, tableParts, type TableParts } from '../../src/core/snapshot/table-parts';
 import { applyDelta, type SnapshotDelta } from '../../src/core/snapshot/delta';
 import { hasBody, SnapshotHub } from '../../src/adapters/delivery/snapshots';
@@ -13,15 +14,11 @@ import { publish, SNAPSHOT_CHANNEL, snapshotDeltaChannel, snapshotNotice } from 
 import type { Snapshot } from '../../src/core/compile/types';
 
 let s: TestServer;
-const GW = 'gateway.networking.k8s.io/v1';
 const KEY = 'infra/edge';
 const SNAP = `/api/v1/namespaces/${KEY.replace('/', '/gateways/')}/snapshot`;
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
-const route = (path: string, gateway = 'edge') => ({
-  apiVersion: GW, kind: 'HTTPRoute',
-  spec: { parentRefs: [{ name: gateway, namespace: 'infra' }], rules: [{ matches: [{ path: { type: 'PathPrefix', value: path } }], backendRefs: [{ name: 'web', port: 80 }] }] },
-});
+const route = edgeRoute;
 const put = async (p: string, b: unknown) => expect((await s.api('PUT', p, b)).status).toBeLessThan(300);
 const held = async (key = KEY) => (await s.running.ctx.snapshots.get(key))!;
 /** the version this process serves once it reaches `version` (a delta goes out to watchers before it is applied here) */
@@ -52,12 +49,7 @@ async function nextDelta(w: SseClient): Promise<SnapshotDelta> {
 beforeAll(async () => {
   // nothing is kept for whole snapshots once none is asked for: every version a delta leads to is held without its body
   s = await startTestServer({}, { keepWholeSnapshotMs: 0 });
-  await put('/api/v1/gatewayclasses/sy', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'switchyard.dev/gateway-controller' } });
-  await put('/api/v1/namespaces/infra/gateways/edge', { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }] } });
-  await put('/api/v1/namespaces/app/services/web', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ port: 80 }] } });
-  await put('/api/v1/namespaces/app/endpointslices/web-1', { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': 'web' } }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }], ports: [{ port: 8080 }] });
-  for (let i = 0; i < 20; i++) await put(`/api/v1/namespaces/app/httproutes/r${i}`, route(`/r${i}`));
-  await reconciled(s);
+  await seedEdgeGateway(s, 20);
 });
 afterAll(async () => {
   await s?.close();
@@ -138,7 +130,7 @@ describe('a Gateway served as deltas alone', () => {
   it('a process that missed the notices (started since, or cut off from Redis) sends the stored deltas in turn', async () => {
     // a table large enough that three deltas stay stored as deltas (a chain is cut at a quarter of the table)
     const onBig = (path: string) => route(path, 'big');
-    await put('/api/v1/namespaces/infra/gateways/big', { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }] } });
+    await put('/api/v1/namespaces/infra/gateways/big', edgeGateway());
     const items = Array.from({ length: 200 }, (_, i) => ({ ...onBig(`/big${i}`), metadata: { namespace: 'app', name: `big${i}` } }));
     expect((await s.api('POST', '/api/v1/apply', { items })).status).toBeLessThan(300);
     await reconciled(s);
