@@ -25,8 +25,8 @@ export class DeltaHistory {
   private readonly wanted = new Set<string>();
   private readonly partsOf = new WeakMap<CachedSnapshot, TableParts>();
   private readonly deltas = new WeakMap<CachedSnapshot, Map<number, string | null>>();
-  /** deltas the worker made, by Gateway, then "from>to" (the last few only) */
-  private readonly offered = new Map<string, Map<string, string>>();
+  /** deltas the worker made, by Gateway, then the version each applies to (the last few only) */
+  private readonly offered = new Map<string, Map<number, { to: number; text: string }>>();
 
   constructor(private readonly depth = DELTA_HISTORY) {}
 
@@ -44,7 +44,8 @@ export class DeltaHistory {
   offer(key: string, from: number, to: number, text: string): void {
     let m = this.offered.get(key);
     if (!m) this.offered.set(key, (m = new Map()));
-    m.set(`${from}>${to}`, text);
+    m.delete(from);
+    m.set(from, { to, text });
     while (m.size > this.depth) m.delete(m.keys().next().value!);
   }
 
@@ -79,14 +80,10 @@ export class DeltaHistory {
    * a watch (which sends each as its own event); null when they are not all kept here.
    */
   offeredChain(key: string, from: number, to: number): { to: number; text: string }[] | null {
-    const next = new Map<number, { to: number; text: string }>();
-    for (const [k, text] of this.offered.get(key) ?? []) {
-      const at = k.indexOf('>');
-      next.set(Number(k.slice(0, at)), { to: Number(k.slice(at + 1)), text });
-    }
+    const next = this.offered.get(key);
     const chain: { to: number; text: string }[] = [];
     for (let v = from; v !== to; v = chain[chain.length - 1].to) {
-      const step = next.get(v);
+      const step = next?.get(v);
       if (!step || step.to > to || chain.length > this.depth) return null;
       chain.push(step);
     }
@@ -102,7 +99,8 @@ export class DeltaHistory {
     let byFrom = this.deltas.get(to);
     if (!byFrom) this.deltas.set(to, (byFrom = new Map()));
     if (byFrom.has(from)) return byFrom.get(from)!;
-    const made = this.offered.get(key)?.get(`${from}>${to.version}`);
+    const offered = this.offered.get(key)?.get(from);
+    const made = offered?.to === to.version ? offered.text : undefined;
     if (made !== undefined) {
       byFrom.set(from, made);
       return made;
