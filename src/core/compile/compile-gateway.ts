@@ -18,7 +18,7 @@ import { keepRecent } from '../model/recent';
 import { patchSorted } from '../model/sorted';
 import { grpcEntryMatch, httpEntryMatch, orderGateway, routeKey, routeMeta, type GRPCPlanEntry, type HTTPPlanEntry, type OrderedListener, type RoutePlan } from '../precedence/order';
 import { compileBackend, type BackendResolver } from './backends';
-import { emptyList, entriesKey, part, rulePart, tableParts, textPart, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
+import { emptyList, entriesKey, entryPart, part, rulePart, tableParts, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
 import { durationMillis } from './duration';
 import { compileFilters, type FilterContext } from './filters';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from './matches';
@@ -241,7 +241,7 @@ export function compileParts(
       // readers of the whole table of indices (the worker makes neither for most entries)
       for (const e of entries) {
         list.ids.push(e.id);
-        list.parts.set(e.id, (e.part ??= textPart(entryItem(name, e))));
+        list.parts.set(e.id, (e.part ??= entryPart(entryItem(name, e))));
       }
       out.entries.set(entriesKey(lid, name), list);
     });
