@@ -150,7 +150,7 @@ if (process.env.BENCH_STEPS) {
     const refs = t('resolveReferences', () => resolveReferences(view, analysis.gateway, analysis.routes));
     const attachment = t('attachmentOf', () => attachmentOf(analysis, ctx));
     const ordered = t('orderGateway', () => orderGateway(ctx, attachment));
-    const parts = t('compileParts', () => compileParts(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false }));
+    const parts = t('compileParts', () => compileParts(view, attachment, ordered, { includeUnattached: false }));
     t('tableHash', () => tableHash(parts, []));
     if (prevParts) t('snapshotDelta', () => JSON.stringify(snapshotDelta(ref, 1, 2, 'h', prevParts!, parts)));
     prevParts = parts;

@@ -43,6 +43,40 @@ describe('resolveBackendRef', () => {
     expect(b.endpoints).toEqual([{ address: '10.0.0.1', port: 8080 }]);
   });
 
+  it('answers the same resolution for the same reference from routes alike, and its own for any difference', () => {
+    const w = world({
+      services: [svc('apps', 'web', [{ port: 80 }, { port: 81 }]), svc('other', 'web', [{ port: 80 }])] as any,
+      endpointSlices: [slice('apps', 'web', 'a', [{ port: 8080 }], [{ addresses: ['10.0.0.1'] }]), slice('other', 'web', 'b', [{ port: 8080 }], [{ addresses: ['10.1.0.1'] }])] as any,
+      referenceGrants: [grant('other', [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: 'apps' }], [{ group: '', kind: 'Service' }])] as any,
+    });
+    const view = viewOf(w);
+    const of = (r: any, ref: any) => resolveBackendRef(view, r, ref);
+    const a = of(route, { name: 'web', port: 80 });
+    // another route, another object for the same reference: one resolution for both
+    expect(of({ ...route, metadata: { name: 'r2', namespace: 'apps' } }, { name: 'web', port: 80 })).toBe(a);
+    expect(of(route, { group: '', kind: 'Service', name: 'web', port: 80, weight: 1 })).toEqual(a);
+    const others = [
+      of(route, { name: 'web', port: 81 }),
+      of(route, { name: 'web', port: 80, weight: 5 }),
+      of(route, { name: 'web', port: 80, namespace: 'other' }),
+      of({ ...route, metadata: { name: 'r', namespace: 'other' } }, { name: 'web', port: 80 }),
+      of({ ...route, kind: 'GRPCRoute' }, { name: 'web', port: 80 }),
+      of({ ...route, kind: 'TLSRoute', metadata: { name: 'r', namespace: 'apps' } }, { name: 'web', port: 80, namespace: 'other' }),
+      of(route, { name: 'web' }),
+    ];
+    for (const o of others) expect(o).not.toBe(a);
+    expect(others.map((o) => [o.namespace, o.port, o.weight, o.valid, o.reason ?? null, o.endpoints.map((e) => e.address)])).toEqual([
+      ['apps', 81, 1, true, null, ['10.0.0.1']],
+      ['apps', 80, 5, true, null, ['10.0.0.1']],
+      ['other', 80, 1, true, null, ['10.1.0.1']],
+      ['other', 80, 1, true, null, ['10.1.0.1']],
+      ['apps', 80, 1, true, null, ['10.0.0.1']],
+      // a grant for HTTPRoutes does not admit a TLSRoute
+      ['other', 80, 1, false, 'RefNotPermitted', []],
+      ['apps', undefined, 1, false, 'BackendNotFound', []],
+    ]);
+  });
+
   it('flags each failure with its reason, permission first', () => {
     const w = world({ services: [svc('apps', 'web', [{ port: 80 }]), svc('other', 'x', [{ port: 80 }])] as any });
     expect(resolveBackendRef(viewOf(w), route, { group: 'example.com', kind: 'Thing', name: 'web', port: 80 }).reason).toBe('InvalidKind');

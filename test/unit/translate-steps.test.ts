@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { translate, TranslationContext, DEFAULT_CAPACITY } from '../../src/core/translate';
 import { attachmentOf, attachRoutes, validateGateway } from '../../src/core/attach';
-import { refsOf, resolveReferences, viewOf } from '../../src/core/refs';
+import { resolveReferences, viewOf } from '../../src/core/refs';
 import { httpEntryMatch, orderGateway } from '../../src/core/precedence/order';
 import { compileTable } from '../../src/core/compile';
 import type { World } from '../../src/core/model/world';
@@ -48,7 +48,7 @@ describe('translate', () => {
     const attachment = attachmentOf({ ...validated, ...attached });
     const ordered = orderGateway(ctx, attachment);
     expect(ordered[0].http!.map((e) => httpEntryMatch(e).path.value)).toEqual(['/a', '/b']);
-    const table = compileTable(view, attachment, ordered, refsOf(view, refs), { includeUnattached: false, addresses: validated.verdict.addresses });
+    const table = compileTable(view, attachment, ordered, { includeUnattached: false, addresses: validated.verdict.addresses });
 
     const t = translate(w, ref, opts)!;
     expect(table).toEqual(t.table);

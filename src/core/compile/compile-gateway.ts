@@ -10,7 +10,6 @@ import { frontendValidationFor, resolveFrontendValidation, type FrontendValidati
 import { resolveClientCertificate } from '../refs/certificates';
 import { resolveBackendRef } from '../refs/backends';
 import { backendTLSMemoKey, originatesTLS, withBackendTLS } from '../refs/backend-tls';
-import { routeRefs, type RouteRefs } from '../refs/route-refs';
 import { backendMemo, cmp, viewOf, type WorldView } from '../refs/lookup';
 import { RouteReason } from '../status/reasons';
 import { memoSlot, TranslationContext } from '../translate/context';
@@ -54,7 +53,7 @@ const KIND_ORDER: RouteKindName[] = ['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPR
 export function compileGateway(attachment: GatewayAttachment, world: World, opts: CompileOptions = {}, ctx = new TranslationContext()): CompiledTable {
   const view = viewOf(world, ctx);
   const client = opts.backendClientCertificate ? undefined : resolveClientCertificate(view, attachment.gateway);
-  return compileTable(view, attachment, orderGateway(ctx, attachment), (route) => routeRefs(view, route), {
+  return compileTable(view, attachment, orderGateway(ctx, attachment), {
     ...opts, ...(client?.ok ? { backendClientCertificate: backendClientRef(client) } : {}),
   });
 }
@@ -79,11 +78,12 @@ interface RegisteredRule {
  * there are policies), so a rule compiled against the same ones is the same: it is kept (a change
  * to one route recompiles that route's rules, not its Gateway's).
  */
-function registry(view: WorldView, attachment: GatewayAttachment, refsOf: (route: Route) => RouteRefs, opts: CompileOptions, asParts = false) {
+function registry(view: WorldView, attachment: GatewayAttachment, opts: CompileOptions, asParts = false) {
   const custom = opts.resolveBackendRef;
-  // a backend's TLS (BackendTLSPolicy) is the resolution's, as a proxy must use it
+  // the resolution the reference-resolution step read (the same reference against the same tables
+  // gives the same object); a backend's TLS (BackendTLSPolicy) is the resolution's, as a proxy must use it
   const resolve: BackendResolver = custom ?? ((route, ref) => {
-    const res = refsOf(route).byRef.get(ref) ?? resolveBackendRef(view, route, ref);
+    const res = resolveBackendRef(view, route, ref);
     return originatesTLS(route.kind) ? withBackendTLS(view, res) : res;
   });
   const gw = attachment.gateway;
@@ -143,14 +143,13 @@ function tableHeadOf(gw: Gateway, gwNs: string, opts: CompileOptions): Pick<Comp
 }
 
 /**
- * Step 5: binds the ordered entries to rule indices and compiles each rule once. Backends come from
- * `refsOf`, the reference-resolution step's answer for a route.
+ * Step 5: binds the ordered entries to rule indices and compiles each rule once. Backends resolve
+ * as the reference-resolution step resolved them (resolveBackendRef).
  */
 export function compileTable(
-  view: WorldView, attachment: GatewayAttachment, ordered: readonly OrderedListener[],
-  refsOf: (route: Route) => RouteRefs, opts: CompileOptions = {},
+  view: WorldView, attachment: GatewayAttachment, ordered: readonly OrderedListener[], opts: CompileOptions = {},
 ): CompiledTable {
-  const { routes, rules, gw, gwNs, ruleOf } = registry(view, attachment, refsOf, opts);
+  const { routes, rules, gw, gwNs, ruleOf } = registry(view, attachment, opts);
 
   const pending = ordered.map((o) => ({
     head: listenerHead(view, o, gw, gwNs),
@@ -202,10 +201,9 @@ export function compileTable(
  * tableParts(compileTable(...)) gives, which stays the reference (and is used when an id repeats).
  */
 export function compileParts(
-  view: WorldView, attachment: GatewayAttachment, ordered: readonly OrderedListener[],
-  refsOf: (route: Route) => RouteRefs, opts: CompileOptions = {},
+  view: WorldView, attachment: GatewayAttachment, ordered: readonly OrderedListener[], opts: CompileOptions = {},
 ): TableParts {
-  const { routes, rules, gw, gwNs, ruleOf } = registry(view, attachment, refsOf, opts, true);
+  const { routes, rules, gw, gwNs, ruleOf } = registry(view, attachment, opts, true);
   const lists = ordered.map((o) => {
     for (const l of [o.http, o.grpc, o.tls, o.tcp, o.udp]) if (l) for (const e of l) ruleOf(e.plan, e.ri);
     return o;
@@ -230,7 +228,7 @@ export function compileParts(
     const seen = names.get(head.name as string) ?? 0;
     names.set(head.name as string, seen + 1);
     const lid = seen ? `${head.name as string}|~${seen + 1}` : head.name as string;
-    if (out.listeners.parts.has(lid)) return tableParts(compileTable(view, attachment, ordered, refsOf, opts));
+    if (out.listeners.parts.has(lid)) return tableParts(compileTable(view, attachment, ordered, opts));
     out.listeners.ids.push(lid);
     out.listeners.parts.set(lid, part(head));
     ENTRY_LIST_NAMES.forEach((name, k) => {
@@ -248,7 +246,7 @@ export function compileParts(
   }
   const sizes = [out.routes, out.rules, ...out.entries.values()];
   // an id repeats: the reference tells the repeats apart
-  if (sizes.some((l) => l.parts.size !== l.ids.length)) return tableParts(compileTable(view, attachment, ordered, refsOf, opts));
+  if (sizes.some((l) => l.parts.size !== l.ids.length)) return tableParts(compileTable(view, attachment, ordered, opts));
   out.head = part({ ...tableHeadOf(gw, gwNs, opts), listeners: [], routes: [], rules: [], unattached: opts.includeUnattached === false ? [] : compileUnattached(attachment.rejected ?? []) });
   return out;
 }

@@ -84,7 +84,7 @@ export type ResolvedEndpoint = components['schemas']['CompiledEndpoint'];
  * A backendRef after reference resolution: kept even when unusable, so that its share is rejected.
  * The compiled table's backend, plus the reference it came from.
  */
-export type BackendResolution = components['schemas']['CompiledBackend'] & { ref: BackendRef };
+export type BackendResolution = components["schemas"]["CompiledBackend"];
 
 /** Sorts a flat list of objects into a World by kind (objects of kinds the World does not hold are left out). */
 export function worldOf(objects: readonly { kind: string }[]): World & { routes: Route[] } {

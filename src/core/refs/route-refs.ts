@@ -3,7 +3,6 @@
 // the ResolvedRefs verdict they add up to. The verdict does not depend on the parent: a route's
 // references resolve the same way for every Gateway it names. Status and compile both read this
 // one resolution.
-import { SmallMap } from '../model/small-map';
 import type { BackendResolution } from '../model/world';
 import type { Route } from '../model/objects';
 import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, type RouteFilter } from '../model/route-parts';
@@ -33,8 +32,6 @@ export interface RouteRefs {
   resolved: boolean;
   reason: string;
   message: string;
-  /** every resolution above by the reference object it came from (rule and mirror backendRefs) */
-  byRef: Map<BackendRefInput, BackendResolution>;
 }
 
 export function routeRefs(view: WorldView, route: Route): RouteRefs {
@@ -49,10 +46,8 @@ export function routeRefs(view: WorldView, route: Route): RouteRefs {
 
 function compute(view: WorldView, route: Route): RouteRefs {
   const problems: RefProblem[] = [];
-  const byRef = new SmallMap<BackendRefInput, BackendResolution>();
   const resolve = (ref: BackendRefInput, path: string): BackendResolution => {
     const b = resolveBackendRef(view, route, ref);
-    byRef.set(ref, b);
     if (!b.valid && isRefFailure(b.reason)) problems.push({ path, reason: b.reason!, message: b.message ?? '' });
     return b;
   };
@@ -84,9 +79,17 @@ function compute(view: WorldView, route: Route): RouteRefs {
     return { backends: trimmed(out.backends), mirrors: trimmed(out.mirrors), unresolvedFilters: trimmed(out.unresolvedFilters) };
   });
   if (problems.length === 0)
-    return { rules, problems: [], resolved: true, reason: RouteReason.ResolvedRefs, message: 'All references are resolved', byRef };
+    return { rules, problems: [], resolved: true, reason: RouteReason.ResolvedRefs, message: 'All references are resolved' };
   const first = problems[0];
   const shown = problems.slice(0, 5).map((p) => `${p.path}: ${p.message}`);
   const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
-  return { rules, problems: trimmed(problems), resolved: false, reason: first.reason, message: shown.join('; ') + more, byRef };
+  return { rules, problems: trimmed(problems), resolved: false, reason: first.reason, message: shown.join('; ') + more };
+}
+
+/** Every resolution a route's references reached: its rules' backends and their mirrors' targets. */
+export function* reachedBackends(refs: RouteRefs): Iterable<BackendResolution> {
+  for (const r of refs.rules) {
+    yield* r.backends;
+    for (const m of r.mirrors) yield m.backend;
+  }
 }

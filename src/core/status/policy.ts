@@ -4,7 +4,7 @@
 // policy's Accepted and ResolvedRefs.
 import type { Gateway, PolicyAncestorStatus, Route } from '../model/objects';
 import type { GatewayAnalysis } from '../attach/attach';
-import type { RouteRefs } from '../refs/route-refs';
+import { reachedBackends, type RouteRefs } from '../refs/route-refs';
 import { originatesTLS, policyVerdict } from '../refs/backend-tls';
 import { GATEWAY_GROUP, key, type WorldView } from '../refs/lookup';
 import { draft, mergeConditions } from './conditions';
@@ -36,7 +36,7 @@ export function policyAncestorsOf(
   }
   const policies = new Set<NonNullable<ReturnType<typeof view.index.policiesByService.get>>[number]>();
   for (const route of accepted) {
-    for (const res of refsOf(route).byRef.values()) {
+    for (const res of reachedBackends(refsOf(route))) {
       // a Service the route may not reach (no ReferenceGrant) is not reached through this Gateway
       if ((res.group ?? '') !== '' || (res.kind ?? 'Service') !== 'Service' || res.reason === RouteReason.RefNotPermitted
         || !view.index.services.has(key(res.namespace, res.name))) continue;

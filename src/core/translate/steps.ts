@@ -79,7 +79,7 @@ export function translateSteps(
   const attachment = attachmentOf(analysis, ctx);
   const ordered = orderGateway(ctx, attachment);
   const client = refs.clientCertificate?.ok ? refs.clientCertificate : undefined;
-  const parts = compileParts(view, attachment, ordered, refsOf(view, refs), {
+  const parts = compileParts(view, attachment, ordered, {
     includeUnattached: false, addresses: analysis.verdict.addresses,
     ...(client ? { backendClientCertificate: backendClientRef(client) } : {}),
   });
