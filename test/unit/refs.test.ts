@@ -100,6 +100,23 @@ describe('resolveBackendRef', () => {
     expect(with_(grant('apps', [from], [{ group: '', kind: 'Service' }]))).toBe(false);
   });
 
+  it('routeRefs: rules that send to one backend alike share what they resolved; others keep their own', () => {
+    const w = world({ services: [svc('apps', 'web', [{ port: 80 }]), svc('apps', 'api', [{ port: 80 }])] as any });
+    const view = viewOf(w);
+    const named = (name: string, rules: any[]): any => ({ ...route, metadata: { name, namespace: 'apps' }, spec: { rules } });
+    const a = routeRefs(view, named('a', [{ backendRefs: [{ name: 'web', port: 80 }] }, { backendRefs: [{ name: 'api', port: 80 }] }]));
+    const b = routeRefs(view, named('b', [{ backendRefs: [{ name: 'api', port: 80 }] }]));
+    expect(b.rules[0]).toBe(a.rules[1]);
+    expect(a.rules.map((r) => r.backends.map((x) => x.name))).toEqual([['web'], ['api']]);
+    // a mirror, a second backend or a filter naming an extension: the rule's own
+    const mirrored = routeRefs(view, named('c', [{ backendRefs: [{ name: 'web', port: 80 }], filters: [{ type: 'RequestMirror', requestMirror: { backendRef: { name: 'api', port: 80 } } }] }]));
+    const two = routeRefs(view, named('d', [{ backendRefs: [{ name: 'web', port: 80 }, { name: 'api', port: 80 }] }]));
+    expect(mirrored.rules[0]).not.toBe(a.rules[0]);
+    expect(mirrored.rules[0].mirrors.map((m) => [m.path, m.backend.name])).toEqual([['spec.rules[0].filters[0].requestMirror.backendRef', 'api']]);
+    expect(two.rules[0].backends.map((x) => x.name)).toEqual(['web', 'api']);
+    expect([a, b, mirrored, two].map((r) => r.resolved)).toEqual([true, true, true, true]);
+  });
+
   it('routeRefs reports the first failure and every path', () => {
     const r: any = { ...route, spec: { rules: [
       { backendRefs: [{ name: 'a', port: 80 }, { name: 'b', port: 80 }] },

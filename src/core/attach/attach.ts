@@ -13,7 +13,7 @@ import type {
 import type { Gateway, GatewayClass, ParentReference, Route } from '../model/objects';
 import { isRouteKind, type RouteKind } from '../model/kinds';
 import { routeHostnames } from '../model/route-parts';
-import { trimmed } from '../model/trimmed';
+import { noItems, sharedIndices, trimmed } from '../model/trimmed';
 import { lastShared } from '../model/last-shared';
 import { RouteReason } from '../status/reasons';
 import { featureSet } from '../status/features';
@@ -213,7 +213,7 @@ function matchParentRef(
   // every member in one literal (see core/model/compact)
   const outcome = (attached: ReadonlyMap<number, string[]>, counted: number[], accepted: boolean, reason: string, message: string): ParentOutcome =>
     ({ route, kind, parentRefIndex: index, parentRef: echoed, attached, counted, droppedRules, accepted, reason, message });
-  const reject = (reason: string, message: string, counted: number[] = []): ParentOutcome => outcome(NO_LISTENERS, counted, false, reason, message);
+  const reject = (reason: string, message: string, counted: number[] = noItems()): ParentOutcome => outcome(NO_LISTENERS, counted, false, reason, message);
   if (parent.refused) return reject(RouteReason.NotAllowedByListeners, `${gw} does not admit this route: ${parent.refused}`);
 
   const section: string | undefined = parentRef.sectionName || undefined;
@@ -255,7 +255,7 @@ function matchParentRef(
     return reject(RouteReason.NoMatchingListenerHostname,
       `None of the route's hostnames (${hostnames.join(', ')}) matches the hostname of listener${admitting.length > 1 ? 's' : ''} ${ls}`);
   }
-  const counted = trimmed([...matched.keys()]);
+  const counted = sharedIndices([...matched.keys()]);
   // a listener in conflict counts the route but cannot carry it
   const attached = new SmallMap([...matched].filter(([li]) => listeners[li].isAccepted || !listeners[li].isConflicted));
   if (!attached.size) {

@@ -9,7 +9,7 @@ import { backendRefFilters, ruleBackendRefs, ruleFilters, rulesOf, type RouteFil
 import { resolveBackendRef, isRefFailure, type BackendRefInput } from './backends';
 import { RouteReason } from '../status/reasons';
 import { backendMemo, type WorldView } from './lookup';
-import { trimmed } from '../model/trimmed';
+import { noItems, trimmed } from '../model/trimmed';
 
 export interface RefProblem {
   path: string;
@@ -44,6 +44,17 @@ export function routeRefs(view: WorldView, route: Route): RouteRefs {
   return result;
 }
 
+// A rule with one backendRef and no filter that reaches anything: the same for every rule whose
+// reference resolves to the same resolution (see resolveBackendRef), so one object for them all
+// (what is resolved is not changed afterwards).
+const ONLY_BACKEND = new WeakMap<BackendResolution, RuleRefs>();
+
+function onlyBackend(b: BackendResolution): RuleRefs {
+  let out = ONLY_BACKEND.get(b);
+  if (!out) ONLY_BACKEND.set(b, (out = { backends: [b], mirrors: noItems(), unresolvedFilters: noItems() }));
+  return out;
+}
+
 function compute(view: WorldView, route: Route): RouteRefs {
   const problems: RefProblem[] = [];
   const resolve = (ref: BackendRefInput, path: string): BackendResolution => {
@@ -76,14 +87,15 @@ function compute(view: WorldView, route: Route): RouteRefs {
       out.backends.push(resolve(ref, `${base}.backendRefs[${bi}]`));
       filtersOf(backendRefFilters(ref), `${base}.backendRefs[${bi}]`, out);
     });
+    if (out.backends.length === 1 && out.mirrors.length === 0 && out.unresolvedFilters.length === 0) return onlyBackend(out.backends[0]);
     return { backends: trimmed(out.backends), mirrors: trimmed(out.mirrors), unresolvedFilters: trimmed(out.unresolvedFilters) };
   });
   if (problems.length === 0)
-    return { rules, problems: [], resolved: true, reason: RouteReason.ResolvedRefs, message: 'All references are resolved' };
+    return { rules: rules.length ? rules : noItems(), problems: noItems(), resolved: true, reason: RouteReason.ResolvedRefs, message: 'All references are resolved' };
   const first = problems[0];
   const shown = problems.slice(0, 5).map((p) => `${p.path}: ${p.message}`);
   const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
-  return { rules, problems: trimmed(problems), resolved: false, reason: first.reason, message: shown.join('; ') + more };
+  return { rules: rules.length ? rules : noItems(), problems: trimmed(problems), resolved: false, reason: first.reason, message: shown.join('; ') + more };
 }
 
 /** Every resolution a route's references reached: its rules' backends and their mirrors' targets. */

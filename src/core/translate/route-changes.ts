@@ -9,7 +9,7 @@
 // a grant, a Namespace, a Secret, the options) the steps run over the whole world, and so they do
 // for a Gateway with ListenerSets or BackendTLSPolicies, whose statuses depend on every route.
 import { SmallMap } from '../model/small-map';
-import { trimmed } from '../model/trimmed';
+import { noItems, sharedIndices, trimmed } from '../model/trimmed';
 import type { ObjectRef, World } from '../model/world';
 import type { Route } from '../model/objects';
 import type { RouteParents } from '../status/route';
@@ -128,7 +128,7 @@ function sharesOf(steps: TranslationSteps): { shares: RouteShare[]; sorted: Map<
     const s: RouteShare = {
       route, kind: route.kind, namespace: md.namespace ?? '', name: md.name, stream, rk,
       // every member in the literal: one added later went to a second object (40 bytes a route)
-      parents: parents[i], counted: [], unattached: [], entries: new SmallMap(), routePart: undefined, rules: [],
+      parents: parents[i], counted: [], unattached: noItems(), entries: new SmallMap(), routePart: undefined, rules: [],
     };
     byRoute.set(route, s);
     byRk.set(rk, s);
@@ -177,7 +177,7 @@ function sharesOf(steps: TranslationSteps): { shares: RouteShare[]; sorted: Map<
     s.rules.push(id);
   }
   for (const s of shares) {
-    s.counted = trimmed(s.counted);
+    s.counted = sharedIndices(s.counted);
     s.rules = trimmed(s.rules);
     for (const [k, l] of s.entries) s.entries.set(k, trimmed(l));
   }
