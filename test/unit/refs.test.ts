@@ -115,6 +115,14 @@ describe('resolveBackendRef', () => {
     expect(mirrored.rules[0].mirrors.map((m) => [m.path, m.backend.name])).toEqual([['spec.rules[0].filters[0].requestMirror.backendRef', 'api']]);
     expect(two.rules[0].backends.map((x) => x.name)).toEqual(['web', 'api']);
     expect([a, b, mirrored, two].map((r) => r.resolved)).toEqual([true, true, true, true]);
+    // routes whose rules all share what they resolved are told the same, theirs alone otherwise
+    expect(routeRefs(view, named('e', [{ backendRefs: [{ name: 'api', port: 80 }] }]))).toBe(b);
+    expect(routeRefs(view, named('f', [{ backendRefs: [{ name: 'web', port: 80 }] }, { backendRefs: [{ name: 'api', port: 80 }] }]))).toBe(a);
+    expect(routeRefs(view, named('g', [{ backendRefs: [{ name: 'api', port: 80 }] }, { backendRefs: [{ name: 'web', port: 80 }] }]))).not.toBe(a);
+    expect(routeRefs(view, named('h', [{ backendRefs: [{ name: 'web', port: 80 }, { name: 'api', port: 80 }] }]))).not.toBe(two);
+    const failing = routeRefs(view, named('i', [{ backendRefs: [{ name: 'gone', port: 80 }] }]));
+    expect(failing).not.toBe(routeRefs(view, named('j', [{ backendRefs: [{ name: 'gone', port: 80 }] }])));
+    expect(failing.reason).toBe('BackendNotFound');
   });
 
   it('routeRefs reports the first failure and every path', () => {

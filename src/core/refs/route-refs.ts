@@ -55,6 +55,32 @@ function onlyBackend(b: BackendResolution): RuleRefs {
   return out;
 }
 
+// Routes whose references all resolve, of one or two rules that share what they resolved (see
+// onlyBackend), are told the same: one answer for them all.
+const resolvedOf = (rules: RuleRefs[]): RouteRefs =>
+  ({ rules: rules.length ? rules : noItems(), problems: noItems(), resolved: true, reason: RouteReason.ResolvedRefs, message: 'All references are resolved' });
+const NO_RULES = resolvedOf([]);
+const OF_ONE = new WeakMap<RuleRefs, RouteRefs>();
+const OF_TWO = new WeakMap<RuleRefs, WeakMap<RuleRefs, RouteRefs>>();
+
+const shared = (r: RuleRefs): boolean => r.backends.length === 1 && ONLY_BACKEND.get(r.backends[0]) === r;
+
+function allResolved(rules: RuleRefs[]): RouteRefs {
+  if (rules.length === 0) return NO_RULES;
+  // a rule of its own makes the answer the route's own (no table entry kept for it)
+  if (rules.length > 2 || !rules.every(shared)) return resolvedOf(rules);
+  if (rules.length === 1) {
+    let out = OF_ONE.get(rules[0]);
+    if (!out) OF_ONE.set(rules[0], (out = resolvedOf(rules)));
+    return out;
+  }
+  let second = OF_TWO.get(rules[0]);
+  if (!second) OF_TWO.set(rules[0], (second = new WeakMap()));
+  let out = second.get(rules[1]);
+  if (!out) second.set(rules[1], (out = resolvedOf(rules)));
+  return out;
+}
+
 function compute(view: WorldView, route: Route): RouteRefs {
   const problems: RefProblem[] = [];
   const resolve = (ref: BackendRefInput, path: string): BackendResolution => {
@@ -90,8 +116,7 @@ function compute(view: WorldView, route: Route): RouteRefs {
     if (out.backends.length === 1 && out.mirrors.length === 0 && out.unresolvedFilters.length === 0) return onlyBackend(out.backends[0]);
     return { backends: trimmed(out.backends), mirrors: trimmed(out.mirrors), unresolvedFilters: trimmed(out.unresolvedFilters) };
   });
-  if (problems.length === 0)
-    return { rules: rules.length ? rules : noItems(), problems: noItems(), resolved: true, reason: RouteReason.ResolvedRefs, message: 'All references are resolved' };
+  if (problems.length === 0) return allResolved(rules);
   const first = problems[0];
   const shown = problems.slice(0, 5).map((p) => `${p.path}: ${p.message}`);
   const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
