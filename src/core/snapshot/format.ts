@@ -35,6 +35,14 @@ export function snapshotTail(hash: string, tableText: string): string {
   return `,"hash":${JSON.stringify(hash)},"table":${tableText}}`;
 }
 
+/** The table's text in a tail (the hash before it is a hex string: the first "table" member is the tail's own). */
+export function tableTextOfTail(tail: string): string {
+  const member = ',"table":';
+  const at = tail.indexOf(member);
+  if (at < 0 || tail.charCodeAt(tail.length - 1) !== 0x7d) throw new Error('not a snapshot tail: no table in it');
+  return tail.slice(at + member.length, -1);
+}
+
 /** The body as JSON.stringify({ gateway, version, hash, table }) would write it. */
 export function snapshotBody(namespace: string, name: string, version: number, tail: string): string {
   return `${snapshotHead(namespace, name)}${version}${tail}`;

@@ -2,10 +2,9 @@
 // ./format) and the deltas that lead from its version to the current one, each applied in turn
 // to the table's parts. Pure: the store's reader (adapters/delivery/snapshots) does the I/O.
 import { applyChanges, DeltaMismatch, type SnapshotDelta } from './delta';
-import { snapshotBody, snapshotTail } from './format';
-import { part, tableParts, type PartMaker, type TableParts } from './table-parts';
+import { snapshotBody, snapshotTail, tableTextOfTail } from './format';
+import { part, tablePartsOfText, type PartMaker, type TableParts } from './table-parts';
 import { tableTextOfParts } from './table-text';
-import type { CompiledTable } from '../compile/types';
 
 /**
  * The body of version `version` from the whole table's tail (of `baseVersion`) and the deltas'
@@ -16,8 +15,7 @@ import type { CompiledTable } from '../compile/types';
 export function chainedBody(
   namespace: string, name: string, version: number, baseVersion: number, baseTail: string, deltaTexts: readonly string[], make: PartMaker = part,
 ): { body: string; parts: TableParts } {
-  const base = JSON.parse(snapshotBody(namespace, name, baseVersion, baseTail)) as { table: CompiledTable };
-  let parts = tableParts(base.table, undefined, make);
+  let parts = tablePartsOfText(tableTextOfTail(baseTail), make);
   let at = baseVersion;
   let hash: string | undefined;
   for (const text of deltaTexts) {

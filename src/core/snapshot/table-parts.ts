@@ -7,6 +7,7 @@
 import type { CompiledListener, CompiledTable } from '../compile/types';
 import { ChunkedList } from '../model/chunked-list';
 import { flatText } from '../model/flat-text';
+import { arrayElements, objectMembers, setMember } from '../model/json-slices';
 
 export const ENTRY_LISTS = ['httpRoutes', 'grpcRoutes', 'tlsRoutes', 'tcpRoutes', 'udpRoutes'] as const;
 export type EntryList = (typeof ENTRY_LISTS)[number];
@@ -267,52 +268,124 @@ export const ruleId = (route: string, index: number): string => [route, index].j
 const entryId = (rule: string, e: { matchIndex?: number; hostname?: string }): string =>
   [rule, e.matchIndex ?? '', e.hostname ?? ''].join('|');
 
+type Entry = { rule: number; matchIndex?: number; hostname?: string; match?: object };
+
+/**
+ * Makes a table's parts from its items in the table's order: every route, then every rule, then
+ * each listener with its entries (a rule names its route, an entry its rule, by index).
+ */
+class PartsBuilder {
+  readonly routes = emptyList();
+  readonly rules = emptyList();
+  readonly listeners = emptyList();
+  readonly entries = new Map<string, PartList>();
+  private readonly routeSeen = new Map<string, number>();
+  private readonly ruleSeen = new Map<string, number>();
+  private readonly listenerSeen = new Map<string, number>();
+  private readonly ruleIds: string[] = [];
+
+  constructor(private readonly previous: TableParts | undefined, private readonly make: PartMaker) {}
+
+  route(r: Record<string, unknown>): void {
+    push(this.routes, this.routeSeen, routeId(r as { kind: string; namespace: string; name: string }), this.previous?.routes, this.make, itself, r, undefined);
+  }
+
+  rule(r: Record<string, unknown>): void {
+    const rid = this.routes.ids[r.route as number];
+    if (rid === undefined) throw new Error(`rule ${String(r.index)} names route ${String(r.route)}, which the table does not hold`);
+    const before = this.rules.ids.length;
+    push(this.rules, this.ruleSeen, ruleId(rid, r.index as number), this.previous?.rules, this.make, withRoute, r, rid);
+    this.ruleIds.push(this.rules.ids[before]);
+  }
+
+  /** `head`: the listener with its entry lists emptied; `entries(list)`: a list's entries, undefined when it has none. */
+  listener(head: Record<string, unknown>, entries: (list: EntryList) => Iterable<Entry> | undefined): void {
+    const before = this.listeners.ids.length;
+    push(this.listeners, this.listenerSeen, head.name as string, this.previous?.listeners, this.make, itself, head, undefined);
+    const lid = this.listeners.ids[before];
+    for (const list of ENTRY_LISTS) {
+      const items = entries(list);
+      if (!items) continue;
+      const key = entriesKey(lid, list);
+      const out = emptyList();
+      const seen = new Map<string, number>();
+      for (const e of items) {
+        const rid = this.ruleIds[e.rule];
+        if (rid === undefined) throw new Error(`an entry of listener ${String(head.name)} names rule ${e.rule}, which the table does not hold`);
+        push(out, seen, entryId(rid, e), this.previous?.entries.get(key), this.make, withRule, e, rid);
+      }
+      this.entries.set(key, out);
+    }
+  }
+
+  /** `head`: the table's other members, with listeners, routes and rules as empty lists. */
+  done(head: Record<string, unknown>): TableParts {
+    const prevHead = this.previous?.head;
+    const h = this.make(head);
+    return { head: prevHead && prevHead.text === h.text ? prevHead : h, listeners: this.listeners, routes: this.routes, rules: this.rules, entries: this.entries };
+  }
+}
+
 /**
  * The parts of a table (the reference: the worker has compile make them, see compileParts).
  * `previous` (the parts of an earlier version) only lets equal parts share their text; the answer
  * is the same without it. `make` says how the parts are held (see textPart).
  */
 export function tableParts(table: CompiledTable, previous?: TableParts, make: PartMaker = part): TableParts {
-  const routes = emptyList();
-  const routeSeen = new Map<string, number>();
-  table.routes.forEach((r) => push(routes, routeSeen, routeId(r), previous?.routes, make, itself, r, undefined));
-  const rules = emptyList();
-  const ruleSeen = new Map<string, number>();
-  const ruleIds: string[] = [];
-  for (const r of table.rules) {
-    const rid = routes.ids[r.route];
-    if (rid === undefined) throw new Error(`rule ${r.index} names route ${r.route}, which the table does not hold`);
-    const before = rules.ids.length;
-    push(rules, ruleSeen, ruleId(rid, r.index), previous?.rules, make, withRoute, r, rid);
-    ruleIds.push(rules.ids[before]);
-  }
-  const listeners = emptyList();
-  const listenerSeen = new Map<string, number>();
-  const entries = new Map<string, PartList>();
+  const b = new PartsBuilder(previous, make);
+  table.routes.forEach((r) => b.route(r as unknown as Record<string, unknown>));
+  for (const r of table.rules) b.rule(r as unknown as Record<string, unknown>);
   table.listeners.forEach((l) => {
     const head: Record<string, unknown> = { ...l };
     for (const list of ENTRY_LISTS) if (head[list] !== undefined) head[list] = [];
-    const before = listeners.ids.length;
-    push(listeners, listenerSeen, l.name, previous?.listeners, make, itself, head, undefined);
-    const lid = listeners.ids[before];
-    for (const list of ENTRY_LISTS) {
-      const items = l[list] as { rule: number; matchIndex?: number; hostname?: string; match?: object }[] | undefined;
-      if (!items) continue;
-      const key = entriesKey(lid, list);
-      const out = emptyList();
-      const seen = new Map<string, number>();
-      for (const e of items) {
-        const rid = ruleIds[e.rule];
-        if (rid === undefined) throw new Error(`an entry of listener ${l.name} names rule ${e.rule}, which the table does not hold`);
-        push(out, seen, entryId(rid, e), previous?.entries.get(key), make, withRule, e, rid);
-      }
-      entries.set(key, out);
-    }
+    b.listener(head, (list) => (l[list] as Entry[] | undefined) || undefined);
   });
-  const head: Record<string, unknown> = { ...table, listeners: [], routes: [], rules: [] };
-  const prevHead = previous?.head;
-  const h = make(head);
-  return { head: prevHead && prevHead.text === h.text ? prevHead : h, listeners, routes, rules, entries };
+  return b.done({ ...table, listeners: [], routes: [], rules: [] });
+}
+
+/**
+ * tableParts of the table JSON.stringify wrote as `text`, without parsing it whole: each route,
+ * rule, entry and listener is parsed alone and let go once its part is made. A stored table of
+ * 50,000 routes is a text of 60 MB whose objects took some 400 MB more for as long as its parts
+ * were being made.
+ */
+export function tablePartsOfText(text: string, make: PartMaker = part): TableParts {
+  const b = new PartsBuilder(undefined, make);
+  const head: Record<string, unknown> = {};
+  const at: Record<'listeners' | 'routes' | 'rules', number | undefined> = { listeners: undefined, routes: undefined, rules: undefined };
+  for (const [key, from, to] of objectMembers(text, 0)) {
+    if (key === 'listeners' || key === 'routes' || key === 'rules') {
+      at[key] = from;
+      head[key] = [];
+    } else setMember(head, key, JSON.parse(text.slice(from, to)));
+  }
+  const each = (from: number | undefined, fn: (item: Record<string, unknown>) => void) => {
+    if (from === undefined) throw new Error('the table text has no listeners, routes or rules');
+    for (const [f, t] of arrayElements(text, from)) fn(JSON.parse(text.slice(f, t)) as Record<string, unknown>);
+  };
+  each(at.routes, (r) => b.route(r));
+  each(at.rules, (r) => b.rule(r));
+  if (at.listeners === undefined) throw new Error('the table text has no listeners');
+  for (const [lf] of arrayElements(text, at.listeners)) {
+    const l: Record<string, unknown> = {};
+    const lists = new Map<string, number>();
+    for (const [key, from, to] of objectMembers(text, lf)) {
+      if ((ENTRY_LISTS as readonly string[]).includes(key)) {
+        l[key] = [];
+        // tableParts makes entries of an array only (null holds the place of a list with none)
+        if (text.charCodeAt(from) === 0x5b) lists.set(key, from);
+        else if (text.slice(from, to) !== 'null') throw new Error(`listener entries "${key}" are not a list`);
+      } else setMember(l, key, JSON.parse(text.slice(from, to)));
+    }
+    b.listener(l, (list) => {
+      const from = lists.get(list);
+      if (from === undefined) return undefined;
+      return (function* () {
+        for (const [f, t] of arrayElements(text, from)) yield JSON.parse(text.slice(f, t)) as Entry;
+      })();
+    });
+  }
+  return b.done({ ...head, listeners: [], routes: [], rules: [] });
 }
 
 /** The table the parts stand for, indices rebuilt; JSON.stringify of it is the compiled table's text. */
