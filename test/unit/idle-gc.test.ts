@@ -110,4 +110,34 @@ describe('idle collection', () => {
     markWork(600);
     expect(await forcedCollections(async () => void vi.advanceTimersByTime(6_000))).toBe(1);
   });
+
+  it('measures the heap\'s growth from what the engine\'s own full collection left, not only from its own', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    setFlagsFromString('--expose-gc');
+    const engineCollects = runInNewContext('gc') as () => void;
+    const settle = async () => { for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r)); };
+    const grow = (target: number, into: unknown[]) => {
+      while (getHeapStatistics().total_heap_size < target) {
+        into.push(Array.from({ length: 10_000 }, (_, i) => ({ i, s: `item ${i}` })));
+        markWork(0);
+      }
+    };
+    // a large heap held through a collection made here: that is what it left
+    const base = getHeapStatistics().total_heap_size;
+    let live: unknown[] | undefined = [];
+    grow(base + 300 * MB, live);
+    expect(await forcedCollections(async () => void vi.advanceTimersByTime(6_000))).toBe(1);
+    // most of it let go, and the engine collects it on its own: it left far less
+    live = undefined;
+    expect(live).toBeUndefined();
+    engineCollects();
+    await settle();
+    const left = getHeapStatistics().used_heap_size;
+    // garbage well past what the engine's collection left, if short of what the one here had left
+    let garbage: unknown[] | undefined = [];
+    grow(left * 1.5 + 96 * MB, garbage);
+    garbage = undefined;
+    expect(garbage).toBeUndefined();
+    expect(await forcedCollections(async () => void vi.advanceTimersByTime(6_000))).toBe(1);
+  });
 });
