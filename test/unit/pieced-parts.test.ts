@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { entryPart, rulePart, ruleRouteOf, textPart } from '../../src/core/snapshot/table-parts';
+import { textPart } from '../../src/core/snapshot/table-parts';
+import { entryPart, rulePart, ruleRouteOf } from '../../src/core/snapshot/pieced-parts';
 import { partDigest } from '../../src/core/snapshot/table-hash';
 
 const backends = (svc: string, endpoints: number) => [{

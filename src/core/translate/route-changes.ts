@@ -20,7 +20,8 @@ import { compileUnattached, tableRouteOrder, unattachedOrder } from '../compile/
 import { entryOrder, routeKey, type RoutePlan } from '../precedence/order';
 import type { RejectedRoute } from '../model/world';
 import { cmp } from '../refs/lookup';
-import { ChunkedPartList, chunkedIds, ENTRY_LISTS, entriesKey, ruleRouteOf, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
+import { ChunkedPartList, chunkedIds, ENTRY_LISTS, entriesKey, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
+import { ruleRouteOf } from '../snapshot/pieced-parts';
 import { ChunkedList, type ListAt } from '../model/chunked-list';
 import { rememberChanges } from '../snapshot/list-changes';
 import { nextParts, type PartsEdit } from '../snapshot/part-map';
