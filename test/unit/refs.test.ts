@@ -65,6 +65,9 @@ describe('resolveBackendRef', () => {
       of(route, { name: 'web' }),
     ];
     for (const o of others) expect(o).not.toBe(a);
+    // past the table's bound (weights of a long canary rollout, say) each still resolves as it should
+    for (let w = 0; w < 70_000; w++) expect(of(route, { name: 'web', port: 80, weight: w }).weight).toBe(w);
+    expect(of(route, { name: 'web', port: 80 })).toEqual(a);
     expect(others.map((o) => [o.namespace, o.port, o.weight, o.valid, o.reason ?? null, o.endpoints.map((e) => e.address)])).toEqual([
       ['apps', 81, 1, true, null, ['10.0.0.1']],
       ['apps', 80, 5, true, null, ['10.0.0.1']],

@@ -26,12 +26,18 @@ export function resolveBackendRef(view: WorldView, route: Route, backendRef: Bac
   let shared = memo.get(RESOLUTIONS);
   if (!shared) memo.set(RESOLUTIONS, (shared = new Map()));
   let out = shared.get(key);
-  if (!out) shared.set(key, (out = resolve(view, route, backendRef)));
+  if (!out) {
+    if (shared.size >= RESOLUTIONS_LIMIT) shared.clear();
+    shared.set(key, (out = resolve(view, route, backendRef)));
+  }
   return out;
 }
 
 /** the key of the one table of resolutions in a backend memo (see backendMemo) */
 const RESOLUTIONS = Object.freeze({});
+// the table lives as long as the grants, Services and slices it was made for: references of routes
+// deleted since stay in it, so it is emptied when full (what was resolved is made again when met)
+const RESOLUTIONS_LIMIT = 65_536;
 
 function resolve(view: WorldView, route: Route, backendRef: BackendRefInput | undefined): BackendResolution {
   const group = backendRef?.group ?? '';
