@@ -66,8 +66,8 @@ let lastFull = -Infinity;
 // spell, which the next change then waited for.
 // What it left is what it held: the heap grown well past that by the time of a quiet spell holds
 // the garbage of the work after it, or the pages it did not compact (the worker at 50,000 routes
-// held 450 MB for 330 MB of objects after an engine's collection among its last changes, until
-// the engine's memory reducer compacted it some 16 s later).
+// held 546 MB for some 14 s after an engine's collection among its last changes, until the
+// engine's memory reducer compacted it to 495 MB).
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
     if ((e as { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
