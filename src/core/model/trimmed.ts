@@ -4,6 +4,8 @@
 // memory a route before this), so what a memo keeps is copied to its own length when it is made,
 // and every empty one is the same frozen array (what a memo keeps is not changed afterwards).
 
+import { SharedTable } from './shared-table';
+
 const NONE: readonly never[] = Object.freeze([]);
 
 /** `items` in an array of its own length (the same items; the one frozen array when there are none). */
@@ -14,19 +16,11 @@ export const noItems = <T>(): T[] => NONE as unknown as T[];
 
 // Short lists of small indices alike are one frozen array: the listeners a route is counted on are
 // one or a few, the same for nearly every route of a Gateway (two arrays a route, some 100 bytes).
-// Emptied when full, which only keeps later lists from sharing with earlier ones.
-const INDICES = new Map<string, readonly number[]>();
-const INDICES_LIMIT = 1024;
+const INDICES = new SharedTable<string, readonly number[]>(1024);
 
 /** trimmed, for lists of indices: a short one is the same frozen array as every other alike. */
 export function sharedIndices(items: readonly number[]): number[] {
   if (items.length === 0) return NONE as unknown as number[];
   if (items.length > 4) return items.slice();
-  const key = items.join(',');
-  let out = INDICES.get(key);
-  if (!out) {
-    if (INDICES.size >= INDICES_LIMIT) INDICES.clear();
-    INDICES.set(key, (out = Object.freeze(items.slice())));
-  }
-  return out as number[];
+  return INDICES.get(items.join(','), () => Object.freeze(items.slice())) as number[];
 }

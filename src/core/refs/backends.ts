@@ -7,6 +7,7 @@
 import type { BackendResolution } from '../model/world';
 import type { BackendRef, Route } from '../model/objects';
 import { referenceAllowed } from './grants';
+import { SharedTable } from '../model/shared-table';
 import { endpointsFor, servicePortFor } from './endpoints';
 import { GATEWAY_GROUP, backendMemo, key, refName, type WorldView } from './lookup';
 import { BackendReason, RouteReason } from '../status/reasons';
@@ -22,15 +23,10 @@ export function resolveBackendRef(view: WorldView, route: Route, backendRef: Bac
   const port = typeof backendRef.port === 'number' ? String(backendRef.port) : null;
   const weight = typeof backendRef.weight === 'number' ? String(backendRef.weight) : '1';
   const key = JSON.stringify([route.kind, route.metadata.namespace ?? '', backendRef.group ?? '', backendRef.kind ?? 'Service', backendRef.namespace ?? null, backendRef.name ?? '', port, weight]);
-  const memo = backendMemo<Map<string, BackendResolution>>(view, 'resolutions');
+  const memo = backendMemo<SharedTable<string, BackendResolution>>(view, 'resolutions');
   let shared = memo.get(RESOLUTIONS);
-  if (!shared) memo.set(RESOLUTIONS, (shared = new Map()));
-  let out = shared.get(key);
-  if (!out) {
-    if (shared.size >= RESOLUTIONS_LIMIT) shared.clear();
-    shared.set(key, (out = resolve(view, route, backendRef)));
-  }
-  return out;
+  if (!shared) memo.set(RESOLUTIONS, (shared = new SharedTable(RESOLUTIONS_LIMIT)));
+  return shared.get(key, () => resolve(view, route, backendRef));
 }
 
 /** the key of the one table of resolutions in a backend memo (see backendMemo) */
