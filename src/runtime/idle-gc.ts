@@ -80,6 +80,19 @@ new PerformanceObserver((list) => {
 /** Work that took `ms` up to now has been done: a collection may follow the next quiet spell. */
 export function markWork(ms: number): void {
   work += Math.max(0, Math.min(ms, performance.now() - lastFull));
+  untilQuiet();
+}
+
+/**
+ * Something large was let go (a table held for readers): the next quiet spell brings a collection.
+ * Unlike work, it is not let go by a full collection that ended before now: that one found it held.
+ */
+export function markLetGo(): void {
+  work = Math.max(work, WORK_MS);
+  untilQuiet();
+}
+
+function untilQuiet(): void {
   if (timer) timer.refresh();
   else {
     timer = setTimeout(() => {

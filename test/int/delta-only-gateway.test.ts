@@ -127,6 +127,39 @@ describe('a Gateway served as deltas alone', () => {
     expect(hasBody(await heldAt(version + 1)), 'after the whole watch left').toBe(false);
   });
 
+  it('a large table nobody took whole for a while is held without its body, until a whole snapshot is asked for again', async () => {
+    // a process of its own that counts every table as large, and holds a whole one for 100 ms
+    const other = new SnapshotHub(s.running.ctx.db, s.running.ctx.bus, { keepWholeMs: 100, pollMs: 20, largeBytes: 0 });
+    const small = new SnapshotHub(s.running.ctx.db, s.running.ctx.bus, { keepWholeMs: 100, pollMs: 20 });
+    const watched = new SnapshotHub(s.running.ctx.db, s.running.ctx.bus, { keepWholeMs: 100, pollMs: 20, largeBytes: 0 });
+    try {
+      const first = (await other.get(KEY))!;
+      expect(hasBody(first), 'a version read from the store').toBe(true);
+      const body = (await other.whole(first))!.body;
+      await small.get(KEY);
+      await watched.get(KEY);
+      const stop = watched.watch(KEY, () => undefined, 'whole');
+      await new Promise((r) => setTimeout(r, 300));
+      const later = (await other.get(KEY))!;
+      expect(later.version).toBe(first.version);
+      expect(hasBody(later), 'let go of once nobody took it whole for keepWholeMs').toBe(false);
+      expect(later.hash).toBe(JSON.parse(body).hash);
+      expect(hasBody((await small.get(KEY))!), 'a table small enough for a notice is kept').toBe(true);
+      expect(hasBody((await watched.get(KEY))!), 'a table a whole watch takes is kept').toBe(true);
+      stop();
+      // asked for again: read from the store, the same body
+      const again = (await other.whole(later))!;
+      expect(again.body).toBe(body);
+      expect(hasBody((await other.get(KEY))!)).toBe(true);
+      // a delta client is still answered from the version held without its body
+      expect((await s.api('GET', `${SNAP}?since=${first.version}`)).status).toBe(304);
+    } finally {
+      other.close();
+      small.close();
+      watched.close();
+    }
+  });
+
   it('a process that missed the notices (started since, or cut off from Redis) sends the stored deltas in turn', async () => {
     // a table large enough that three deltas stay stored as deltas (a chain is cut at a quarter of the table)
     const onBig = (path: string) => route(path, 'big');

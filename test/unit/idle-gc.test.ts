@@ -2,7 +2,7 @@ import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { markWork, worthCollecting } from '../../src/runtime/idle-gc';
+import { markLetGo, markWork, worthCollecting } from '../../src/runtime/idle-gc';
 
 const MB = 1024 * 1024;
 
@@ -108,6 +108,20 @@ describe('idle collection', () => {
     const until = performance.now() + 600;
     while (performance.now() < until) await new Promise((r) => setImmediate(r));
     markWork(600);
+    expect(await forcedCollections(async () => void vi.advanceTimersByTime(6_000))).toBe(1);
+  });
+
+  it('follows a quiet spell after something large was let go, even right after the engine\'s own full collection', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    setFlagsFromString('--expose-gc');
+    const engineCollects = runInNewContext('gc') as () => void;
+    engineCollects();
+    for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
+    // nothing done: a quiet spell brings nothing
+    markWork(0);
+    expect(await forcedCollections(async () => void vi.advanceTimersByTime(6_000))).toBe(0);
+    // a table let go of just after that collection: the next quiet spell brings one
+    markLetGo();
     expect(await forcedCollections(async () => void vi.advanceTimersByTime(6_000))).toBe(1);
   });
 

@@ -19,6 +19,9 @@ export interface CachedSnapshot {
 
 const HASH_IN_HEAD = /"version":\d+,"hash":"([0-9a-f]+)"/;
 
+/** The table's hash, read off the head of a snapshot's body. */
+export const hashInHead = (body: string): string | undefined => HASH_IN_HEAD.exec(body.slice(0, 512))?.[1];
+
 export class DeltaHistory {
   /** versions replaced, oldest first: their parts once made, else (the last few only) the snapshot to make them from */
   private readonly past = new Map<string, { version: number; parts?: TableParts; snap?: CachedSnapshot }[]>();
@@ -110,7 +113,7 @@ export class DeltaHistory {
       base.parts = this.partsFor(key, base.snap);
       delete base.snap;
     }
-    const hash = to.hash ?? (to.body === undefined ? undefined : HASH_IN_HEAD.exec(to.body.slice(0, 512))?.[1]);
+    const hash = to.hash ?? (to.body === undefined ? undefined : hashInHead(to.body));
     const toParts = base?.parts && hash ? this.partsFor(key, to) : undefined;
     let text: string | null = null;
     if (base?.parts && hash && toParts) {

@@ -5,7 +5,7 @@
 // a table joined or parsed whole is a burst of work as much as a burst of writes is (at 50,000
 // routes, 60 MB of text and several times that in objects): the heap grows, and the collection
 // after the next quiet spell lets it shrink again
-import { markWork } from '../../runtime/idle-gc';
+import { markLetGo, markWork } from '../../runtime/idle-gc';
 import { promisify } from 'node:util';
 import { deflateRaw, deflateRawSync, inflateRaw } from 'node:zlib';
 import type { Database } from '../store/database';
@@ -16,8 +16,8 @@ import { streamKey } from '../../core/objects/keys';
 import { mayReferenceSecrets, parseSnapshot, secretRefsOf, secretRefsOfParts, snapshotBody, withSecretData } from '../../core/snapshot/format';
 import { applyChanges, type SnapshotDelta } from '../../core/snapshot/delta';
 import { textPart, type TableParts } from '../../core/snapshot/table-parts';
-import { DELTA_NOTICE_LIMIT, snapshotChannel, snapshotDeltaChannel, subscribe } from './channels';
-import { DELTA_HISTORY, DeltaHistory } from './deltas';
+import { DELTA_NOTICE_LIMIT, NOTICE_BODY_LIMIT, snapshotChannel, snapshotDeltaChannel, subscribe } from './channels';
+import { DELTA_HISTORY, DeltaHistory, hashInHead } from './deltas';
 import { bodyOfParts, chainedBody } from '../../core/snapshot/stored-chain';
 
 /** The store keeps a body's tail deflated: it holds the table, nearly all of the body. */
@@ -120,10 +120,14 @@ export class SnapshotHub {
   private timer: NodeJS.Timeout;
   /** the last versions' parts, for the clients that ask for deltas */
   readonly deltas = new DeltaHistory();
+  /** held versions whose body is larger than a notice carries (see letGoOfWhole) */
+  private large = new WeakSet<HeldSnapshot>();
+  private readonly largeBytes: number;
 
-  constructor(private readonly db: Database, bus: Bus, opts: { pollMs?: number; keepWholeMs?: number } = {}) {
+  constructor(private readonly db: Database, bus: Bus, opts: { pollMs?: number; keepWholeMs?: number; largeBytes?: number } = {}) {
     const pollMs = opts.pollMs ?? 1000;
     this.keepWholeMs = opts.keepWholeMs ?? KEEP_WHOLE_MS;
+    this.largeBytes = opts.largeBytes ?? NOTICE_BODY_LIMIT;
     this.unsubscribe = subscribe(bus, snapshotChannel, (notice) => {
       if (!notice) return void this.refreshWatched();
       const { gateway, version, body } = notice;
@@ -159,7 +163,10 @@ export class SnapshotHub {
     });
     const unsubscribeNotices = this.unsubscribe;
     this.unsubscribe = () => { unsubscribeNotices(); unsubscribeDeltas(); };
-    this.timer = setInterval(() => void this.refreshWatched(), pollMs);
+    this.timer = setInterval(() => {
+      this.letGoOfWhole();
+      void this.refreshWatched();
+    }, pollMs);
     this.timer.unref();
   }
 
@@ -190,12 +197,34 @@ export class SnapshotHub {
         // and it is joined only when a client takes whole snapshots (at 50,000 routes it is 60 MB)
         const made = parse(key, to, () => bodyOfParts(g.namespace, g.name, to, d.hash, parts), secretRefsOfParts(parts, g.namespace), d.hash);
         this.deltas.hold(made, parts);
+        // a delta changes a few routes: the table stays about as large as the one it applies to
+        if (this.large.has(held)) this.large.add(made);
         snap = made;
       }
     } catch {
       return void this.reload(key);
     }
     this.accept(key, snap);
+  }
+
+  /**
+   * Holds the large tables nobody here has taken whole for keepWholeMs without their bodies, as a
+   * delta that arrives then would: the version's parts or body (some 120 MB at 50,000 routes) were
+   * otherwise held until the next change, however long that took. A whole snapshot asked for later
+   * is read from the store. Small bodies are kept (the notices carry them, and a poll of the
+   * Gateway would read the store each time), and so are tables that name Secrets (their parts are
+   * needed for every version).
+   */
+  private letGoOfWhole(): void {
+    let released = false;
+    for (const [key, snap] of this.cache) {
+      if (!snap || !this.large.has(snap) || snap.secretRefs.length > 0) continue;
+      if (this.wholeWanted(key) || this.loading.has(key) || this.advancing.has(key)) continue;
+      const held = snap as CachedSnapshot;
+      this.accept(key, { key, version: held.version, hash: held.hash ?? hashInHead(held.body), secretRefs: [] });
+      released = true;
+    }
+    if (released) markLetGo();
   }
 
   /** Whether whole snapshots of `key` are taken here: by a watcher, or asked for a moment ago. */
@@ -261,6 +290,7 @@ export class SnapshotHub {
       const { body, parts } = await bodyOf(key, row);
       const snap = parse(key, row.version, body);
       if (parts) this.deltas.hold(snap, parts);
+      if (body.length > this.largeBytes) this.large.add(snap);
       // the stored deltas are the worker's, as it announced them: a watch a few versions behind
       // is sent them in turn, though their notices never reached this process
       for (const text of row.deltas.slice(-DELTA_HISTORY)) {
