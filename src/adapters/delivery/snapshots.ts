@@ -218,10 +218,9 @@ export class SnapshotHub {
   private letGoOfWhole(): void {
     let released = false;
     for (const [key, snap] of this.cache) {
-      if (!snap || !this.large.has(snap) || snap.secretRefs.length > 0) continue;
+      if (!snap || !hasBody(snap) || !this.large.has(snap) || snap.secretRefs.length > 0) continue;
       if (this.wholeWanted(key) || this.loading.has(key) || this.advancing.has(key)) continue;
-      const held = snap as CachedSnapshot;
-      this.accept(key, { key, version: held.version, hash: held.hash ?? hashInHead(held.body), secretRefs: [] });
+      this.accept(key, { key, version: snap.version, hash: snap.hash ?? hashInHead(snap.body), secretRefs: [] });
       released = true;
     }
     if (released) markLetGo();
