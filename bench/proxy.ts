@@ -20,7 +20,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { BENCH_TOKEN, cpuMs, freshDatabase, lightClient, percentile, report, rssMB, startService } from './support';
+import { BENCH_TOKEN, cpuMs, dropRedisPrefix, freshDatabase, lightClient, percentile, report, rssMB, startService } from './support';
 import { ROOT, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../test/support/process';
 
 const GW = 'gateway.networking.k8s.io/v1';
@@ -308,6 +308,7 @@ async function main(): Promise<void> {
     await api?.stop();
     nginx?.stop();
     await db.drop().catch(() => undefined);
+    await dropRedisPrefix(common.REDIS_URL, prefix).catch(() => undefined);
   }
 }
 

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import pg from 'pg';
-import { BENCH_TOKEN, freshDatabase, oneGatewayFigures, percentile, report, startService, workerNodeFlags } from './support';
+import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, oneGatewayFigures, percentile, report, startService, workerNodeFlags } from './support';
 import { ROOT } from '../test/support/process';
 import { openDatabase } from '../src/adapters/store/database';
 import { caughtUp } from '../src/adapters/store/checkpoints';
@@ -305,6 +305,7 @@ try {
   await worker.stop();
   await api.stop();
   await db.drop();
+  await dropRedisPrefix(REDIS_URL, BENCH_PREFIX);
 }
 
 if (process.env.BENCH_STOP_AFTER === undefined) await oneGatewayFigures();

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { buildDist } from '../scripts/build';
 import { ROOT } from '../test/support/process';
 import { imageArgv, localArgv } from '../test/support/image-command';
-import { BENCH_TOKEN, freshDatabase, report } from './support';
+import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, report } from './support';
 
 const RUNS = Number(process.env.STARTUP_RUNS ?? 5);
 const TARGET = '≤ 2000 ms';
@@ -107,6 +107,7 @@ if (process.env.DATABASE_URL && process.env.REDIS_URL) {
     }));
   } finally {
     await db.drop();
+    await dropRedisPrefix(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix);
   }
 } else {
   console.log('startup_ready_api, startup_ready_worker: skipped (set DATABASE_URL and REDIS_URL)');

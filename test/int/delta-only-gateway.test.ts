@@ -139,7 +139,9 @@ describe('a Gateway served as deltas alone', () => {
       await small.get(KEY);
       await watched.get(KEY);
       const stop = watched.watch(KEY, () => undefined, 'whole');
-      await new Promise((r) => setTimeout(r, 300));
+      // keepWholeMs and a few ticks (more on a loaded machine), and as long again for the others
+      for (const deadline = Date.now() + 5_000; hasBody((await other.get(KEY))!) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200));
       const later = (await other.get(KEY))!;
       expect(later.version).toBe(first.version);
       expect(hasBody(later), 'let go of once nobody took it whole for keepWholeMs').toBe(false);
