@@ -10,12 +10,12 @@
 // each with its target, and the CPU each process spent per change (a shared machine disturbs
 // wall-clock figures more than CPU time).
 // Knobs: BENCH_ROUTES (5000; 50000 for the large target), BENCH_MODES (split,single), BENCH_CHANGES
-// (60; 200 from 20,000 routes), BENCH_SUBSCRIBERS (2000), BENCH_SERIES=1 (each change's propagation, in order), BENCH_STOP_AFTER=burst|changes (the figures up to the burst's or the changes' alone), BENCH_HOLD_MS (with BENCH_STOP_AFTER=changes, how long the services stay up after the changes: to take a heap snapshot of a process, with SERVICE_NODE_FLAGS=--heapsnapshot-signal=SIGUSR2 and a kill -USR2 of its pid), BENCH_DUMP=<path prefix> (each service's output, e.g. with SERVICE_NODE_FLAGS=--trace-gc, into <prefix>-<mode>-api.txt and -worker.txt), BENCH_WHOLE_WATCH
+// (60; 200 from 20,000 routes), BENCH_SUBSCRIBERS (2000), BENCH_SERIES=1 (each change's propagation, in order, and the service's CPU and page faults during it), BENCH_STOP_AFTER=burst|changes (the figures up to the burst's or the changes' alone), BENCH_HOLD_MS (with BENCH_STOP_AFTER=changes, how long the services stay up after the changes: to take a heap snapshot of a process, with SERVICE_NODE_FLAGS=--heapsnapshot-signal=SIGUSR2 and a kill -USR2 of its pid), BENCH_DUMP=<path prefix> (each service's output, e.g. with SERVICE_NODE_FLAGS=--trace-gc, into <prefix>-<mode>-api.txt and -worker.txt), BENCH_WHOLE_WATCH
 // (1 below 20,000 routes: a whole-snapshot watcher of 50,000 routes takes a 60 MB body per change,
 // which the API makes and sends before the next one, so it would measure that body, not the delta).
 import http from 'node:http';
 import pg from 'pg';
-import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, percentile, report, startService, timedClient, cpuMs, postgresCpuMs, rssMB, reconciled, sseWatch, type SseWatch } from './support';
+import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, percentile, report, startService, timedClient, cpuMs, minorFaults, postgresCpuMs, rssMB, reconciled, sseWatch, type SseWatch } from './support';
 
 /** Tables of thousands of routes take longer to catch up with. */
 const reconciledLong = (client: pg.Client) => reconciled(client, 600_000, 25);
@@ -147,6 +147,12 @@ async function run(mode: 'split' | 'single'): Promise<void> {
     const deltaMs: number[] = [];
     const wholeMs: number[] = [];
     const deltaBytes: number[] = [];
+    // with BENCH_SERIES=1, what the service's processes spent during each change: CPU and page faults
+    const spent: { cpu: number; faults: number }[] = [];
+    const serviceNow = () => {
+      const ps = [pids.api, pids.worker].filter((p): p is number => p !== undefined);
+      return { cpu: ps.reduce((t, p) => t + cpuMs(p), 0), faults: ps.reduce((t, p) => t + minorFaults(p), 0) };
+    };
     const cpu0 = { api: cpuMs(pids.api), worker: pids.worker ? cpuMs(pids.worker) : 0 };
     for (let n = 0; n < CHANGES; n++) {
       const i = Math.floor(Math.random() * ROUTES);
@@ -157,15 +163,25 @@ async function run(mode: 'split' | 'single'): Promise<void> {
       });
       const both = Promise.all([arrive('delta'), WHOLE_WATCH ? arrive('whole') : Promise.resolve({ at: NaN, bytes: 0 })]);
       both.catch(() => undefined); // a time-out while the write is still under way is reported below, with the clean-up
+      const before = process.env.BENCH_SERIES === '1' ? serviceNow() : undefined;
       const written = await put(base, `/api/v1/namespaces/${teamOf(i)}/httproutes/r-${i}`, httpRoute(i, 'shared', path));
       const [d, w] = await both;
+      if (before) {
+        const after = serviceNow();
+        spent.push({ cpu: after.cpu - before.cpu, faults: after.faults - before.faults });
+      }
       deltaMs.push(d.at - written);
       if (WHOLE_WATCH) wholeMs.push(w.at - written);
       deltaBytes.push(d.bytes);
       await new Promise((r) => setTimeout(r, 20));
     }
     // BENCH_SERIES=1: each change's write to delta watch time, in the order written (where the slow ones fall)
-    if (process.env.BENCH_SERIES === '1') console.log(`${label('propagation_delta_series')}: ${deltaMs.map((m) => m.toFixed(1)).join(' ')} ms`);
+    if (process.env.BENCH_SERIES === '1') {
+      console.log(`${label('propagation_delta_series')}: ${deltaMs.map((m) => m.toFixed(1)).join(' ')} ms`);
+      // the service's CPU over each change, from its write to the delta's arrival (in clock ticks of 10 ms), and its page faults
+      console.log(`${label('propagation_series_service_cpu')}: ${spent.map((s) => s.cpu.toFixed(0)).join(' ')} ms`);
+      console.log(`${label('propagation_series_service_page_faults')}: ${spent.map((s) => s.faults).join(' ')}`);
+    }
     const cpu = { api: (cpuMs(pids.api) - cpu0.api) / CHANGES, worker: pids.worker ? (cpuMs(pids.worker) - cpu0.worker) / CHANGES : 0 };
     for (const l of [deltaMs, wholeMs, deltaBytes]) l.sort((a, b) => a - b);
     report(label('propagation_delta_p50'), percentile(deltaMs, 50), 'ms', ROUTES >= 50_000 ? 'informational' : '<= 20 ms');

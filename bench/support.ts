@@ -117,6 +117,14 @@ export function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
+/**
+ * The minor page faults a process has taken (Linux /proc): memory it touched for the first time, or
+ * again after giving it back, at some 18 µs a 4 KiB page on the 2-core machine.
+ */
+export function minorFaults(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[7]);
+}
+
 /** CPU time every PostgreSQL process on this machine has used, with what its exited children used, in ms. */
 export function postgresCpuMs(): number {
   let ticks = 0;
