@@ -13,7 +13,7 @@ import { readSecretsWithData, readSnapshot, readSnapshotVersions, readUnattached
 import type { Bus } from './bus';
 import type { CompiledTable } from '../../core/compile';
 import { streamKey } from '../../core/objects/keys';
-import { mayReferenceSecrets, parseSnapshot, secretRefsOf, secretRefsOfParts, snapshotBody, withSecretData } from '../../core/snapshot/format';
+import { mayReferenceSecrets, parseSnapshot, secretRefsOf, secretRefsOfParts, snapshotBody, withSecretData, type SnapshotSecret } from '../../core/snapshot/format';
 import { applyChanges, type SnapshotDelta } from '../../core/snapshot/delta';
 import { textPart, type TableParts } from '../../core/snapshot/table-parts';
 import { DELTA_NOTICE_LIMIT, NOTICE_BODY_LIMIT, snapshotChannel, snapshotDeltaChannel, subscribe } from './channels';
@@ -445,7 +445,11 @@ function parse(key: string, version: number, made: string | (() => string), know
 
 /** The body with the Secret data its listeners use, for the Gateway's proxies and admins. */
 export async function withSecrets(db: Database, snap: CachedSnapshot): Promise<string> {
-  if (snap.secretRefs.length === 0) return withSecretData(snap.body, []);
-  const secrets = await readSecretsWithData(db.sql, snap.secretRefs.map((r) => streamKey('Secret', r.namespace, r.name)));
-  return withSecretData(snap.body, secrets);
+  return withSecretData(snap.body, await secretsOf(db, snap));
+}
+
+/** The Secret data the listeners of `snap` use (none read when they name none). */
+export async function secretsOf(db: Database, snap: HeldSnapshot): Promise<SnapshotSecret[]> {
+  if (snap.secretRefs.length === 0) return [];
+  return readSecretsWithData(db.sql, snap.secretRefs.map((r) => streamKey('Secret', r.namespace, r.name)));
 }

@@ -3,10 +3,10 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from './context';
 import { HttpError } from './problem';
-import { openSse, lastEventId, sseFrame } from './sse';
-import { unattachedOf, withSecrets, type CachedSnapshot, type HeldSnapshot } from '../delivery/snapshots';
+import { openSse, lastEventId, sseFrame, sseLineFrame } from './sse';
+import { secretsOf, unattachedOf, withSecrets, type CachedSnapshot, type HeldSnapshot } from '../delivery/snapshots';
 import { readSecretsWithData } from '../store/snapshot-reads';
-import { mayReferenceSecrets, withSecretData } from '../../core/snapshot/format';
+import { mayReferenceSecrets, secretDataPieces, withSecretData, type TextPiece } from '../../core/snapshot/format';
 import { streamKey } from '../../core/objects/keys';
 import { canRead, canReadSnapshot } from '../../service/access';
 import type { Principal } from '../../service/principal';
@@ -25,6 +25,11 @@ async function body(ctx: AppContext, snap: CachedSnapshot, access: 'with-secrets
   return access === 'with-secrets' ? withSecrets(ctx.db, snap) : snap.body;
 }
 
+/** body's text in pieces, for a frame written straight from them (see sseLineFrame). */
+async function bodyPieces(ctx: AppContext, snap: CachedSnapshot, access: 'with-secrets' | 'without-secrets'): Promise<TextPiece[]> {
+  return access === 'with-secrets' ? secretDataPieces(snap.body, await secretsOf(ctx.db, snap)) : [{ text: snap.body }];
+}
+
 // The SSE event of a snapshot, framed once per version and access and shared by the subscribers a
 // change is sent to (a Gateway's proxies all get the same frame, not a copy each), unless it
 // carries Secret data, which is read per send. Kept for a few seconds only: a cached snapshot needs
@@ -34,7 +39,7 @@ const frames = new WeakMap<CachedSnapshot, Partial<Record<'with-secrets' | 'with
 const FRAME_KEEP_MS = 5_000;
 
 function frameOf(ctx: AppContext, snap: CachedSnapshot, a: 'with-secrets' | 'without-secrets'): Promise<Buffer> {
-  const build = async () => Buffer.from(sseFrame({ id: snap.version, event: 'snapshot', data: await body(ctx, snap, a) }));
+  const build = async () => sseLineFrame({ id: snap.version, event: 'snapshot' }, await bodyPieces(ctx, snap, a));
   if (a === 'with-secrets' && snap.secretRefs.length > 0) return build();
   let byAccess = frames.get(snap);
   if (!byAccess) {

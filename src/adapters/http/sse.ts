@@ -1,5 +1,6 @@
 // Server-Sent Events plumbing shared by the events feed and snapshot watches.
 import type { Request, Response } from 'express';
+import type { TextPiece } from '../../core/snapshot/format';
 
 export interface SseStream {
   send(event: { id?: string | number; event?: string; data: string }): Promise<void>;
@@ -70,6 +71,29 @@ export function sseFrame({ id, event, data }: { id?: string | number; event?: st
   if (id !== undefined) head += `id: ${id}\n`;
   if (event) head += `event: ${event}\n`;
   return `${head}data: ${data.split('\n').join('\ndata: ')}\n\n`;
+}
+
+/**
+ * The frame of an event whose data is one line (JSON text), as bytes written straight from the
+ * data's pieces. A whole snapshot (6 MB at 5,000 routes, 60 MB at 50,000) is so encoded once:
+ * joining it into one string first (sseFrame, then the bytes) copied it three times more, and a
+ * copy into fresh memory costs some 15-20 ms per 6 MB here, nearly all of it page faults. Data
+ * that holds a line break is framed by sseFrame.
+ */
+export function sseLineFrame(ev: { id?: string | number; event?: string }, pieces: readonly TextPiece[]): Buffer {
+  if (pieces.some((p) => p.text.includes('\n'))) {
+    return Buffer.from(sseFrame({ ...ev, data: pieces.map((p) => (p.drop ? p.text.slice(0, -p.drop) : p.text)).join('') }));
+  }
+  let head = '';
+  if (ev.id !== undefined) head += `id: ${ev.id}\n`;
+  if (ev.event) head += `event: ${ev.event}\n`;
+  head += 'data: ';
+  const bytes = pieces.reduce((n, p) => n + Buffer.byteLength(p.text), Buffer.byteLength(head) + 2);
+  const out = Buffer.allocUnsafe(bytes);
+  let at = out.write(head);
+  for (const p of pieces) at += out.write(p.text, at) - (p.drop ?? 0);
+  at += out.write('\n\n', at);
+  return out.subarray(0, at);
 }
 
 export function lastEventId(req: Request): string | undefined {

@@ -130,3 +130,19 @@ export function withSecretData(body: string, secrets: readonly SnapshotSecret[])
   if (body.charCodeAt(body.length - 1) !== 0x7d) throw new Error('not a snapshot body: it does not end with "}"');
   return `${body.slice(0, -1)},"secrets":${JSON.stringify(secrets)}}`;
 }
+
+/**
+ * withSecretData as text pieces written one after the other (see sseLineFrame): the body without
+ * its closing brace, then the Secrets with it. The body is not sliced: a slice of a body joined
+ * from its parts is a copy of all of it.
+ */
+export function secretDataPieces(body: string, secrets: readonly SnapshotSecret[]): [TextPiece, TextPiece] {
+  if (body.charCodeAt(body.length - 1) !== 0x7d) throw new Error('not a snapshot body: it does not end with "}"');
+  return [{ text: body, drop: 1 }, { text: `,"secrets":${JSON.stringify(secrets)}}` }];
+}
+
+/** A piece of a text written out in pieces: `text` without its last `drop` characters (ASCII ones). */
+export interface TextPiece {
+  text: string;
+  drop?: number;
+}
