@@ -178,7 +178,7 @@ async function run(mode: 'split' | 'single'): Promise<void> {
     // BENCH_SERIES=1: each change's write to delta watch time, in the order written (where the slow ones fall)
     if (process.env.BENCH_SERIES === '1') {
       console.log(`${label('propagation_delta_series')}: ${deltaMs.map((m) => m.toFixed(1)).join(' ')} ms`);
-      // the service's CPU over each change, from its write to the delta's arrival (in clock ticks of 10 ms), and its page faults
+      // the service's CPU over each change, from its write to the delta's arrival (in ms, counted in the kernel's ticks of 10 ms), and its page faults
       console.log(`${label('propagation_series_service_cpu')}: ${spent.map((s) => s.cpu.toFixed(0)).join(' ')} ms`);
       console.log(`${label('propagation_series_service_page_faults')}: ${spent.map((s) => s.faults).join(' ')}`);
     }
