@@ -8,5 +8,6 @@ export default defineConfig({
     // integration tests share one PostgreSQL database and one Redis; files run one at a time
     fileParallelism: false,
     reporters: ['default'],
+    setupFiles: ['test/support/cleanup.ts'],
   },
 });

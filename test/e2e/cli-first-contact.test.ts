@@ -2,12 +2,12 @@
 // apply printing the server's Warning headers, files that are not YAML or hold nothing, and
 // describe saying why an object has no status.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, ADMIN_TOKEN, reconciled, type TestServer } from '../support/server';
 import { runCli, type RunOptions } from '../support/cli';
 import { ROOT } from '../support/process';
+import { tempDir } from '../support/temp-dir';
 
 let s: TestServer;
 let dir: string;
@@ -84,7 +84,7 @@ function writeTree(root: string, files: Record<string, string>): string {
 
 beforeAll(async () => {
   s = await startTestServer({ rateLimitPerSecond: 0 });
-  dir = mkdtempSync(join(tmpdir(), 'sy-first-'));
+  dir = tempDir('sy-first-');
   writeTree(join(dir, 'flawed'), { 'edge.yaml': EDGE, ...FLAWED });
   writeTree(join(dir, 'clean'), { 'edge.yaml': EDGE, 'nested/app.yaml': route('app', `  parentRefs: [{name: edge}]
   hostnames: [app.example.com]

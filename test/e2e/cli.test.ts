@@ -1,10 +1,10 @@
 // The `switchyard` binary (bin/switchyard.js) run as a separate process against a running server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, ADMIN_TOKEN, type TestServer } from '../support/server';
 import { runCli, type RunOptions } from '../support/cli';
+import { tempDir } from '../support/temp-dir';
 
 let s: TestServer;
 let dir: string;
@@ -51,7 +51,7 @@ endpoints: [${endpoints.map((e) => `{addresses: [${e}]}`).join(', ')}]
 
 beforeAll(async () => {
   s = await startTestServer({ rateLimitPerSecond: 0 });
-  dir = mkdtempSync(join(tmpdir(), 'sy-cli-'));
+  dir = tempDir('sy-cli-');
   mkdirSync(join(dir, 'site'));
   writeFileSync(join(dir, 'site/infra.yaml'), INFRA);
   writeFileSync(join(dir, 'site/app.yaml'), APP(['10.1.0.1', '10.1.0.2']));

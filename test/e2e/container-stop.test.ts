@@ -8,13 +8,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ROOT } from '../support/process';
 import { client } from '../support/server';
 import { imageArgv, localArgv } from '../support/image-command';
 import { buildDist } from '../../scripts/build';
+import { tempDir } from '../support/temp-dir';
 
 const TOKEN = 'container-stop-token-0123456789';
 // docker stop's default time between SIGTERM and SIGKILL
@@ -100,7 +98,7 @@ afterAll(async () => {
 });
 
 it.skipIf(Boolean(why))('SIGTERM to the top of the image\'s process tree (tini -> node dist/main.js) is a graceful stop', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sy-stop-'));
+  const dir = tempDir('sy-stop-');
   const first = await startContainer(dir);
   const api = client(first.url, TOKEN);
   // the first start made the class; the image's start is the first here

@@ -1,13 +1,13 @@
 // The embedded defaults: no DATABASE_URL, no REDIS_URL. Start, write, read, stop, start, read again.
 import { expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startProcess } from '../support/process';
 import { client } from '../support/server';
+import { tempDir } from '../support/temp-dir';
 
 it('keeps what was committed across a restart, and generates a private admin token', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sy-embedded-'));
+  const dir = tempDir('sy-embedded-');
   const env = { SWITCHYARD_DATA_DIR: dir, ADMIN_TOKEN: undefined };
   const first = await startProcess(env);
   const tokenFile = join(dir, 'admin-token');
@@ -36,7 +36,7 @@ it('keeps what was committed across a restart, and generates a private admin tok
 }, 120_000);
 
 it('on SIGTERM finishes the requests in flight and loses nothing it answered', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sy-term-'));
+  const dir = tempDir('sy-term-');
   const env = { SWITCHYARD_DATA_DIR: dir, ADMIN_TOKEN: 'term-token-0123456789' };
   const first = await startProcess(env);
   const api = client(first.url, 'term-token-0123456789');

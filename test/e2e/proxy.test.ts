@@ -8,8 +8,7 @@ import net from 'node:net';
 import http2 from 'node:http2';
 import tls from 'node:tls';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -19,6 +18,7 @@ import { ROOT } from '../support/process';
 import { startEchoBackend, type EchoAnswer, type EchoBackend } from '../support/echo-backend';
 import { startProxyProcess, type ProxyProcess } from '../support/proxy-process';
 import { readFrame, startEchoPod, writeFrame } from '../support/echo-pod';
+import { tempDir } from '../support/temp-dir';
 
 const GW = 'gateway.networking.k8s.io/v1';
 const run = promisify(execFile);
@@ -34,7 +34,7 @@ const OPENSSL = (() => {
 
 /** A self-signed certificate for `host`, made with the openssl command. */
 function selfSigned(host: string): { crt: string; key: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'sy-cert-'));
+  const dir = tempDir('sy-cert-');
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'crt.pem'), '-days', '1', '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`], { stdio: 'ignore' });
   return { crt: readFileSync(join(dir, 'crt.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
 }

@@ -3,11 +3,11 @@
 // that was there first keeps working.
 import { expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, startProcess } from '../support/process';
 import { client } from '../support/server';
+import { tempDir } from '../support/temp-dir';
 
 const TOKEN = 'startup-token-0123456789';
 
@@ -29,7 +29,7 @@ function runToExit(env: Record<string, string>): Promise<{ code: number | null; 
 }
 
 it('refuses a data folder in use and a port in use with one line each, and the first process keeps its data', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sy-lock-'));
+  const dir = tempDir('sy-lock-');
   const first = await startProcess({ SWITCHYARD_DATA_DIR: dir, ADMIN_TOKEN: TOKEN });
   try {
     const api = client(first.url, TOKEN);
@@ -40,7 +40,7 @@ it('refuses a data folder in use and a port in use with one line each, and the f
     expect(sameFolder.code).toBe(1);
     expect(sameFolder.stderr).toMatch(new RegExp(`^switchyard: the data folder .*pgdata is in use by process ${first.child.pid}: stop it, or give this one another SWITCHYARD_DATA_DIR\\n$`));
 
-    const samePort = await runToExit({ SWITCHYARD_DATA_DIR: mkdtempSync(join(tmpdir(), 'sy-port-')), PORT: new URL(first.url).port });
+    const samePort = await runToExit({ SWITCHYARD_DATA_DIR: tempDir('sy-port-'), PORT: new URL(first.url).port });
     expect(samePort.code).toBe(1);
     expect(samePort.stderr).toBe(`switchyard: port ${new URL(first.url).port} on 127.0.0.1 is in use by another process: stop it, or set PORT\n`);
 

@@ -3,11 +3,11 @@
 // starts a watch), watch (resume, 410, no leak across namespaces), dryRun, fieldValidation, the
 // status subresource, Table, SelfSubjectAccessReview, and the kubeconfig the server writes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { statSync, readFileSync, mkdtempSync } from 'node:fs';
+import { statSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { parse } from 'yaml';
 import { client, mintToken, reconciled, startTestServer, type Client, type TestServer } from '../support/server';
+import { tempDir } from '../support/temp-dir';
 
 let s: TestServer;
 let dev: Client;
@@ -363,7 +363,7 @@ describe('access', () => {
 
 describe('kubeconfig', () => {
   it('is written next to a generated admin token, mode 0600, for the TLS address of the Kubernetes paths', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'sy-kubeconfig-'));
+    const dataDir = tempDir('sy-kubeconfig-');
     const t = await startTestServer({ adminToken: undefined, dataDir }, { worker: false });
     try {
       const file = join(dataDir, 'kubeconfig');

@@ -5,18 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig, CustomObjectsApi, makeInformer, type KubernetesObject } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { kubeconfig } from '../../src/core/kube/kubeconfig';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
 import { freshDatabaseUrl } from '../support/database';
+import { tempDir } from '../support/temp-dir';
 
 const GW = 'gateway.networking.k8s.io';
 const NS = 'team-i';
 const path = `/apis/${GW}/v1/namespaces/${NS}/httproutes`;
 let s: TestServer;
 let db: { url?: string; drop: () => Promise<void> };
-const dataDir = mkdtempSync(join(tmpdir(), 'sy-informer-'));
+// the API's data directory, kept across its restart
+let dataDir: string;
 
 const route = (name: string, labels: Record<string, string> = {}) => ({
   apiVersion: `${GW}/v1`, kind: 'HTTPRoute', metadata: { name, labels }, spec: { parentRefs: [{ name: 'nowhere' }] },
@@ -35,6 +35,7 @@ async function until(check: () => boolean, what: string, ms = 20_000): Promise<v
 
 describe.skipIf(!process.env.DATABASE_URL)('client-node informer', () => {
   beforeAll(async () => {
+    dataDir = tempDir('sy-informer-');
     db = await freshDatabaseUrl();
     s = await start();
   }, 60_000);

@@ -3,14 +3,14 @@
 // get -w, describe, diff, wait, explain, label, patch, auth can-i, delete -f. Skipped, saying why,
 // where kubectl is absent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
 import { conformanceDir } from '../support/corpora';
 import { kubectlFor, kubectlMissing, type Kubectl } from '../support/kubectl';
+import { tempDir } from '../support/temp-dir';
 
 const missing = kubectlMissing();
 if (missing) console.log(`test/int/kubectl.test.ts skipped: ${missing}`);
@@ -37,7 +37,7 @@ describe.skipIf(missing !== null)('kubectl', () => {
   beforeAll(async () => {
     s = await startTestServer({ rateLimitPerSecond: 0 });
     k = kubectlFor(s, 'test-admin-token-0123456789', 'admin');
-    dir = mkdtempSync(join(tmpdir(), 'sy-kubectl-manifests-'));
+    dir = tempDir('sy-kubectl-manifests-');
     const base = JSON.parse(readFileSync(join(conformanceDir(), 'base.json'), 'utf8'));
     const simple = JSON.parse(readFileSync(join(conformanceDir(), 'cases', 'HTTPRouteSimpleSameNamespace.json'), 'utf8'));
     const controller = s.running.ctx.config.controllerName;

@@ -4,18 +4,16 @@
 // newest version and is never handed an older one.
 import { afterAll, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ADMIN_TOKEN, reconciled, startTestServer, type TestServer } from '../support/server';
 import { sse } from '../support/sse';
 import { needs, skippable } from '../support/database';
+import { tempDir } from '../support/temp-dir';
 
 const ownRedis = needs({ redisServer: true });
 const ownRedisTwoApis = needs({ redisServer: true, pg: true });
 
 const port = 16400 + Math.floor(Math.random() * 1000);
-const dir = mkdtempSync(join(tmpdir(), 'sy-redis-'));
+const dir = tempDir('sy-redis-');
 let redis: ChildProcess | null = null;
 let s: TestServer | null = null;
 

@@ -4,12 +4,10 @@
 // the child's stdout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../support/server';
 import { startProcess, type ServiceProcess } from '../support/process';
+import { tempDir } from '../support/temp-dir';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -121,7 +119,7 @@ describe('the access log of a service process', () => {
   });
 
   it('is a JSON line on stdout carrying the request id and traceparent', async () => {
-    svc = await startProcess({ ADMIN_TOKEN, SWITCHYARD_DATA_DIR: mkdtempSync(join(tmpdir(), 'sy-access-')) });
+    svc = await startProcess({ ADMIN_TOKEN, SWITCHYARD_DATA_DIR: tempDir('sy-access-') });
     const r = await fetch(`${svc.url}/api/v1/namespaces`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'x-request-id': 'from-the-child-1', traceparent: TRACEPARENT } });
     expect(r.status).toBe(200);
     expect(r.headers.get('x-request-id')).toBe('from-the-child-1');

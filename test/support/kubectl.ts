@@ -2,11 +2,11 @@
 // certificate, as kubectl sends tokens over TLS only), and a runner. Where kubectl is absent the
 // tests that need it are skipped, with the reason printed.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubeconfig } from '../../src/core/kube/kubeconfig';
 import type { TestServer } from './server';
+import { tempDir } from './temp-dir';
 
 export const KUBECTL = process.env.KUBECTL || 'kubectl';
 
@@ -24,7 +24,7 @@ export interface Kubectl {
 }
 
 export function kubectlFor(s: TestServer, token: string, name = 'user'): Kubectl {
-  const home = mkdtempSync(join(tmpdir(), 'sy-kubectl-'));
+  const home = tempDir('sy-kubectl-');
   const ca = readFileSync(join(s.running.ctx.config.dataDir, 'kube-tls.crt'), 'utf8');
   const file = join(home, 'kubeconfig');
   writeFileSync(file, kubeconfig(`https://127.0.0.1:${s.running.port}/k8s`, name, token, ca), { mode: 0o600 });

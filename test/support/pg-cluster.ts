@@ -2,9 +2,9 @@
 // which the test stops and starts to make outages. Where the server binaries are not installed,
 // `pgBinaries()` says why, for the test to skip with that reason.
 import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chownSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './temp-dir';
 
 export interface PgCluster {
   /** a database URL for `postgres` on this cluster */
@@ -49,7 +49,7 @@ export async function startPgCluster(): Promise<PgCluster> {
   if ('missing' in found) throw new Error(found.missing);
   const { bin } = found;
   const user = runAs();
-  const dir = mkdtempSync(join(tmpdir(), 'sy-pg-'));
+  const dir = tempDir('sy-pg-');
   if (user.uid !== undefined) chownSync(dir, user.uid, user.gid!);
   const data = join(dir, 'data');
   await run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C'], user);

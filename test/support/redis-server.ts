@@ -1,9 +1,8 @@
 // A Redis of a test's own: a throwaway redis-server on its own port that keeps nothing on disk,
 // so that killing it and starting it again is a Redis restarted empty.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { tempDir } from './temp-dir';
 
 export const HAS_REDIS_SERVER = spawnSync('redis-server', ['--version']).status === 0;
 
@@ -18,7 +17,7 @@ export interface RedisServer {
 }
 
 export function redisServer(port = 16400 + Math.floor(Math.random() * 1000)): RedisServer {
-  const dir = mkdtempSync(join(tmpdir(), 'sy-redis-'));
+  const dir = tempDir('sy-redis-');
   let child: ChildProcess | null = null;
   const kill = () => new Promise<void>((resolve) => {
     if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();

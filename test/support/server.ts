@@ -1,8 +1,5 @@
 // Starts the real service on a free port against a database of its own, and a small client for it.
 import { pino, type Logger } from 'pino';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config/env';
 import { startServer, type Running } from '../../src/server';
 import { openDatabase } from '../../src/adapters/store/database';
@@ -10,6 +7,7 @@ import { freshDatabaseUrl } from './database';
 import { dropRedisPrefix } from './redis';
 import { deploymentOf } from '../../src/adapters/queue/redis-keys';
 import { databaseIdentity } from '../../src/adapters/store/database-identity';
+import { tempDir } from './temp-dir';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -62,7 +60,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
     databaseUrl: fresh.url,
     redisUrl: process.env.REDIS_URL || undefined,
     adminToken: ADMIN_TOKEN,
-    dataDir: mkdtempSync(join(tmpdir(), 'sy-test-')),
+    dataDir: tempDir('sy-test-'),
     logLevel: process.env.TEST_LOG_LEVEL || 'silent',
     // tests set up the classes they need (one test checks the default: test/int/default-gateway-class.test.ts)
     defaultGatewayClass: null,
