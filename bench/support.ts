@@ -112,8 +112,11 @@ export function timedClient(agent: http.Agent, auth = `Bearer ${BENCH_TOKEN}`) {
 }
 
 /** CPU time (user + system) process `pid` has used, in ms (Linux /proc; ticks of 1/100 s). */
+/** A process's /proc stat fields after its name, the first being its state (field 3). */
+const statFields = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+
 export function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = statFields(pid);
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
@@ -122,7 +125,7 @@ export function cpuMs(pid: number): number {
  * again after giving it back, at some 18 µs a 4 KiB page on the 2-core machine.
  */
 export function minorFaults(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[7]);
+  return Number(statFields(pid)[7]);
 }
 
 /** CPU time every PostgreSQL process on this machine has used, with what its exited children used, in ms. */

@@ -1,6 +1,6 @@
 // Server-Sent Events plumbing shared by the events feed and snapshot watches.
 import type { Request, Response } from 'express';
-import type { TextPiece } from '../../core/snapshot/format';
+import { textOfPieces, type TextPiece } from '../../core/snapshot/format';
 
 export interface SseStream {
   send(event: { id?: string | number; event?: string; data: string }): Promise<void>;
@@ -81,9 +81,7 @@ export function sseFrame({ id, event, data }: { id?: string | number; event?: st
  * that holds a line break is framed by sseFrame.
  */
 export function sseLineFrame(ev: { id?: string | number; event?: string }, pieces: readonly TextPiece[]): Buffer {
-  if (pieces.some((p) => p.text.includes('\n'))) {
-    return Buffer.from(sseFrame({ ...ev, data: pieces.map((p) => (p.drop ? p.text.slice(0, -p.drop) : p.text)).join('') }));
-  }
+  if (pieces.some((p) => p.text.includes('\n'))) return Buffer.from(sseFrame({ ...ev, data: textOfPieces(pieces) }));
   let head = '';
   if (ev.id !== undefined) head += `id: ${ev.id}\n`;
   if (ev.event) head += `event: ${ev.event}\n`;

@@ -128,8 +128,7 @@ export function parseSnapshot(body: string): Snapshot {
  * can take the text in pieces is given secretDataPieces instead.
  */
 export function withSecretData(body: string, secrets: readonly SnapshotSecret[]): string {
-  if (body.charCodeAt(body.length - 1) !== 0x7d) throw new Error('not a snapshot body: it does not end with "}"');
-  return `${body.slice(0, -1)},"secrets":${JSON.stringify(secrets)}}`;
+  return textOfPieces(secretDataPieces(body, secrets));
 }
 
 /**
@@ -146,4 +145,9 @@ export function secretDataPieces(body: string, secrets: readonly SnapshotSecret[
 export interface TextPiece {
   text: string;
   drop?: number;
+}
+
+/** The text the pieces make, joined. */
+export function textOfPieces(pieces: readonly TextPiece[]): string {
+  return pieces.map((p) => (p.drop ? p.text.slice(0, -p.drop) : p.text)).join('');
 }
