@@ -36,4 +36,4 @@ VOLUME ["/data"]
 USER node
 EXPOSE 8080
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--max-semi-space-size=4", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=4", "--v8-pool-size=1", "dist/main.js"]

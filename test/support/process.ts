@@ -10,11 +10,12 @@ export const ROOT = join(import.meta.dirname, '../..');
  * The node flags an npm script starts node with (package.json), so that a benchmark's service runs
  * as a deployed one does: `npm start` and `npm run worker` give a young generation of 4 MB, which
  * keeps resident memory near what the heap holds (with V8's default of 16 MB the heap grown in a
- * burst was not given back).
+ * burst was not given back), and every script one thread for V8's background work (README, "The
+ * engine's background threads").
  */
 export function scriptNodeFlags(script: 'start' | 'api' | 'worker'): string[] {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  return pkg.scripts[script].split(' ').filter((t) => /^--max-(semi|old)-space-size=/.test(t));
+  return pkg.scripts[script].split(' ').filter((t) => /^--(max-(semi|old)-space-size|v8-pool-size)=/.test(t));
 }
 
 export const workerNodeFlags = (): string[] => scriptNodeFlags('worker');
