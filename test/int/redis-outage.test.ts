@@ -13,12 +13,13 @@ const ownRedis = needs({ redisServer: true });
 const ownRedisTwoApis = needs({ redisServer: true, pg: true });
 
 const port = 16400 + Math.floor(Math.random() * 1000);
-const dir = tempDir('sy-redis-');
+// made when a test first starts Redis: a file whose tests all skip runs no hooks, and would leave it
+let dir: string | undefined;
 let redis: ChildProcess | null = null;
 let s: TestServer | null = null;
 
 async function startRedis(): Promise<void> {
-  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', (dir ??= tempDir('sy-redis-'))], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {
     if (spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() === 'PONG') return;
     await new Promise((r) => setTimeout(r, 50));
