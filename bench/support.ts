@@ -111,10 +111,10 @@ export function timedClient(agent: http.Agent, auth = `Bearer ${BENCH_TOKEN}`) {
   return { request, put };
 }
 
-/** CPU time (user + system) process `pid` has used, in ms (Linux /proc; ticks of 1/100 s). */
 /** A process's /proc stat fields after its name, the first being its state (field 3). */
 const statFields = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
 
+/** CPU time (user + system) process `pid` has used, in ms (Linux /proc; ticks of 1/100 s). */
 export function cpuMs(pid: number): number {
   const fields = statFields(pid);
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;

@@ -85,18 +85,19 @@ function workResumed(): void {
   else if (now - resumed >= RATE_WINDOW_MS) setHeadroom(false);
 }
 
-// The young generation is left out: a full collection empties it but does not shrink it, and after
-// a burst it stays at its largest (32 MB on Node 22's defaults), which alone passed the growth worth
-// a collection in a small process that had done next to nothing since the engine's own.
-/** The heap's committed bytes less its young generation. */
+/**
+ * The heap's committed bytes less its young generation: a full collection empties that but does not
+ * shrink it, and after a burst it stays at its largest (32 MB on Node 22's defaults), which alone
+ * passed the growth worth a collection in a small process that had done next to nothing since the
+ * engine's own.
+ */
 export function heapLessYoung(): number {
   let young = 0;
   for (const s of getHeapSpaceStatistics()) if (s.space_name === 'new_space') young = s.space_size;
   return getHeapStatistics().total_heap_size - young;
 }
-const committed = heapLessYoung;
 /** what the heap held after the last full collection, the engine's or one made here (at first: as the process started) */
-let after = committed();
+let after = heapLessYoung();
 let work = 0;
 let timer: NodeJS.Timeout | undefined;
 /** when the last full collection, the engine's own or one made here, ended (performance.now()) */
@@ -141,12 +142,12 @@ function untilQuiet(): void {
   else {
     timer = setTimeout(() => {
       timer = undefined;
-      const worth = worthCollecting(work, committed(), after);
+      const worth = worthCollecting(work, heapLessYoung(), after);
       work = 0;
       setHeadroom(true);
       if (!worth) return;
       collectCompacting();
-      after = committed();
+      after = heapLessYoung();
     }, QUIET_MS);
     timer.unref();
   }

@@ -15,7 +15,14 @@ export const ROOT = join(import.meta.dirname, '../..');
  */
 export function scriptNodeFlags(script: 'start' | 'api' | 'worker'): string[] {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  return pkg.scripts[script].split(' ').filter((t) => /^--(max-(semi|old)-space-size|v8-pool-size)=/.test(t));
+  return nodeFlagsOf(pkg.scripts[script].split(' '));
+}
+
+/** The flags a command line gives node itself: those between `node` and the script it runs. */
+export function nodeFlagsOf(argv: readonly string[]): string[] {
+  const rest = argv.slice(argv.indexOf('node') + 1);
+  const script = rest.findIndex((a) => !a.startsWith('--'));
+  return rest.slice(0, script < 0 ? rest.length : script);
 }
 
 export const workerNodeFlags = (): string[] => scriptNodeFlags('worker');

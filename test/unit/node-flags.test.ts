@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { imageArgv } from '../support/image-command';
-import { scriptNodeFlags } from '../support/process';
-
-/** The flags in front of the script in an image's command: what node itself is told. */
-function imageNodeFlags(argv: string[]): string[] {
-  const node = argv.indexOf('node');
-  return argv.slice(node + 1).filter((a, i, rest) => a.startsWith('--') && rest.slice(0, i).every((b) => b.startsWith('--')));
-}
+import { nodeFlagsOf, scriptNodeFlags } from '../support/process';
 
 describe('the node flags the service runs with', () => {
   // the benchmarks start the npm scripts' flags: the image's commands must be the same processes
   it('are the same in the image and compose as in the npm script of the same role', () => {
-    expect(imageNodeFlags(imageArgv())).toEqual(scriptNodeFlags('start'));
-    expect(imageNodeFlags(imageArgv('api'))).toEqual(scriptNodeFlags('api'));
-    expect(imageNodeFlags(imageArgv('worker'))).toEqual(scriptNodeFlags('worker'));
+    expect(nodeFlagsOf(imageArgv())).toEqual(scriptNodeFlags('start'));
+    expect(nodeFlagsOf(imageArgv('api'))).toEqual(scriptNodeFlags('api'));
+    expect(nodeFlagsOf(imageArgv('worker'))).toEqual(scriptNodeFlags('worker'));
   });
 
   it('give V8 one background thread in every role', () => {
