@@ -35,10 +35,10 @@ export interface GatewayOutcome {
   sourcePosition: number;
   /** what this recompute read or looked for (see missedChanges) */
   deps?: string[];
-  /** the new snapshot's body, when it changed and is small enough to travel with its notice */
-  body?: string;
-  /** the new snapshot's body made on demand (the worker's size gauge), when it changed */
+  /** the new snapshot's body made on demand, when it changed */
   bodyOf?: () => string;
+  /** whether that body is small enough to travel with its notice */
+  bodyFits?: boolean;
   /** the new snapshot's body's size in bytes, when this run stored its table whole and no body travels (a large table's size is known then, and at a compaction) */
   bodyBytes?: number;
   /** the delta to it from the version this process wrote before (openapi/schemas/snapshot-delta.yaml), when it changed */
@@ -310,12 +310,12 @@ export class Reconciler {
     const changed = row.snapshotWritten && snapshotVersion !== undefined && plan.snapshot.kind === 'put' && plan.snapshot.content !== undefined;
     const bodyOf = changed ? () => snapshotBody(ns, name, snapshotVersion!, tail()) : undefined;
     const size = stored && 'wholeBytes' in stored ? stored.wholeBytes : held?.wholeBytes ?? Infinity;
-    const body = bodyOf && size <= NOTICE_BODY_LIMIT ? bodyOf() : undefined;
-    // a body that travels is measured from itself when the gauge is read
-    const bodyBytes = body === undefined && changed && stored && 'tailZ' in stored ? bodySize(ns, name, snapshotVersion!, tail()) : undefined;
+    const bodyFits = bodyOf !== undefined && size <= NOTICE_BODY_LIMIT;
+    // a body that fits is measured from itself when the gauge is read
+    const bodyBytes = !bodyFits && changed && stored && 'tailZ' in stored ? bodySize(ns, name, snapshotVersion!, tail()) : undefined;
     return {
       key: owner, written: true, snapshotChanged: row.snapshotWritten, sourcePosition: loaded.sourcePosition, deps: loaded.deps,
-      snapshotVersion, missed: row.missed, ...(body !== undefined ? { body } : {}), ...(bodyOf ? { bodyOf } : {}), ...(bodyBytes !== undefined ? { bodyBytes } : {}), ...(delta ? { delta } : {}),
+      snapshotVersion, missed: row.missed, ...(bodyOf ? { bodyOf, bodyFits } : {}), ...(bodyBytes !== undefined ? { bodyBytes } : {}), ...(delta ? { delta } : {}),
       ...(compact ? { compact } : {}),
     };
   }

@@ -127,6 +127,26 @@ describe('a Gateway served as deltas alone', () => {
     expect(hasBody(await heldAt(version + 1)), 'after the whole watch left').toBe(false);
   });
 
+  it('a change that goes out as a delta is announced without its body, and a whole watch still gets the table whole', async () => {
+    const notices: string[] = [];
+    const stop = s.running.ctx.bus.subscribe(SNAPSHOT_CHANNEL, (text) => void notices.push(text));
+    const w = await sse(`${s.url}${SNAP}/watch`, auth);
+    try {
+      expect((await w.next()).event).toBe('snapshot');
+      await put('/api/v1/namespaces/app/httproutes/r6', route('/notice6'));
+      const next = await w.next();
+      expect(next.event).toBe('snapshot');
+      const snap = JSON.parse(next.data) as Snapshot;
+      expect(JSON.stringify(snap.table)).toContain('/notice6');
+      expect(JSON.stringify(snap.table)).toBe(JSON.stringify((await s.api('GET', SNAP)).body.table));
+      const notice = notices.find((n) => JSON.parse(n.split('\n')[0]).version === snap.version);
+      expect(notice, 'the notice of the new version').toBe(snapshotNotice(KEY, snap.version));
+    } finally {
+      w.close();
+      stop();
+    }
+  });
+
   it('a large table nobody took whole for a while is held without its body, until a whole snapshot is asked for again', async () => {
     // a process of its own that counts every table as large, and holds a whole one for 100 ms
     const other = new SnapshotHub(s.running.ctx.db, s.running.ctx.bus, { keepWholeMs: 100, pollMs: 20, largeBytes: 0 });

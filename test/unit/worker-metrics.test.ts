@@ -13,6 +13,13 @@ describe('the snapshot size gauge', () => {
     const m = new WorkerMetrics({ processMetrics: false });
     m.snapshot('infra', 'edge', { version: 1, body: '{"é":1}' });
     expect(await sizeOf(m)).toBe(Buffer.byteLength('{"é":1}'));
+    // a body that did not travel with its notice: made when the gauge is read, and only then
+    let made = 0;
+    m.snapshot('infra', 'edge', { version: 2, body: () => (made++, '{"é":22}') });
+    expect(made).toBe(0);
+    expect(await sizeOf(m)).toBe(Buffer.byteLength('{"é":22}'));
+    expect(await sizeOf(m)).toBe(Buffer.byteLength('{"é":22}'));
+    expect(made).toBe(1);
     // a large table: its size, without its body
     m.snapshot('infra', 'edge', { version: 5, bytes: 2_000_000 });
     expect(await sizeOf(m)).toBe(2_000_000);

@@ -75,7 +75,7 @@ export class WorkerMetrics {
     labelNames: ['namespace', 'name'], registers: [this.registry],
   });
   /** bodies written since the last scrape: a large table's size is measured when asked for, not on every change */
-  private readonly unmeasured = new Map<string, { labels: { namespace: string; name: string }; body: string }>();
+  private readonly unmeasured = new Map<string, { labels: { namespace: string; name: string }; body: string | (() => string) }>();
   /** the version each Gateway's size was last set for, so that a compaction finishing late does not set an older one */
   private readonly sizedVersions = new Map<string, number>();
   readonly snapshotBytes = new Gauge({
@@ -83,7 +83,7 @@ export class WorkerMetrics {
     help: 'The size of each Gateway\'s snapshot body (JSON, without Secret data), as this process last made it whole: each version of a table up to 1 MB; a larger one when stored whole, its changes in between being stored as deltas',
     labelNames: ['namespace', 'name'], registers: [this.registry],
     collect: () => {
-      for (const { labels, body } of this.unmeasured.values()) this.snapshotBytes.set(labels, Buffer.byteLength(body));
+      for (const { labels, body } of this.unmeasured.values()) this.snapshotBytes.set(labels, Buffer.byteLength(typeof body === 'string' ? body : body()));
       this.unmeasured.clear();
     },
   });
@@ -108,11 +108,11 @@ export class WorkerMetrics {
   }
 
   /**
-   * A Gateway's snapshot as just written: its version, and its body or the body's size when this
-   * process made it whole (a large table's change is a delta: its size stays as last made whole);
-   * `null` when it has none any more.
+   * A Gateway's snapshot as just written: its version, and its body (or what makes it, when the
+   * gauge is read) or the body's size when this process made it whole (a large table's change is
+   * a delta: its size stays as last made whole); `null` when it has none any more.
    */
-  snapshot(namespace: string, name: string, written: { version: number; body?: string; bytes?: number } | null): void {
+  snapshot(namespace: string, name: string, written: { version: number; body?: string | (() => string); bytes?: number } | null): void {
     const key = `${namespace}/${name}`;
     const labels = { namespace, name };
     if (written === null) {
