@@ -56,6 +56,8 @@ describe('ChunkedList', () => {
           expect(v.indexOf(x)).toBe(a.indexOf(x));
         }
         expect(v.indexOf(-5)).toBe(-1);
+        const wanted = new Set([-5, ...Array.from({ length: 1 + rnd(8) }, () => a[rnd(a.length)])].filter((x) => x !== undefined));
+        expect(v.positionsOf(wanted)).toEqual(new Map(a.flatMap((x, i) => (wanted.has(x) ? [[x, i] as const] : []))));
       }
     }
   });

@@ -82,6 +82,17 @@ export class ChunkedList<T> implements Iterable<T> {
     return positionOf(this.chunks, this.ends, x, from, to);
   }
 
+  /** The positions of the items of `wanted` that the list holds (of an item held twice, the later), read chunk by chunk. */
+  positionsOf(wanted: ReadonlySet<T>): Map<T, number> {
+    const out = new Map<T, number>();
+    for (let c = 0; c < this.chunks.length; c++) {
+      const chunk = this.chunks[c];
+      const start = startOf(this.ends, c);
+      for (let i = 0; i < chunk.length; i++) if (wanted.has(chunk[i])) out.set(chunk[i], start + i);
+    }
+    return out;
+  }
+
   [Symbol.iterator](): Iterator<T> {
     // not a generator: a loop over 150,000 ids should cost what a loop over an array does
     const chunks = this.chunks;

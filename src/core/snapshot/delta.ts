@@ -5,7 +5,7 @@
 // small as the change, whatever the list's length.
 import type { components } from '../../generated/api';
 import {
-  ChunkedPartList, chunkedIds, chunkedPartOrder, emptyList, ENTRY_LISTS, entriesKey, idAt, idCount, idIndex, idsOf, keepPartOrder, part, tableOfParts,
+  ChunkedPartList, chunkedIds, chunkedPartOrder, emptyList, ENTRY_LISTS, entriesKey, idAt, idCount, idIndex, idPositions, idsOf, keepPartOrder, part, tableOfParts,
   type EntryList, type Part, type PartList, type PartMaker, type TableParts,
 } from './table-parts';
 import type { CompiledTable, SnapshotSecret } from '../compile/types';
@@ -118,12 +118,7 @@ export function diffTouched(a: PartList, b: PartList, touched: ReadonlySet<strin
   const indexOf = (l: PartList): ((id: string) => number) => {
     const where = l === a ? ranges.a : ranges.b;
     if (touched.size <= 16 && where.length > 0) return (id) => within(l, where, id);
-    const at = new Map<string, number>();
-    let k = 0;
-    for (const id of idsOf(l)) {
-      if (touched.has(id)) at.set(id, k);
-      k++;
-    }
+    const at = idPositions(l, touched);
     return (id) => at.get(id) ?? -1;
   };
   const inAAt = indexOf(a);

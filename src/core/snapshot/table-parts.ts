@@ -65,6 +65,14 @@ export function idIndex(l: PartList, id: string, from = 0, to = Infinity): numbe
   const k = l.ids.indexOf(id, from);
   return k < to ? k : -1;
 }
+/** The positions of the ids of `wanted` that `l` holds. */
+export function idPositions(l: PartList, wanted: ReadonlySet<string>): Map<string, number> {
+  if (l instanceof ChunkedPartList) return l.chunked.positionsOf(wanted);
+  const out = new Map<string, number>();
+  const ids = l.ids;
+  for (let i = 0; i < ids.length; i++) if (wanted.has(ids[i])) out.set(ids[i], i);
+  return out;
+}
 /** The ids in order, without making an array of a chunked list. */
 export const idsOf = (l: PartList): Iterable<string> => (l instanceof ChunkedPartList ? l.chunked : l.ids);
 
