@@ -58,6 +58,9 @@ describe('ChunkedList', () => {
         expect(v.indexOf(-5)).toBe(-1);
         const wanted = new Set([-5, ...Array.from({ length: 1 + rnd(8) }, () => a[rnd(a.length)])].filter((x) => x !== undefined));
         expect(v.positionsOf(wanted)).toEqual(new Map(a.flatMap((x, i) => (wanted.has(x) ? [[x, i] as const] : []))));
+        const from = rnd(a.length + 1);
+        const to = from + rnd(a.length - from + 2);
+        expect(v.positionsOf(wanted, new Map(), from, to)).toEqual(new Map(a.flatMap((x, i) => (wanted.has(x) && i >= from && i < to ? [[x, i] as const] : []))));
       }
     }
   });

@@ -82,13 +82,18 @@ export class ChunkedList<T> implements Iterable<T> {
     return positionOf(this.chunks, this.ends, x, from, to);
   }
 
-  /** The positions of the items of `wanted` that the list holds (of an item held twice, the later), read chunk by chunk. */
-  positionsOf(wanted: ReadonlySet<T>): Map<T, number> {
-    const out = new Map<T, number>();
-    for (let c = 0; c < this.chunks.length; c++) {
+  /**
+   * Into `out`, the positions in [from, to) of the items of `wanted` that the list holds there (of
+   * an item held twice, the later), read chunk by chunk.
+   */
+  positionsOf(wanted: ReadonlySet<T>, out = new Map<T, number>(), from = 0, to = this.length): Map<T, number> {
+    if (from >= to || from >= this.length) return out;
+    for (let c = chunkAt(this.ends, Math.max(0, from)); c < this.chunks.length; c++) {
       const chunk = this.chunks[c];
       const start = startOf(this.ends, c);
-      for (let i = 0; i < chunk.length; i++) if (wanted.has(chunk[i])) out.set(chunk[i], start + i);
+      if (start >= to) break;
+      const end = Math.min(chunk.length, to - start);
+      for (let i = Math.max(0, from - start); i < end; i++) if (wanted.has(chunk[i])) out.set(chunk[i], start + i);
     }
     return out;
   }

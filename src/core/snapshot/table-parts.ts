@@ -65,12 +65,11 @@ export function idIndex(l: PartList, id: string, from = 0, to = Infinity): numbe
   const k = l.ids.indexOf(id, from);
   return k < to ? k : -1;
 }
-/** The positions of the ids of `wanted` that `l` holds. */
-export function idPositions(l: PartList, wanted: ReadonlySet<string>): Map<string, number> {
-  if (l instanceof ChunkedPartList) return l.chunked.positionsOf(wanted);
-  const out = new Map<string, number>();
+/** Into `out`, the positions in [from, to) of the ids of `wanted` that `l` holds there. */
+export function idPositions(l: PartList, wanted: ReadonlySet<string>, out = new Map<string, number>(), from = 0, to = Infinity): Map<string, number> {
+  if (l instanceof ChunkedPartList) return l.chunked.positionsOf(wanted, out, from, Math.min(to, l.chunked.length));
   const ids = l.ids;
-  for (let i = 0; i < ids.length; i++) if (wanted.has(ids[i])) out.set(ids[i], i);
+  for (let i = Math.max(0, from), end = Math.min(to, ids.length); i < end; i++) if (wanted.has(ids[i])) out.set(ids[i], i);
   return out;
 }
 /** The ids in order, without making an array of a chunked list. */
