@@ -20,7 +20,7 @@ import { deflateTail } from '../src/adapters/delivery/snapshots';
 import { TranslationContext } from '../src/core/translate';
 import type { TableParts } from '../src/core/snapshot/table-parts';
 import { tableHash } from '../src/core/snapshot/table-hash';
-import { snapshotDelta } from '../src/core/snapshot/delta';
+import { snapshotDeltaText } from '../src/core/snapshot/delta';
 import type { Written } from '../src/adapters/store/recompute-write';
 import type { K8sObject } from '../src/core/model/objects';
 import { percentile, report } from './support';
@@ -76,7 +76,7 @@ async function once(n: number): Promise<void> {
     snapshot: out.hash !== undefined ? {
       hash: out.hash, unattached: out.unattached,
       content: () => (prevParts
-        ? { delta: { from: n - 1, text: time('delta', () => JSON.stringify(snapshotDelta(ref, n - 1, n, out.hash!, prevParts!, out.parts!))) } }
+        ? { delta: { from: n - 1, text: time('delta', () => snapshotDeltaText(ref, n - 1, n, out.hash!, prevParts!, out.parts!)) } }
         : time('whole table (json, deflate)', () => ({ tailZ: deflateTail(out.tail()), wholeBytes: out.tail().length }))),
     } : undefined,
   }));
@@ -168,7 +168,7 @@ if (process.env.BENCH_STEPS) {
     const ordered = t('orderGateway', () => orderGateway(ctx, attachment));
     const parts = t('compileParts', () => compileParts(view, attachment, ordered, { includeUnattached: false }));
     t('tableHash', () => tableHash(parts, []));
-    if (prevParts) t('snapshotDelta', () => JSON.stringify(snapshotDelta(ref, 1, 2, 'h', prevParts!, parts)));
+    if (prevParts) t('snapshotDelta', () => snapshotDeltaText(ref, 1, 2, 'h', prevParts!, parts));
     prevParts = parts;
     const prevMap = new Map<string, unknown>();
     t('routeParentsOf', () => routeParentsOf(analysis, refsOf(view, refs), opts.controllerName, opts.now, () => undefined, ctx));

@@ -14,7 +14,7 @@ import { tableHash } from '../core/snapshot/table-hash';
 import { translate, gatewayClassStatus, DEFAULT_CAPACITY, TranslationContext, type Translation, type TranslateGatewayOptions } from '../core/translate';
 import type { TableParts } from '../core/snapshot/table-parts';
 import { tableTextOfParts, tableTextSteps } from '../core/snapshot/table-text';
-import { snapshotDelta } from '../core/snapshot/delta';
+import { snapshotDeltaText } from '../core/snapshot/delta';
 import { planRecompute } from './recompute-plan';
 import { streamKey } from '../core/objects/keys';
 
@@ -228,7 +228,7 @@ export class Reconciler {
     let stored: SnapshotContent | undefined;
     if (hash !== undefined && parts && before.hash !== hash) {
       const delta = held && held.chain.length < 2 * MAX_CHAIN
-        ? JSON.stringify(snapshotDelta(gateway, held.version, held.version + 1, hash, held.parts, parts)) : undefined;
+        ? snapshotDeltaText(gateway, held.version, held.version + 1, hash, held.parts, parts) : undefined;
       stored = delta !== undefined && (chainBytes(held!.chain) + delta.length) * CHAIN_SHARE <= 2 * held!.wholeBytes
         ? { delta: { from: held!.version, text: delta } }
         : { tailZ: await deflateTailAsync(tail()), wholeBytes: tail().length, ...(delta !== undefined ? { deltaText: delta } : {}) };
@@ -297,7 +297,7 @@ export class Reconciler {
     } else if (row.snapshotWritten && stored && 'tailZ' in stored) {
       // the whole table was stored: the delta from the held version still goes to delta watchers
       if (held && held.version < snapshotVersion) {
-        delta = { from: held.version, text: stored.deltaText !== undefined && snapshotVersion === held.version + 1 ? stored.deltaText : JSON.stringify(snapshotDelta(gateway, held.version, snapshotVersion, hash!, held.parts, parts)) };
+        delta = { from: held.version, text: stored.deltaText !== undefined && snapshotVersion === held.version + 1 ? stored.deltaText : snapshotDeltaText(gateway, held.version, snapshotVersion, hash!, held.parts, parts) };
       }
       keepRecent(this.tables, gateKey, { version: snapshotVersion, parts, chain: [], wholeBytes: stored.wholeBytes }, MEMORY_CAPACITY);
     } else if (held && held.version === snapshotVersion) {

@@ -10,7 +10,7 @@ import { worldOf, CONTROLLER } from '../support/compile-world';
 import { translate, translationCounts, TranslationContext } from '../../src/core/translate';
 import { compileGateway } from '../../src/core/compile';
 import { tableOfParts, tableParts, textPart } from '../../src/core/snapshot/table-parts';
-import { applyChanges, applyDelta, snapshotDelta } from '../../src/core/snapshot/delta';
+import { applyChanges, applyDelta, snapshotDelta, snapshotDeltaText } from '../../src/core/snapshot/delta';
 import { hashWork, tableHash } from '../../src/core/snapshot/table-hash';
 import { tableTextOfParts } from '../../src/core/snapshot/table-text';
 import type { World } from '../../src/core/model/world';
@@ -167,7 +167,10 @@ describe('incremental translation and deltas against a full recompute', () => {
         // the hash over the parts made incrementally is the hash of the fresh table's own parts
         const hash = tableHash(tableParts(fresh.table), []);
         expect(tableHash(nextParts, []), `step ${step}`).toBe(hash);
-        const d = JSON.parse(JSON.stringify(snapshotDelta(ref, client.version, client.version + 1, hash, serverParts, nextParts)));
+        const text = snapshotDeltaText(ref, client.version, client.version + 1, hash, serverParts, nextParts);
+        // the text the worker sends sets the parts' texts in as they are: the same as the delta written whole
+        expect(text, `step ${step}`).toBe(JSON.stringify(snapshotDelta(ref, client.version, client.version + 1, hash, serverParts, nextParts)));
+        const d = JSON.parse(text);
         if (d.changes.length || d.head) deltas++;
         const out = applyDelta(client.parts, client.version, d, []);
         expect(JSON.stringify(out.table), `step ${step}`).toBe(fresh.text);

@@ -8,7 +8,7 @@ import { parseAllDocuments } from 'yaml';
 import { worldOf, CONTROLLER } from '../support/compile-world';
 import { translate } from '../../src/core/translate';
 import { tableParts, tableOfParts, textPart } from '../../src/core/snapshot/table-parts';
-import { applyChanges, applyDelta, applyList, diffList, diffParts, diffTouched, DeltaMismatch, snapshotDelta } from '../../src/core/snapshot/delta';
+import { applyChanges, applyDelta, applyList, diffList, diffParts, diffTouched, DeltaMismatch, snapshotDelta, snapshotDeltaText } from '../../src/core/snapshot/delta';
 import { tableHash } from '../../src/core/snapshot/table-hash';
 import { tableTextOfParts, tableTextSteps } from '../../src/core/snapshot/table-text';
 import { secretRefsOf, secretRefsOfParts } from '../../src/core/snapshot/format';
@@ -56,7 +56,12 @@ const gateway = { namespace: 'infra', name: 'edge' };
 /** Applies the delta from a to b to a's parts and checks the outcome is b, byte for byte. */
 function roundTrip(a: CompiledTable, b: CompiledTable) {
   const pa = tableParts(a);
-  const d = snapshotDelta(gateway, 1, 2, hashOf(b), pa, tableParts(b, pa));
+  const pb = tableParts(b, pa);
+  const d = snapshotDelta(gateway, 1, 2, hashOf(b), pa, pb);
+  // the text the worker sends, the parts' texts set in as they are, is the delta written whole
+  const secrets = [{ namespace: 'infra', name: 'cert', data: { 'tls.crt': 'Y2VydA==' } }];
+  expect(snapshotDeltaText(gateway, 1, 2, hashOf(b), pa, pb)).toBe(JSON.stringify(d));
+  expect(snapshotDeltaText(gateway, 1, 2, hashOf(b), pa, pb, secrets)).toBe(JSON.stringify(snapshotDelta(gateway, 1, 2, hashOf(b), pa, pb, secrets)));
   const out = applyDelta(pa, 1, JSON.parse(JSON.stringify(d)), []);
   expect(JSON.stringify(out.table)).toBe(JSON.stringify(b));
   expect(tableTextOfParts(out.parts)).toBe(JSON.stringify(b));

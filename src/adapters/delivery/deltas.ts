@@ -4,7 +4,7 @@
 // nobody asked a delta of, so clients that only take whole snapshots cost nothing here.
 import type { CompiledTable } from '../../core/compile/types';
 import { tableParts, textPart, type TableParts } from '../../core/snapshot/table-parts';
-import { snapshotDelta } from '../../core/snapshot/delta';
+import { snapshotDeltaText } from '../../core/snapshot/delta';
 
 /** How many earlier versions of a Gateway a client may be behind and still get a delta. */
 export const DELTA_HISTORY = 8;
@@ -119,7 +119,7 @@ export class DeltaHistory {
     if (base?.parts && hash && toParts) {
       const at = key.indexOf('/');
       const gateway = { namespace: key.slice(0, at), name: key.slice(at + 1) };
-      text = JSON.stringify(snapshotDelta(gateway, from, to.version, hash, base.parts, toParts));
+      text = snapshotDeltaText(gateway, from, to.version, hash, base.parts, toParts);
     }
     byFrom.set(from, text);
     return text;
