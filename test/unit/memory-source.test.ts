@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemorySource } from '../../src/adapters/store/memory-source';
 import type { K8sObject } from '../../src/core/model/objects';
+import { cmp } from '../../src/core/refs/lookup';
 
 const GW = 'gateway.networking.k8s.io/v1';
 const route = (ns: string, name: string, parents: { name: string; namespace?: string }[]) =>
@@ -92,5 +93,43 @@ describe('MemorySource', () => {
     expect(src.position).toBeGreaterThan(before);
     expect(src.get('HTTPRoute/infra/r')).toBe(held);
     expect(await src.secretData([src.get('Secret/infra/cert')!])).toEqual(new Map([['Secret/infra/cert', { 'tls.crt': 'Y3J0' }]]));
+  });
+
+  it('answers every entry in stream order after random writes, new streams put in place between picks', () => {
+    let seed = 7;
+    const next = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const src = new MemorySource();
+    const held = new Map<string, K8sObject>();
+    const stream = (o: K8sObject) => `HTTPRoute/${o.metadata.namespace}/${o.metadata.name}`;
+    const expected = (gw: string) => [...held.values()].filter((o) => (o.spec as { parentRefs: { name: string }[] }).parentRefs.some((p) => p.name === gw))
+      .sort((a, b) => cmp(stream(a), stream(b)));
+    for (let step = 0; step < 600; step++) {
+      const op = next(10);
+      const name = `r${next(300)}`;
+      const ns = `t${next(4)}`;
+      if (op < 6) {
+        const o = route(ns, name, [{ name: `gw${next(3)}`, namespace: 'infra' }, ...(next(4) === 0 ? [{ name: 'gw9', namespace: 'infra' }] : [])]);
+        held.set(stream(o), src.put(o));
+      } else if (op < 7 && held.size) {
+        const victim = [...held.keys()][next(held.size)];
+        src.delete(victim);
+        held.delete(victim);
+      }
+      // picked now and then: runs of writes come between the picks, as between two recomputes
+      if (next(4) === 0) {
+        for (const gw of ['gw0', 'gw1', 'gw2', 'gw9']) {
+          const want = expected(gw);
+          const got = src.routesNaming('infra', gw);
+          expect(got.length, `step ${step} ${gw}`).toBe(want.length);
+          want.forEach((o, i) => expect(got.at(i), `step ${step} ${gw} ${i}`).toBe(held.get(stream(o))));
+        }
+        for (const t of ['t0', 't3']) {
+          const want = [...held.values()].filter((o) => o.metadata.namespace === t).sort((a, b) => cmp(stream(a), stream(b)));
+          const got = src.ofKind('HTTPRoute', t);
+          expect(got.length, `step ${step} ${t}`).toBe(want.length);
+          want.forEach((o, i) => expect(got[i], `step ${step} ${t} ${i}`).toBe(o));
+        }
+      }
+    }
   });
 });
