@@ -6,6 +6,7 @@
 // BENCH_CHANGES (200) changes to random routes, after a warm-up, in CPU time (this process's, so
 // that other work on the machine counts less than it would in wall-clock time). BENCH_ALLOCATIONS=1
 // also prints what the changes allocate (the phases' times then include the sampling's cost).
+// BENCH_CREATE=1: each measured change creates a route rather than changing one.
 // BENCH_BURST=N instead starts the Gateway with no routes and writes them N at a time, a recompute
 // after each run, as a burst of writes reaches the worker (its holdoff gathers runs of some 100-200
 // routes at 5,000): the CPU per route written, over the whole burst and over its second half.
@@ -31,6 +32,7 @@ const cpuNow = () => { const u = process.cpuUsage(); return (u.user + u.system) 
 const ROUTES = Number(process.env.BENCH_ROUTES ?? 5000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 200);
 const BURST = Number(process.env.BENCH_BURST ?? 0);
+const CREATE = process.env.BENCH_CREATE === '1';
 const obj = (o: unknown) => o as K8sObject;
 /** the HTTP benchmark's route, as the store holds it (namespaced, with a generation and an age) */
 const httpRoute = (i: number, path: string) => {
@@ -114,7 +116,7 @@ if (sampling) {
   await sampling.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
 }
 for (let k = 0; k < CHANGES; k++) {
-  const i = Math.floor(Math.random() * ROUTES);
+  const i = CREATE ? ROUTES + k : Math.floor(Math.random() * ROUTES);
   source.put(httpRoute(i, `/svc-${i}/c${k}`));
   await once(100 + k);
 }
