@@ -6,7 +6,7 @@ import { inReadingOrder } from '../../core/objects/order';
 import { isRouteKind } from '../../core/model/kinds';
 import { SERVICE_NAME_LABEL, cmp, gatewayOfListenerSet, gatewaysNamedBy, parentsNamedBy } from '../../core/refs/lookup';
 import type { K8sObject } from '../../core/model/objects';
-import { findSorted } from '../../core/model/sorted';
+import { findSorted, patchSorted } from '../../core/model/sorted';
 import { noteReplaced } from '../../core/model/replaced-items';
 import { ChunkedList, type ListAt } from '../../core/model/chunked-list';
 
@@ -158,27 +158,14 @@ export class IndexedObjects {
       PICKED.set(streams, (last = { sorted, objects: chunked ? ChunkedList.from(objects) : objects, replaced: [], added: [] }));
     }
     if (last.added.length) {
-      // in order, each after those before it: a place found in the list as the ones before left it
-      const { sorted: was, objects: before } = last;
-      const added = last.added.sort(cmp);
-      const sorted: string[] = [];
-      const edit = before instanceof ChunkedList ? (before as ChunkedList<K8sObject>).edit() : undefined;
-      const array: K8sObject[] = [];
-      let from = 0;
-      added.forEach((stream, k) => {
-        const at = findSorted(was, stream, cmp);
-        for (let i = from; i < at; i++) sorted.push(was[i]);
-        if (!edit) for (let i = from; i < at; i++) array.push((before as K8sObject[])[i]);
-        sorted.push(stream);
-        from = at;
-        const obj = this.objects.get(stream)!;
-        if (edit) edit.insert(at + k, [obj]);
-        else array.push(obj);
-      });
-      for (let i = from; i < was.length; i++) sorted.push(was[i]);
-      if (!edit) for (let i = from; i < was.length; i++) array.push((before as K8sObject[])[i]);
+      const sorted = patchSorted(last.sorted, undefined, last.added, cmp);
+      if (last.objects instanceof ChunkedList) {
+        // in order: each goes where the new list has it, those before it being there already
+        const edit = (last.objects as ChunkedList<K8sObject>).edit();
+        for (const stream of last.added.sort(cmp)) edit.insert(findSorted(sorted, stream, cmp), [this.objects.get(stream)!]);
+        last.objects = edit.done();
+      } else last.objects = sorted.map((s) => this.objects.get(s)!);
       last.sorted = sorted;
-      last.objects = edit ? edit.done() : array;
       last.added = [];
     }
     if (last.replaced.length) {
