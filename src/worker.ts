@@ -89,15 +89,16 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     // A changed snapshot is announced as soon as it is committed, before the check for missed
     // changes (a notice is a hint: the run that follows announces its own version too).
     if (out.snapshotChanged) {
-      const deltaTravels = out.delta !== undefined && out.snapshotVersion !== undefined && out.delta.text.length <= DELTA_NOTICE_LIMIT;
-      if (deltaTravels) publish(o.bus, snapshotDeltaChannel, { gateway: `${job.namespace}/${job.name}`, from: out.delta!.from, to: out.snapshotVersion!, text: out.delta!.text });
+      const { delta, snapshotVersion } = out;
+      const deltaTravels = delta !== undefined && snapshotVersion !== undefined && delta.text.length <= DELTA_NOTICE_LIMIT;
+      if (deltaTravels) publish(o.bus, snapshotDeltaChannel, { gateway: `${job.namespace}/${job.name}`, from: delta.from, to: snapshotVersion, text: delta.text });
       // After a delta the notice goes without the body: an API holding the version before makes
       // the body from the delta when a client takes it whole, and any other reads the store. Made
       // here for every change, the body of a table of 1,000 routes was half a megabyte joined,
       // sent through Redis and received, mostly to be dropped.
       const body = out.bodyFits && !deltaTravels ? out.bodyOf!() : undefined;
-      o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${job.namespace}/${job.name}`, out.snapshotVersion ?? null, body));
-      metrics.snapshot(job.namespace, job.name, out.snapshotVersion === undefined ? null : { version: out.snapshotVersion, body: out.bodyFits ? body ?? out.bodyOf : undefined, bytes: out.bodyBytes });
+      o.bus.publish(SNAPSHOT_CHANNEL, snapshotNotice(`${job.namespace}/${job.name}`, snapshotVersion ?? null, body));
+      metrics.snapshot(job.namespace, job.name, snapshotVersion === undefined ? null : { version: snapshotVersion, body: out.bodyFits ? body ?? out.bodyOf : undefined, bytes: out.bodyBytes });
     }
     if (out.compact) {
       // the whole table replaces its chain of deltas once the version is out: a moment later, so

@@ -117,9 +117,7 @@ export function diffTouched(a: PartList, b: PartList, touched: ReadonlySet<strin
     const where = l === a ? ranges.a : ranges.b;
     let at = new Map<string, number>();
     for (const [lo, hi] of where) idPositions(l, touched, at, lo, hi);
-    let held = 0;
-    for (const id of touched) if (l.parts.has(id)) held++;
-    if (at.size < held) at = idPositions(l, touched);
+    if (where.length === 0 || [...touched].filter((id) => l.parts.has(id)).length > at.size) at = idPositions(l, touched);
     return (id) => at.get(id) ?? -1;
   };
   const inAAt = indexOf(a);

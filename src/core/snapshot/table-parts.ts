@@ -33,7 +33,7 @@ export interface PartList {
  * A list whose ids are held in chunks (../model/chunked-list), as a merge of a few changed routes
  * makes it from the list before (translate/route-changes.ts): the next version shares every chunk
  * its edits did not touch. Its `ids` array is made when first read, for readers of the whole list
- * (the whole table's text); what reads it per version uses idCount, idAt, idIndex and idsOf.
+ * (the whole table's text); what reads it per version uses idCount, idAt, idPositions and idsOf.
  */
 export class ChunkedPartList implements PartList {
   private array: string[] | undefined;
@@ -59,12 +59,6 @@ export class ChunkedPartList implements PartList {
 
 export const idCount = (l: PartList): number => (l instanceof ChunkedPartList ? l.chunked.length : l.ids.length);
 export const idAt = (l: PartList, i: number): string | undefined => (l instanceof ChunkedPartList ? l.chunked.at(i) : l.ids[i]);
-/** The position of `id` in `l`, looked for in [from, to) alone when given. */
-export function idIndex(l: PartList, id: string, from = 0, to = Infinity): number {
-  if (l instanceof ChunkedPartList) return l.chunked.indexOf(id, from, Math.min(to, l.chunked.length));
-  const k = l.ids.indexOf(id, from);
-  return k < to ? k : -1;
-}
 /** Into `out`, the positions in [from, to) of the ids of `wanted` that `l` holds there. */
 export function idPositions(l: PartList, wanted: ReadonlySet<string>, out = new Map<string, number>(), from = 0, to = Infinity): Map<string, number> {
   if (l instanceof ChunkedPartList) return l.chunked.positionsOf(wanted, out, from, Math.min(to, l.chunked.length));
