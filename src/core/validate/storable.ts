@@ -12,12 +12,26 @@ export const MAX_BODY_DEPTH = 100;
 
 /** True when `v` has arrays or objects nested more than `max` levels. */
 export function nestedDeeperThan(v: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[v, 0]];
+  // values and their depths side by side: every body passes here, and a pair per node was most of its cost
+  const stack: unknown[] = [v];
+  const depths: number[] = [0];
   while (stack.length) {
-    const [x, depth] = stack.pop()!;
+    const x = stack.pop();
+    const depth = depths.pop()!;
     if (typeof x !== 'object' || x === null) continue;
     if (depth >= max) return true;
-    for (const c of Array.isArray(x) ? x : Object.values(x)) if (typeof c === 'object' && c !== null) stack.push([c, depth + 1]);
+    if (Array.isArray(x)) {
+      for (let i = 0; i < x.length; i++) {
+        const c: unknown = x[i];
+        if (typeof c === 'object' && c !== null) { stack.push(c); depths.push(depth + 1); }
+      }
+    } else {
+      for (const k in x) {
+        if (!Object.hasOwn(x, k)) continue;
+        const c = (x as Record<string, unknown>)[k];
+        if (typeof c === 'object' && c !== null) { stack.push(c); depths.push(depth + 1); }
+      }
+    }
   }
   return false;
 }
@@ -38,8 +52,30 @@ export function unstorableReason(s: string): string | null {
   return null;
 }
 
+/** Whether any string value or key in `v` is one PostgreSQL cannot store. */
+function holdsUnstorable(v: unknown): boolean {
+  const stack: unknown[] = [v];
+  while (stack.length) {
+    const x = stack.pop();
+    if (typeof x === 'string') {
+      if (unstorableReason(x)) return true;
+    } else if (Array.isArray(x)) {
+      for (let i = 0; i < x.length; i++) stack.push(x[i]);
+    } else if (typeof x === 'object' && x !== null) {
+      for (const k in x) {
+        if (!Object.hasOwn(x, k)) continue;
+        if (unstorableReason(k)) return true;
+        stack.push((x as Record<string, unknown>)[k]);
+      }
+    }
+  }
+  return false;
+}
+
 /** Every string value or key in `v` that PostgreSQL cannot store, by path (at most `limit`). */
 export function unstorableStrings(v: unknown, limit = 20): FieldError[] {
+  // every write passes here, and nearly all are clean: their paths are made only when one is not
+  if (!holdsUnstorable(v)) return [];
   const errors: FieldError[] = [];
   const stack: [unknown, string][] = [[v, '']];
   while (stack.length && errors.length < limit) {

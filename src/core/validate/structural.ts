@@ -141,14 +141,14 @@ export function prepare(v: Json, node: SNode | undefined, path: string, st: Prep
   const props = node.props;
   if (props) {
     // declared fields in schema order, so that the stored form does not depend on the input's key order
+    // a field's path is made only for the fields present (or defaulted): most declared ones are absent
     for (const [k, p] of props) {
       const x = v[k];
-      const kp = path ? `${path}.${k}` : k;
-      if (x !== undefined && x !== null) out[k] = prepare(x, p, kp, st, depth + 1);
-      else if (p.hasDefault) out[k] = prepare(copyDefault(p.dflt), p, kp, st, depth + 1);
+      if (x !== undefined && x !== null) out[k] = prepare(x, p, path ? `${path}.${k}` : k, st, depth + 1);
+      else if (p.hasDefault) out[k] = prepare(copyDefault(p.dflt), p, path ? `${path}.${k}` : k, st, depth + 1);
     }
-    for (const k of Object.keys(v)) {
-      if (props.has(k)) continue;
+    for (const k in v) {
+      if (!Object.hasOwn(v, k) || props.has(k)) continue;
       const kp = path ? `${path}.${k}` : k;
       st.errors.push({ path: kp, message: unknownField(kp) });
       setOwn(out, k, cloneJson(v[k], st.maxDepth - depth - 1, st));
