@@ -22,6 +22,16 @@ const UNAVAILABLE_RETRY_AFTER_S = 2;
 
 export type RouterFactory = (ctx: AppContext) => express.Router;
 
+type Handler = (req: Request, res: Response, next: NextFunction) => unknown;
+
+/** /api/v1/ and at least the start of a name: the Switchyard paths, none of them the system's or Kubernetes' */
+const OBJECT_PATH = /^\/api\/v1\/[^/]/i;
+/** what `app.use('/api', …)` matches, tested without express's prefix trimming on every request */
+const UNDER_API = /^\/api(?:\/|$)/i;
+
+const unlessObjectPath = (h: Handler): Handler => (req, res, next) => (OBJECT_PATH.test(req.path) ? next() : h(req, res, next));
+const onlyUnderApi = (h: Handler): Handler => (req, res, next) => (UNDER_API.test(req.path) ? h(req, res, next) : next());
+
 export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -45,10 +55,11 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
   });
 
   app.use(checkRequestPath);
-  app.use(systemRouter(ctx));
+  // Neither serves a path under /api/v1/<name>, and every object write would otherwise walk their layers.
+  app.use(unlessObjectPath(systemRouter(ctx)));
   // the Kubernetes paths answer Status errors and read their own bodies: before /api's problem+json
-  app.use(kubeRouter(ctx));
-  app.use('/api', async (req: Request, res: Response, next: NextFunction) => {
+  app.use(unlessObjectPath(kubeRouter(ctx)));
+  app.use(onlyUnderApi(async (req: Request, res: Response, next: NextFunction) => {
     try {
       const principal = await ctx.auth.authenticate(bearerToken(req));
       if (!principal) throw new HttpError(401, 'the bearer token is unknown, revoked or expired', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
@@ -57,13 +68,15 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
     } catch (e) {
       next(e);
     }
-  });
-  app.use('/api', ctx.limits.rate);
+  }));
+  app.use(onlyUnderApi(ctx.limits.rate));
   app.use(jsonBody(ctx.config.bodyLimitBytes));
+  // the objects first, as most requests are theirs: its paths (a kind's plural after /api/v1/ or
+  // /api/v1/namespaces/<ns>/) are none of the other routers' (tokens, apply, events, snapshots, proxies)
+  app.use(resourcesRouter(ctx));
   for (const make of extra) app.use(make(ctx));
   app.use(applyRouter(ctx));
   app.use(eventsRouter(ctx));
-  app.use(resourcesRouter(ctx));
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     next(res.locals.bodyError ?? new HttpError(404, `no resource at ${req.method} ${req.path}`));
