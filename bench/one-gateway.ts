@@ -118,9 +118,19 @@ async function run(mode: 'split' | 'single'): Promise<void> {
     };
     const burstCpu0 = cpuNow();
     let t = performance.now();
-    await pool(ids, (i) => put(base, `/api/v1/namespaces/${teamOf(i)}/httproutes/r-${i}`, httpRoute(i, 'shared', `/svc-${i}`)));
+    // when each write finished: a process just started runs its first writes in the engine's slower
+    // tiers, and the burst's first and last thousand show how much of it that is
+    const finished: number[] = [];
+    await pool(ids, async (i) => {
+      await put(base, `/api/v1/namespaces/${teamOf(i)}/httproutes/r-${i}`, httpRoute(i, 'shared', `/svc-${i}`));
+      finished.push(performance.now());
+    });
     const burstS = (performance.now() - t) / 1000;
     report(label('burst_writes_per_second'), ROUTES / burstS, 'writes/s', mode === 'single' ? '>= 1500 writes/s' : 'informational');
+    if (ROUTES >= 3000) {
+      report(label('burst_writes_per_second_first_1000'), 1000 / ((finished[999] - t) / 1000), 'writes/s', 'informational');
+      report(label('burst_writes_per_second_last_1000'), 1000 / ((finished[ROUTES - 1] - finished[ROUTES - 1001]) / 1000), 'writes/s', 'informational');
+    }
     reportCpuPerWrite(label('burst'), burstCpu0, ROUTES);
     await reconciledLong(client);
     report(label('burst_reconciled_after'), (performance.now() - t) / 1000, 's', 'informational');
