@@ -2,11 +2,11 @@
 // grows with its Gateway. Runs twice on the local PostgreSQL and Redis: api and worker as separate
 // processes (`src/main.ts --role=api` + `workers/reconcile.ts`), then both in one process as
 // `npm start` runs them (`src/main.ts`). Each prints: writes/s while BENCH_ROUTES routes are written
-// to one Gateway (the burst; and over its first and last thousand), how long until they are all reconciled, write -> SSE propagation of a
-// one-route change to a watch with ?delta=true (p50, p99) and to a whole-snapshot watch (p50), the
-// delta event's size against the whole snapshot's, resident memory per process, 2,000 delta
-// subscribers all receiving a one-route change, and 1,000 routes on 10 more Gateways all attached
-// (written one by one, then as one GitOps apply);
+// to one Gateway (the burst; and over its first and last thousand), how long until they are all
+// reconciled, write -> SSE propagation of a one-route change to a watch with ?delta=true (p50, p99)
+// and to a whole-snapshot watch (p50), the delta event's size against the whole snapshot's, resident
+// memory per process, 2,000 delta subscribers all receiving a one-route change, and 1,000 routes on
+// 10 more Gateways all attached (written one by one, then as one GitOps apply);
 // each with its target, and the CPU each process spent per change (a shared machine disturbs
 // wall-clock figures more than CPU time).
 // Knobs: BENCH_ROUTES (5000; 50000 for the large target), BENCH_MODES (split,single), BENCH_CHANGES

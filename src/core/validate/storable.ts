@@ -12,7 +12,7 @@ export const MAX_BODY_DEPTH = 100;
 
 /** True when `v` has arrays or objects nested more than `max` levels. */
 export function nestedDeeperThan(v: unknown, max: number): boolean {
-  // values and their depths side by side: every body passes here, and a pair per node was most of its cost
+  // values and their depths side by side: every body passes here, and no pair is made per node
   const stack: unknown[] = [v];
   const depths: number[] = [0];
   while (stack.length) {
