@@ -21,6 +21,7 @@ import { RedisPing } from './adapters/delivery/redis-ping';
 import { Metrics } from './adapters/http/metrics';
 import { BootstrapAuthenticator } from './service/bootstrap-admin';
 import { createApp } from './adapters/http/app';
+import { warmValidation } from './service/validation';
 import { problem } from './adapters/http/problem';
 import { readinessOf } from './adapters/http/readiness';
 import type { AppContext } from './adapters/http/context';
@@ -154,6 +155,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     logger.info({ file }, 'wrote the bootstrap admin kubeconfig (mode 0600)');
   }
   logger.info({ port, embeddedDatabase: db.embedded, redis: Boolean(config.redisUrl) }, 'switchyard listening');
+  void warmValidation().catch((err: unknown) => logger.warn({ err }, 'compiling the validators ahead of the first writes failed; each compiles at its first use'));
 
   let closing: Promise<void> | null = null;
   return {

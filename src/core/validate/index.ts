@@ -5,7 +5,7 @@ import { kindInfo, type KindInfo } from '../model/kinds';
 import { validateMetadata, type NameRule } from './metadata';
 import { invalid, NOT_CHECKED, REQUIRED, unsupported, withReasons } from './messages';
 import { CORE_SCHEMAS, RULES } from './rules';
-import { validateSchema } from './schema';
+import { schemaValidator, validateSchema } from './schema';
 import { cloneJson, prepare, structuralNode, type PrepareState } from './structural';
 import { unstorableStrings } from './storable';
 import type { FieldError, ValidateOptions, ValidateResult } from './types';
@@ -145,4 +145,10 @@ function validateUnreasoned(obj: unknown, opts: ValidateOptions): ValidateResult
       errors: [...st.errors, { path: '', message: `internal validation error: ${e instanceof Error ? e.message : String(e)}` }],
     };
   }
+}
+
+/** Compiles what validating objects of `schema` needs (its validator and its structural view). */
+export function compileSchema(schema: string): void {
+  schemaValidator(schema);
+  structuralNode(schema);
 }

@@ -47,6 +47,11 @@ export function schemaValidator(schemaName: string): ValidateFunction {
   return v;
 }
 
+/** The component schemas whose validators are compiled. */
+export function compiledSchemas(): string[] {
+  return [...validators.keys()];
+}
+
 export interface SchemaResult {
   errors: FieldError[];
   /** a required, enum, maxLength, maxItems, maxProperties or type error: the CEL rules are not run */
