@@ -158,11 +158,13 @@ export class IndexedObjects {
       PICKED.set(streams, (last = { sorted, objects: chunked ? ChunkedList.from(objects) : objects, replaced: [], added: [] }));
     }
     if (last.added.length) {
-      const sorted = patchSorted(last.sorted, undefined, last.added, cmp);
+      // sorted once, here: patchSorted's own sort then finds them in order
+      const added = last.added.sort(cmp);
+      const sorted = patchSorted(last.sorted, undefined, added, cmp);
       if (last.objects instanceof ChunkedList) {
         // in order: each goes where the new list has it, those before it being there already
         const edit = (last.objects as ChunkedList<K8sObject>).edit();
-        for (const stream of last.added.sort(cmp)) edit.insert(findSorted(sorted, stream, cmp), [this.objects.get(stream)!]);
+        for (const stream of added) edit.insert(findSorted(sorted, stream, cmp), [this.objects.get(stream)!]);
         last.objects = edit.done();
       } else last.objects = sorted.map((s) => this.objects.get(s)!);
       last.sorted = sorted;

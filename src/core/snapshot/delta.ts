@@ -117,7 +117,9 @@ export function diffTouched(a: PartList, b: PartList, touched: ReadonlySet<strin
     const where = l === a ? ranges.a : ranges.b;
     let at = new Map<string, number>();
     for (const [lo, hi] of where) idPositions(l, touched, at, lo, hi);
-    if (where.length === 0 || [...touched].filter((id) => l.parts.has(id)).length > at.size) at = idPositions(l, touched);
+    let held = 0;
+    if (where.length > 0) for (const id of touched) if (l.parts.has(id)) held++;
+    if (where.length === 0 || held > at.size) at = idPositions(l, touched);
     return (id) => at.get(id) ?? -1;
   };
   const inAAt = indexOf(a);
