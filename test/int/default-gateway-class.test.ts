@@ -32,7 +32,7 @@ it('is there on first start, ours and Accepted, and a Gateway naming it is Progr
 
 it('is not made again by a later start once deleted', async () => {
   expect((await s.api('DELETE', '/api/v1/gatewayclasses/switchyard')).status).toBe(200);
-  const again = await startTestServer({ defaultGatewayClass: 'switchyard' }, { databaseUrl: s.databaseUrl, worker: false });
+  const again = await startTestServer({ defaultGatewayClass: 'switchyard' }, { sameDatabaseAs: s, worker: false });
   try {
     expect((await again.api('GET', '/api/v1/gatewayclasses/switchyard')).status).toBe(404);
   } finally {

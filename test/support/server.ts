@@ -51,8 +51,15 @@ export function client(url: string, token: string | null = ADMIN_TOKEN): Client 
 
 /** `derivedPrefix`: the Redis prefix as a deployment derives it, instead of a fresh one per test server. */
 /** `logger`: where the service logs (by default nowhere, or TEST_LOG_LEVEL's lines to stdout). */
-export async function startTestServer(overrides: Partial<Config> = {}, opts: { databaseUrl?: string; worker?: boolean; derivedPrefix?: boolean; logger?: Logger; keepWholeSnapshotMs?: number } = {}): Promise<TestServer> {
-  const fresh = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => undefined } : await freshDatabaseUrl();
+/**
+ * `sameDatabaseAs`: a second server on the first one's database, whichever mode runs: the real
+ * PostgreSQL's database by its URL, or the embedded database's open handle (an in-memory database
+ * has no URL, and a fresh one would be another deployment's first start).
+ */
+export async function startTestServer(overrides: Partial<Config> = {}, opts: { databaseUrl?: string; sameDatabaseAs?: TestServer; worker?: boolean; derivedPrefix?: boolean; logger?: Logger; keepWholeSnapshotMs?: number } = {}): Promise<TestServer> {
+  const sharedUrl = opts.databaseUrl ?? opts.sameDatabaseAs?.databaseUrl;
+  const sharedEmbedded = opts.sameDatabaseAs && !opts.sameDatabaseAs.databaseUrl ? opts.sameDatabaseAs.running.ctx.db : undefined;
+  const fresh = sharedUrl || sharedEmbedded ? { url: sharedUrl, drop: async () => undefined } : await freshDatabaseUrl();
   const config: Config = {
     ...loadConfig({}),
     port: 0,
@@ -66,7 +73,8 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
     defaultGatewayClass: null,
     ...overrides,
   };
-  const db = fresh.url ? undefined : await openDatabase({ dataDir: 'memory://' });
+  const ownDb = fresh.url || sharedEmbedded ? undefined : await openDatabase({ dataDir: 'memory://' });
+  const db = sharedEmbedded ?? ownDb;
   const queuePrefix = opts.derivedPrefix ? undefined : `sy-test-${Math.random().toString(36).slice(2, 10)}`;
   const running = await startServer(config, { logger: opts.logger ?? pino({ level: config.logLevel }), db, worker: opts.worker, queuePrefix, keepWholeSnapshotMs: opts.keepWholeSnapshotMs });
   return {
@@ -76,10 +84,10 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
     api: client(running.url),
     async close() {
       // a prefix derived from a database this server made and drops is no one else's once it is gone
-      const derived = !queuePrefix && !opts.databaseUrl && fresh.url && config.redisUrl
+      const derived = !queuePrefix && !sharedUrl && fresh.url && config.redisUrl
         ? deploymentOf(await databaseIdentity(running.ctx.db), config.redisPrefix).prefix : undefined;
       await running.close();
-      if (db) await db.close();
+      if (ownDb) await ownDb.close();
       await fresh.drop();
       // the queue's keys under this server's own prefix (a derived one may be another server's too)
       const prefix = queuePrefix ?? derived;
