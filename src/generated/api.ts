@@ -2605,8 +2605,11 @@ export interface components {
             /** Format: date-time */
             time: string;
         };
-        /** @enum {string} */
-        EventType: "Created" | "Updated" | "Deleted";
+        /**
+         * @description Created, Updated and Deleted are the log's events. StatusChanged (only with `?status=true`) is a change the reconciler made to an object's status: not an event of the log (statuses are a projection of it) but a position in the same space, which the Kubernetes paths serve as the object's resourceVersion; it carries the object as it is then, status included, `version` its stream version (unchanged: a status change is not a change of the object's stream) and `actor` the controller name.
+         * @enum {string}
+         */
+        EventType: "Created" | "Updated" | "Deleted" | "StatusChanged";
         Event: {
             /** @description Strictly increasing; no event ever appears at or below a position a reader has read past. */
             position: number;
@@ -4951,10 +4954,12 @@ export interface components {
         };
     };
     responses: {
-        /** @description The object; ETag carries "<resourceVersion>". */
+        /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
         Object: {
             headers: {
                 ETag?: string;
+                /** @description On reads: the position of the object's last change, its status's included. */
+                "Last-Change-Position"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -5005,6 +5010,8 @@ export interface components {
         Plural: "gatewayclasses" | "gateways" | "httproutes" | "grpcroutes" | "tlsroutes" | "tcproutes" | "udproutes" | "referencegrants" | "backendtlspolicies" | "namespaces" | "services" | "endpointslices" | "secrets" | "configmaps";
         NamespacedPlural: "gateways" | "httproutes" | "grpcroutes" | "tlsroutes" | "tcproutes" | "udproutes" | "referencegrants" | "backendtlspolicies" | "services" | "endpointslices" | "secrets" | "configmaps";
         Namespace: string;
+        /** @description true: the reconciler's status changes come among the events, as items of type StatusChanged at positions of their own (each object's latest status change after `after`; one whose next event is newer is carried by that event instead). false or absent: the log's events only. */
+        StatusChanges: boolean;
         Name: string;
         Version: number;
         /** @description `k=v,k2!=v2,k3,!k4,k5 in (a,b),k6 notin (c)` */
@@ -5632,6 +5639,8 @@ export interface operations {
                 limit?: number;
                 kind?: string;
                 namespace?: string;
+                /** @description true: the reconciler's status changes come among the events, as items of type StatusChanged at positions of their own (each object's latest status change after `after`; one whose next event is newer is carried by that event instead). false or absent: the log's events only. */
+                status?: components["parameters"]["StatusChanges"];
             };
             header?: never;
             path?: never;
@@ -5657,6 +5666,8 @@ export interface operations {
                 after?: number;
                 kind?: string;
                 namespace?: string;
+                /** @description true: the reconciler's status changes come among the events, as items of type StatusChanged at positions of their own (each object's latest status change after `after`; one whose next event is newer is carried by that event instead). false or absent: the log's events only. */
+                status?: components["parameters"]["StatusChanges"];
             };
             header?: {
                 "Last-Event-ID"?: string;
@@ -6000,10 +6011,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6306,10 +6319,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6442,10 +6457,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6473,20 +6490,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GatewayClass"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6510,10 +6531,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6537,10 +6560,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6561,10 +6586,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6592,20 +6619,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Namespace"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6629,10 +6660,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6656,10 +6689,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6711,10 +6746,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6736,10 +6773,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6824,10 +6863,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6882,10 +6923,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6940,10 +6983,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6998,10 +7043,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7056,10 +7103,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7114,10 +7163,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7172,10 +7223,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7230,10 +7283,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7288,10 +7343,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7346,10 +7403,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7404,10 +7463,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7462,10 +7523,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7520,10 +7583,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7545,10 +7610,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7577,20 +7644,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Gateway"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7615,10 +7686,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7643,10 +7716,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7668,10 +7743,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7700,20 +7777,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPRoute"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7738,10 +7819,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7766,10 +7849,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7791,10 +7876,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7823,20 +7910,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GRPCRoute"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7861,10 +7952,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7889,10 +7982,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7914,10 +8009,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7946,20 +8043,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7984,10 +8085,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8012,10 +8115,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8037,10 +8142,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8069,20 +8176,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8107,10 +8218,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8135,10 +8248,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8160,10 +8275,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8192,20 +8309,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8230,10 +8351,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8258,10 +8381,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8283,10 +8408,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8315,20 +8442,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReferenceGrant"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8353,10 +8484,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8381,10 +8514,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8406,10 +8541,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8438,20 +8575,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BackendTLSPolicy"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8476,10 +8617,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8504,10 +8647,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8529,10 +8674,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8561,20 +8708,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ListenerSet"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8599,10 +8750,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8627,10 +8780,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8652,10 +8807,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8684,20 +8841,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Service"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8722,10 +8883,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8750,10 +8913,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8775,10 +8940,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8807,20 +8974,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EndpointSlice"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8845,10 +9016,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8873,10 +9046,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8898,10 +9073,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8930,20 +9107,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Secret"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8968,10 +9149,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8996,10 +9179,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9021,10 +9206,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9053,20 +9240,24 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigMap"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             201: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9091,10 +9282,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9119,10 +9312,12 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9353,10 +9548,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9379,10 +9576,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9405,10 +9604,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9431,10 +9632,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9457,10 +9660,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9483,10 +9688,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9509,10 +9716,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9535,10 +9744,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9561,10 +9772,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9587,10 +9800,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9613,10 +9828,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9639,10 +9856,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9665,10 +9884,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>". */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
             200: {
                 headers: {
                     ETag?: string;
+                    /** @description On reads: the position of the object's last change, its status's included. */
+                    "Last-Change-Position"?: string;
                     [name: string]: unknown;
                 };
                 content: {

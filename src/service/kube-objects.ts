@@ -1,13 +1,15 @@
 // The objects as the Kubernetes paths serve them. Reads and writes go through ResourceService (one
 // path for validation, events and "nothing changed"); what differs is the resourceVersion. Here it
-// is the log position of the object's last event, as in Kubernetes one counter across all objects,
-// so that a list's resourceVersion can start a watch and a watch can resume from any event it sent.
-// A precondition in that form is translated to the stream version the write rules check.
+// is the position of the object's last change, its last event's or its status's (status_positions:
+// the reconciler's writes take positions in the log's space), as in Kubernetes one counter across
+// all objects, so that a status change is a new resourceVersion, a list's resourceVersion can start
+// a watch and a watch can resume from any event it sent. A precondition in that form must name the
+// last change (else 409, as kube-apiserver answers) and is translated to the stream version the
+// write rules check.
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
 import { getObject, getSecretData, listObjects, type ObjectRow } from '../adapters/store/objects';
-import { lastVisiblePosition } from '../adapters/store/eventlog';
-import { firstEventAfter, objectsStatusedBy } from '../adapters/store/kube-watch-reads';
+import { currentStatuses, firstEventAfter, lastVisibleChange, statusChangesBetween } from '../adapters/store/kube-watch-reads';
 import type { KindInfo } from '../core/model/kinds';
 import type { K8sObject } from '../core/model/objects';
 import type { Requirement } from '../core/objects/label-selector';
@@ -76,7 +78,7 @@ export class KubeObjects {
   async get(info: KindInfo, namespace: string, name: string, actor: Actor): Promise<K8sObject> {
     const row = await this.live(info, namespace, name);
     if (!row) throw this.notFound(info, name);
-    return atPosition(await this.present(row.object, actor, row.stream), row.position);
+    return atPosition(await this.present(row.object, actor, row.stream), row.lastChange);
   }
 
   /** When the first change after a resourceVersion was made (null: none yet): how far back a watch would resume. */
@@ -84,20 +86,25 @@ export class KubeObjects {
     return (await firstEventAfter(this.db, position))?.time ?? null;
   }
 
-  /** The objects of a kind these Gateways' recomputes may have given a new status, at their resourceVersion. */
-  async statusedBy(info: KindInfo, gateways: string[], controllerName: string): Promise<K8sObject[]> {
-    const found = await objectsStatusedBy(this.db, info.kind, gateways, controllerName);
+  /** Status changes of a kind in (after, upTo], as the objects are now, at their status's resourceVersion (see statusChangesBetween). */
+  async statusChanges(info: KindInfo, after: number, upTo: number, q: { namespace?: string; namespaces?: string[] }): Promise<K8sObject[]> {
+    const found = await statusChangesBetween(this.db, { after, upTo, kind: info.kind, ...q });
     return found.map((f) => atPosition(f.object, f.position));
+  }
+
+  /** The statuses of these objects now, by stream. */
+  statusesNow(streams: string[]): Promise<Map<string, unknown>> {
+    return currentStatuses(this.db, streams);
   }
 
   /** The resourceVersion of "now": a watch from it sees every later change. */
   position(): Promise<number> {
-    return lastVisiblePosition(this.db.sql);
+    return lastVisibleChange(this.db);
   }
 
   /** `resourceVersion`: where a watch started from it begins (read before the list, so nothing falls between). */
   async list(info: KindInfo, q: { namespace?: string; namespaces?: string[]; selector?: Requirement[]; limit?: number; after?: { namespace: string; name: string } }, actor: Actor) {
-    const resourceVersion = await lastVisiblePosition(this.db.sql);
+    const resourceVersion = await lastVisibleChange(this.db);
     const res = await listObjects(this.db.sql, { kind: info.kind, ...q });
     const items = await Promise.all(res.items.map(async (o, i) =>
       atPosition(await this.present(o, actor, this.stream(info, o.metadata.namespace ?? '', o.metadata.name)), res.positions[i])));
@@ -120,7 +127,7 @@ export class KubeObjects {
       if (!current) throw this.notFound(info, objName);
       const rv = meta.resourceVersion;
       if (rv !== undefined && rv !== null && rv !== '') {
-        if (String(rv) !== String(current.position)) throw conflict(modifiedMessage(resourceName(info), objName));
+        if (String(rv) !== String(current.lastChange)) throw conflict(modifiedMessage(resourceName(info), objName));
       }
       // always against the version read, so a race with another writer is a 409, never a lost update
       precondition = String(current.version);
@@ -140,7 +147,7 @@ export class KubeObjects {
         if (opts.dryRun) return { ...(await this.dryRun(info, namespace, name, toWrite, mode, precondition)), warnings };
         const out = await this.resources.write(info, namespace, mode === 'create' ? undefined : name, toWrite, mode, actor);
         const row = out.position !== undefined ? null : await getObject(this.db.sql, stream);
-        const position = out.position ?? row?.position ?? 0;
+        const position = out.position ?? row?.lastChange ?? 0;
         return { status: out.status, object: atPosition(out.object, position), changed: out.changed, warnings };
       } catch (e) {
         const unknown = e instanceof ServiceError && e.kind === 'invalid' ? unknownFieldPaths(e.errors ?? []) : [];
@@ -171,11 +178,11 @@ export class KubeObjects {
     const base = current ? { ...current, object: stripStatus(current.object) } : null;
     const decision = decideWrite({ current: base, incoming: toDecide, mode, precondition, now: this.resources.now(), newUid: randomUUID() });
     if (decision.outcome === 'reject') throw fromDecision(decision);
-    if (decision.outcome === 'unchanged') return { status: 200 as const, object: atPosition(current!.object, current!.position), changed: false };
+    if (decision.outcome === 'unchanged') return { status: 200 as const, object: atPosition(current!.object, current!.lastChange), changed: false };
     const written = isSecret(incoming) ? presentSecret(decision.object, undefined) : decision.object;
     // as a real write answers: with the status the object has
     const o = current && !current.deleted && current.object.status ? { ...written, status: current.object.status } : written;
-    return { status: (decision.type === 'Created' ? 201 : 200) as 200 | 201, object: atPosition(o, current?.position ?? 0), changed: true };
+    return { status: (decision.type === 'Created' ? 201 : 200) as 200 | 201, object: atPosition(o, current?.lastChange ?? 0), changed: true };
   }
 
   /**
@@ -192,11 +199,11 @@ export class KubeObjects {
         base = row.object;
         if (isSecret(base)) base = presentSecret(base, await getSecretData(this.db.sql, row.stream));
         // as stored (the defaults shown to readers are not written back by a patch)
-        base = { ...base, metadata: { ...base.metadata, resourceVersion: String(row.position) } };
+        base = { ...base, metadata: { ...base.metadata, resourceVersion: String(row.lastChange) } };
       }
       const next = patched(base);
       const rv = next.metadata?.resourceVersion;
-      if (row && rv !== undefined && rv !== null && rv !== '' && String(rv) !== String(row.position))
+      if (row && rv !== undefined && rv !== null && rv !== '' && String(rv) !== String(row.lastChange))
         throw conflict(modifiedMessage(resourceName(info), name));
       const object = stripServerFields(next);
       try {
@@ -213,11 +220,11 @@ export class KubeObjects {
   async remove(info: KindInfo, namespace: string, name: string, actor: Actor, pre: { resourceVersion?: string; uid?: string }, dryRun: boolean): Promise<K8sObject> {
     const row = await this.live(info, namespace, name, false);
     if (!row) throw this.notFound(info, name);
-    if ((pre.resourceVersion !== undefined && pre.resourceVersion !== String(row.position)) || (pre.uid !== undefined && pre.uid !== row.object.metadata.uid))
-      throw conflict(`Operation cannot be fulfilled on ${resourceName(info)} "${name}": Precondition failed: ${pre.uid !== undefined ? `UID in precondition: ${pre.uid}, UID in object meta: ${row.object.metadata.uid}` : `ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${row.position}`}`);
-    if (dryRun) return atPosition(presentSecret(row.object, undefined), row.position);
+    if ((pre.resourceVersion !== undefined && pre.resourceVersion !== String(row.lastChange)) || (pre.uid !== undefined && pre.uid !== row.object.metadata.uid))
+      throw conflict(`Operation cannot be fulfilled on ${resourceName(info)} "${name}": Precondition failed: ${pre.uid !== undefined ? `UID in precondition: ${pre.uid}, UID in object meta: ${row.object.metadata.uid}` : `ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${row.lastChange}`}`);
+    if (dryRun) return atPosition(presentSecret(row.object, undefined), row.lastChange);
     const gone = await this.resources.remove(info, namespace, name, actor, `"${row.version}"`);
-    return atPosition(gone, row.position);
+    return atPosition(gone, row.lastChange);
   }
 }
 

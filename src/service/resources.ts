@@ -213,11 +213,16 @@ export class ResourceService {
   }
 
   async get(info: KindInfo, namespace: string, name: string, actor: Actor): Promise<K8sObject> {
+    return (await this.read(info, namespace, name, actor)).object;
+  }
+
+  /** The object, and the position of its last change, its status's included (the Kubernetes paths' resourceVersion). */
+  async read(info: KindInfo, namespace: string, name: string, actor: Actor): Promise<{ object: K8sObject; lastChange: number }> {
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
     const row = await this.reads.submit(stream);
     if (!row || row.deleted) throw notFound(`${info.kind} "${name}" not found${info.scope === 'Namespaced' ? ` in namespace "${namespace}"` : ''}`);
     const data = isSecret(row.object) && actor.secretReader ? await getSecretData(this.db.sql, stream) : undefined;
-    return this.present(row.object, data ?? undefined, actor);
+    return { object: this.present(row.object, data ?? undefined, actor), lastChange: row.lastChange };
   }
 
   async list(info: KindInfo, q: { namespace?: string; namespaces?: string[]; selector?: Requirement[]; limit?: number; after?: { namespace: string; name: string } }, actor: Actor) {

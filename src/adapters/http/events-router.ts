@@ -5,8 +5,8 @@ import { HttpError } from './problem';
 import { openSse, lastEventId } from './sse';
 import type { Principal } from '../../service/principal';
 import { presentEvent } from '../../service/event-view';
-import { eventPage, feedEnd, MAX_PAGE, type EventFilters } from '../../service/event-feed';
-import { eventsChannel, subscribe } from '../delivery/channels';
+import { eventPage, eventPageWithStatus, feedEnd, MAX_PAGE, type EventFilters } from '../../service/event-feed';
+import { eventsChannel, reconciledChannel, subscribe } from '../delivery/channels';
 import { Wakeup } from './wakeup';
 
 const POLL_MS = 1000;
@@ -27,8 +27,10 @@ export function eventsRouter(ctx: AppContext): Router {
       const after = intParam(req.query.after, 'after', 0, 0);
       const limit = Math.min(intParam(req.query.limit, 'limit', 100, 1), MAX_PAGE);
       const f = filters(req);
-      const { items, next: nextPos } = await eventPage(ctx.db, res.locals.principal, after, limit, f);
-      const lastPosition = await feedEnd(ctx.db);
+      const status = withStatus(req);
+      const page = status ? eventPageWithStatus : eventPage;
+      const { items, next: nextPos } = await page(ctx.db, res.locals.principal, after, limit, f, ctx.config.controllerName);
+      const lastPosition = await feedEnd(ctx.db, status);
       res.json({ items: items.map((e) => presentEvent(res.locals.principal, e)), next: nextPos, lastPosition });
     } catch (e) {
       next(e);
@@ -39,10 +41,13 @@ export function eventsRouter(ctx: AppContext): Router {
     res.locals.route = '/api/v1/events/watch';
     let cursor: number;
     let f: EventFilters;
+    let page: typeof eventPageWithStatus;
     try {
       const resume = lastEventId(req) ?? (req.query.after as string | undefined);
-      cursor = resume !== undefined ? intParam(resume, 'Last-Event-ID', 0, 0) : await feedEnd(ctx.db);
+      const status = withStatus(req);
+      cursor = resume !== undefined ? intParam(resume, 'Last-Event-ID', 0, 0) : await feedEnd(ctx.db, status);
       f = filters(req);
+      page = status ? eventPageWithStatus : eventPage;
     } catch (e) {
       return next(e);
     }
@@ -59,9 +64,12 @@ export function eventsRouter(ctx: AppContext): Router {
     const wakeup = new Wakeup();
     const poke = wakeup.poke;
     const unsubscribe = subscribe(ctx.bus, eventsChannel, poke);
+    // a recompute's notice: statuses may have changed
+    const unsubscribeStatus = page === eventPageWithStatus ? subscribe(ctx.bus, reconciledChannel, poke) : () => undefined;
     const timer = setInterval(poke, POLL_MS);
     stream.onClose(() => {
       unsubscribe();
+      unsubscribeStatus();
       clearInterval(timer);
       poke();
     });
@@ -69,7 +77,7 @@ export function eventsRouter(ctx: AppContext): Router {
     try {
       while (!stream.closed) {
         wakeup.reset();
-        const { items, next: nextPos } = await eventPage(ctx.db, principal, cursor, 500, f);
+        const { items, next: nextPos } = await page(ctx.db, principal, cursor, 500, f, ctx.config.controllerName);
         for (const ev of items) {
           await stream.send({ id: ev.position, event: ev.type, data: JSON.stringify(presentEvent(principal, ev)) });
         }
@@ -84,6 +92,14 @@ export function eventsRouter(ctx: AppContext): Router {
   });
 
   return r;
+}
+
+/** `?status=true`: the reconciler's status changes too, as StatusChanged items among the events. */
+function withStatus(req: Request): boolean {
+  const v = req.query.status;
+  if (v === undefined || v === 'false') return false;
+  if (v === 'true') return true;
+  throw new HttpError(400, `status must be true or false, got "${String(v)}"`);
 }
 
 function filters(req: Request): EventFilters {

@@ -150,7 +150,11 @@ export function resourcesRouter(ctx: AppContext): Router {
       }
       switch (req.method) {
         case 'GET':
-          return sendObject(res, 200, await ctx.resources.get(info, namespace, name, actor));
+          const read = await ctx.resources.read(info, namespace, name, actor);
+          // where the object's last change stands in the events' position space, a status change
+          // included (the resourceVersion stays the stream version, which no status change moves)
+          res.setHeader('Last-Change-Position', String(read.lastChange));
+          return sendObject(res, 200, read.object);
         case 'PUT': {
           const out = await ctx.resources.write(info, namespace, name, req.body, 'replace', actor, ifMatch);
           return sendObject(res, out.status, out.object);

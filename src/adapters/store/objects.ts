@@ -10,9 +10,15 @@ type Runner = Pick<SqlRunner, '$queryRawUnsafe'>;
 
 export const STATUS = `(SELECT jsonb_agg(jsonb_build_object('owner', sp.owner, 'status', sp.status)) FROM status_parts sp WHERE sp.stream = o.stream)`;
 
+/** The position of an object's last change, its last event's or its status's (see status_positions). */
+export const LAST_CHANGE = `GREATEST(o.position, coalesce((SELECT sp.position FROM status_positions sp WHERE sp.stream = o.stream), 0))`;
+
 export interface ObjectRow extends CurrentState {
   stream: string;
+  /** the position of the object's last event */
   position: number;
+  /** of its last change, its status's included: the Kubernetes paths' resourceVersion */
+  lastChange: number;
 }
 
 export function withStatus(object: K8sObject, parts: unknown): K8sObject {
@@ -22,7 +28,7 @@ export function withStatus(object: K8sObject, parts: unknown): K8sObject {
 
 function rowOf(r: any, status: boolean): ObjectRow {
   return {
-    stream: r.stream, version: Number(r.version), deleted: r.deleted, position: Number(r.position),
+    stream: r.stream, version: Number(r.version), deleted: r.deleted, position: Number(r.position), lastChange: Number(r.last_change ?? r.position),
     object: status ? withStatus(r.object, r.parts) : inReadingOrder(r.object),
   };
 }
@@ -30,7 +36,7 @@ function rowOf(r: any, status: boolean): ObjectRow {
 export async function getObject(db: Runner, stream: string, opts: { status?: boolean } = {}): Promise<ObjectRow | null> {
   const status = opts.status !== false;
   const rows = await db.$queryRawUnsafe<any[]>(
-    `SELECT o.stream, o.version, o.deleted, o.object, o.position${status ? `, ${STATUS} AS parts` : ''}
+    `SELECT o.stream, o.version, o.deleted, o.object, o.position, ${LAST_CHANGE} AS last_change${status ? `, ${STATUS} AS parts` : ''}
      FROM objects o WHERE o.stream = $1`,
     stream,
   );
@@ -40,7 +46,7 @@ export async function getObject(db: Runner, stream: string, opts: { status?: boo
 /** Several objects (with status) in one statement: the rows found, by stream. */
 export async function getObjects(db: Runner, streams: string[]): Promise<Map<string, ObjectRow>> {
   const rows = await db.$queryRawUnsafe<any[]>(
-    `SELECT o.stream, o.version, o.deleted, o.object, o.position, ${STATUS} AS parts FROM objects o WHERE o.stream = ANY($1::text[])`,
+    `SELECT o.stream, o.version, o.deleted, o.object, o.position, ${LAST_CHANGE} AS last_change, ${STATUS} AS parts FROM objects o WHERE o.stream = ANY($1::text[])`,
     streams,
   );
   return new Map(rows.map((r) => [r.stream, rowOf(r, true)]));
@@ -56,7 +62,7 @@ export interface ListQuery {
   after?: { namespace: string; name: string };
 }
 
-/** `positions[i]`: the log position of the last event of `items[i]` (the Kubernetes paths' resourceVersion). */
+/** `positions[i]`: the position of the last change of `items[i]`, its status's included (the Kubernetes paths' resourceVersion). */
 export async function listObjects(db: Runner, q: ListQuery): Promise<{ items: K8sObject[]; more: boolean; positions: number[] }> {
   const params: unknown[] = [q.kind];
   const where: string[] = ['o.kind = $1', 'NOT o.deleted'];
@@ -80,7 +86,7 @@ export async function listObjects(db: Runner, q: ListQuery): Promise<{ items: K8
   }
   const limit = q.limit ? ` LIMIT ${p(q.limit + 1)}` : '';
   const rows = await db.$queryRawUnsafe<any[]>(
-    `SELECT o.object, o.position, ${STATUS} AS parts FROM objects o WHERE ${where.join(' AND ')} ORDER BY o.namespace, o.name${limit}`,
+    `SELECT o.object, ${LAST_CHANGE} AS position, ${STATUS} AS parts FROM objects o WHERE ${where.join(' AND ')} ORDER BY o.namespace, o.name${limit}`,
     ...params,
   );
   const more = q.limit !== undefined && rows.length > q.limit;

@@ -119,6 +119,17 @@ export async function readWritten(db: Database, gateKey: string, owner: string, 
 }
 
 /**
+ * Gives every stream `sources` yields (a SELECT of a `stream` column) a new status position: this
+ * transaction's id * 2^20 + the stream's index among them, in the log's position space, so that a
+ * reader's horizon covers it as it covers events (see eventlog.ts). A transaction that writes
+ * statuses appends no events, so its indexes are its own.
+ */
+const insertStatusPositions = (sources: string) => `INSERT INTO status_positions (stream, position, time)
+      SELECT t.stream, pg_current_xact_id()::text::bigint * ${TX_SHIFT} + row_number() OVER (ORDER BY t.stream), now()
+      FROM (SELECT DISTINCT stream FROM (${sources}) s) t
+      ON CONFLICT (stream) DO UPDATE SET position = excluded.position, time = excluded.time`;
+
+/**
  * One statement, so one round trip and one commit. The gate row is locked first; everything else
  * is written only if it moved, and only if it still showed `plan.baseGate`: otherwise the plan was
  * made against something the store no longer holds.
@@ -146,20 +157,27 @@ export async function writeRecompute(db: Database, plan: RecomputePlan): Promise
         WHERE recomputes.source_position < excluded.source_position
       RETURNING 1)`);
   const go = 'EXISTS (SELECT 1 FROM up)';
+  // the streams whose merged status this statement changes: each gets a new status position
+  const statusTouched: string[] = [];
   if (plan.statusChanges.length) {
     ctes.push(`parts AS (
       INSERT INTO status_parts (stream, owner, position, status)
       SELECT stream, owner, $2::bigint, status FROM jsonb_to_recordset(${p(JSON.stringify(plan.statusChanges))}::jsonb) AS x(stream text, owner text, status jsonb) WHERE ${go}
-      ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status RETURNING 1)`);
+      ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status RETURNING stream)`);
+    statusTouched.push('SELECT stream FROM parts');
   }
   if (plan.removeParts && 'keep' in plan.removeParts) {
-    ctes.push(`gone AS (DELETE FROM status_parts WHERE owner = $1 AND NOT (stream = ANY(${p(plan.removeParts.keep)}::text[])) AND ${go} RETURNING 1)`);
+    ctes.push(`gone AS (DELETE FROM status_parts WHERE owner = $1 AND NOT (stream = ANY(${p(plan.removeParts.keep)}::text[])) AND ${go} RETURNING stream)`);
+    statusTouched.push('SELECT stream FROM gone');
   } else if (plan.removeParts && plan.removeParts.streams.length) {
-    ctes.push(`gone AS (DELETE FROM status_parts WHERE owner = $1 AND stream = ANY(${p(plan.removeParts.streams)}::text[]) AND ${go} RETURNING 1)`);
+    ctes.push(`gone AS (DELETE FROM status_parts WHERE owner = $1 AND stream = ANY(${p(plan.removeParts.streams)}::text[]) AND ${go} RETURNING stream)`);
+    statusTouched.push('SELECT stream FROM gone');
   }
   if (plan.removeGatewayStatus) {
-    ctes.push(`gone_self AS (DELETE FROM status_parts WHERE stream = ${p(plan.owner)} AND owner = ${p(plan.scope)} AND ${go} RETURNING 1)`);
+    ctes.push(`gone_self AS (DELETE FROM status_parts WHERE stream = ${p(plan.owner)} AND owner = ${p(plan.scope)} AND ${go} RETURNING stream)`);
+    statusTouched.push('SELECT stream FROM gone_self');
   }
+  if (statusTouched.length) ctes.push(`spos AS (${insertStatusPositions(statusTouched.join(' UNION ALL '))} RETURNING 1)`);
   if (plan.deps && 'all' in plan.deps) {
     const deps = p(plan.deps.all);
     ctes.push(`gone_deps AS (DELETE FROM gateway_deps WHERE gateway = $1 AND NOT (dep = ANY(${deps}::text[])) AND ${go} RETURNING 1)`,
@@ -277,15 +295,14 @@ export async function writeGatewayClassStatus(
        ON CONFLICT (gateway) DO UPDATE SET source_position = GREATEST(recomputes.source_position, excluded.source_position), at = excluded.at`,
       scoped(scope, stream), read, now);
     const status = rowsFound[0] ? statusOf(inReadingOrder(rowsFound[0].object), rowsFound[0].status ?? undefined) : undefined;
-    if (!status) {
-      await tx.$executeRawUnsafe(`DELETE FROM status_parts WHERE stream = $1 AND owner = $2`, stream, scope);
-      return read;
-    }
-    await tx.$executeRawUnsafe(
-      `INSERT INTO status_parts (stream, owner, position, status) VALUES ($1, $4, $2, $3::jsonb)
-       ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status
-         WHERE status_parts.position <= excluded.position`,
-      stream, read, JSON.stringify(status), scope);
+    const changed = !status
+      ? await tx.$executeRawUnsafe(`DELETE FROM status_parts WHERE stream = $1 AND owner = $2`, stream, scope)
+      : await tx.$executeRawUnsafe(
+        `INSERT INTO status_parts (stream, owner, position, status) VALUES ($1, $4, $2, $3::jsonb)
+         ON CONFLICT (stream, owner) DO UPDATE SET position = excluded.position, status = excluded.status
+           WHERE status_parts.position <= excluded.position AND status_parts.status IS DISTINCT FROM excluded.status`,
+        stream, read, JSON.stringify(status), scope);
+    if (changed > 0) await tx.$executeRawUnsafe(insertStatusPositions('SELECT $1::text AS stream'), stream);
     return read;
   });
 }

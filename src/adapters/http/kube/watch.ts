@@ -1,9 +1,10 @@
-// ?watch=true: a stream of WatchEvents (one JSON object a line) read from the event log after a
-// resourceVersion (a log position), filtered by what the caller may read and by the selectors.
-// Status is not in the log (the reconciler writes it apart): a recompute's notice makes the watch
-// compare the statuses it last sent and send MODIFIED for those that changed, so `kubectl wait`
-// and `get -w` see conditions move. Too old a resourceVersion (its next event older than the
-// watch history the server keeps, KUBE_WATCH_HISTORY_SECONDS) is 410 Expired: the client lists again.
+// ?watch=true: a stream of WatchEvents (one JSON object a line) read after a resourceVersion (a
+// position), filtered by what the caller may read and by the selectors. Two sources merge in
+// position order: the event log, and the status changes the reconciler records beside it
+// (status_positions: a status change is a position of its own, so it is a MODIFIED with a new
+// resourceVersion, and informers see statuses). Every event carries the object's status as it is
+// now. Too old a resourceVersion (its next event older than the watch history the server keeps,
+// KUBE_WATCH_HISTORY_SECONDS) is 410 Expired: the client lists again.
 import type { Request, Response } from 'express';
 import type { AppContext } from '../context';
 import { HttpError } from '../problem';
@@ -14,7 +15,6 @@ import type { WatchEvent } from '../../../core/kube/types';
 import { tableRow, columnDefinitions, wantsTable } from '../../../core/kube/table';
 import { matchesLabels } from '../../../core/kube/labels';
 import { matchesFields } from '../../../core/kube/field-selector';
-import { canonicalJson } from '../../../core/objects/canonical';
 import { streamKey } from '../../../core/objects/keys';
 import type { K8sObject } from '../../../core/model/objects';
 import type { Principal } from '../../../service/principal';
@@ -30,10 +30,6 @@ import { startStream } from '../sse';
 
 const POLL_MS = 1000;
 const BOOKMARK_MS = 10_000;
-/** status re-reads after recomputes, at most this often */
-const STATUS_EVERY_MS = 250;
-/** and of every object of the kind, at most this often */
-const FULL_STATUS_EVERY_MS = 10_000;
 
 const TYPES = { Created: 'ADDED', Updated: 'MODIFIED', Deleted: 'DELETED' } as const;
 
@@ -78,19 +74,11 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
   startStream(req, res, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' }, ctx.sse);
   let closed = false;
   const wakeup = new Wakeup();
-  let statusDirty = false;
   const poke = wakeup.poke;
   const unsubscribe = subscribe(ctx.bus, eventsChannel, poke);
   const tracksStatus = path.resource.group === 'gateway.networking.k8s.io';
-  // the Gateways recomputed since the last status check; a wake-up (notices may have been lost) re-reads all
-  const recomputed = new Set<string>();
-  let rereadAll = false;
-  const unsubscribeStatus = tracksStatus ? subscribe(ctx.bus, reconciledChannel, (m) => {
-    if (m) recomputed.add(m.key);
-    else rereadAll = true;
-    statusDirty = true;
-    poke();
-  }) : () => undefined;
+  // a recompute's notice: statuses may have changed
+  const unsubscribeStatus = tracksStatus ? subscribe(ctx.bus, reconciledChannel, poke) : () => undefined;
   const timer = setInterval(poke, POLL_MS);
   const ending = timeoutMs > 0 ? setTimeout(() => res.end(), timeoutMs) : null;
   res.on('close', () => {
@@ -122,44 +110,47 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
     });
   };
 
-  // the statuses last sent, by stream: a recompute that changes one is a MODIFIED
-  const statuses = new Map<string, string>();
   const keyOf = (o: K8sObject) => streamKey(info.kind, info.scope === 'Namespaced' ? o.metadata.namespace ?? '' : '', o.metadata.name);
-  const remember = (o: K8sObject) => { if (tracksStatus) statuses.set(keyOf(o), canonicalJson(o.status ?? null)); };
-  const withStatus = (o: K8sObject): K8sObject => {
-    const s = statuses.get(keyOf(o));
-    return s && s !== 'null' ? { ...o, status: JSON.parse(s) } : o;
-  };
 
   // with a selector, an object that comes to match is ADDED for this watch and one that stops is
   // DELETED, as kube-apiserver sends them; `known` is what this watch has told the client matches
   const selective = sel.labels.length > 0 || sel.fields.length > 0;
   const known = new Set<string>();
   for (const o of initial) {
-    remember(o);
     known.add(keyOf(o));
     await write({ type: 'ADDED', object: shown(o) });
   }
   if (sendInitial && bookmarks) await write({ type: 'BOOKMARK', object: { kind: info.kind, apiVersion: av, metadata: { resourceVersion: String(cursor), annotations: { 'k8s.io/initial-events-end': 'true' } } } });
-  if ((tracksStatus || selective) && !fromNow) {
+  if (selective && !fromNow) {
     // resuming: what matches now stands for what matched then (the closest this watch can know)
     const listed = await objects.list(info, { namespace, namespaces, selector: sel.labels }, actor);
-    for (const o of listed.items) {
-      remember(o);
-      if (matches(o)) known.add(keyOf(o));
-    }
+    for (const o of listed.items) if (matches(o)) known.add(keyOf(o));
   }
 
-  let lastStatusCheck = 0;
-  let lastFullCheck = Date.now();
   let lastBookmark = Date.now();
   try {
     while (!closed) {
       wakeup.reset();
       const { items, next } = await eventPage(ctx.db, principal, cursor, 500, { kind: info.kind, ...(namespace !== undefined ? { namespace } : {}) });
-      for (const ev of items) {
-        const o = ev.kind === 'Secret' ? presentSecret(ev.object, undefined) : ev.object;
-        let type: WatchEvent['type'] = TYPES[ev.type as keyof typeof TYPES];
+      // the log's events and the status changes up to where the log was read, in position order
+      const changes: { position: number; type: WatchEvent['type']; object: K8sObject }[] = items.map((ev) => ({
+        position: ev.position, type: TYPES[ev.type as keyof typeof TYPES],
+        object: ev.kind === 'Secret' ? presentSecret(ev.object, undefined) : ev.object,
+      }));
+      let statusNow = new Map<string, unknown>();
+      if (tracksStatus) {
+        const changed = await objects.statusChanges(info, cursor, next, { namespace, namespaces });
+        for (const o of changed) {
+          if (!canRead(principal, info.kind, info.scope === 'Namespaced' ? o.metadata.namespace : undefined, o.metadata.name)) continue;
+          changes.push({ position: Number(o.metadata.resourceVersion), type: 'MODIFIED', object: o });
+        }
+        if (changed.length) changes.sort((a, b) => a.position - b.position);
+        const streams = [...new Set(items.filter((ev) => ev.type !== 'Deleted').map((ev) => keyOf(ev.object)))];
+        statusNow = await objects.statusesNow(streams);
+      }
+      for (const c of changes) {
+        const o = c.object;
+        let type = c.type;
         const k = keyOf(o);
         if (selective) {
           const was = known.has(k);
@@ -169,42 +160,12 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
           if (now) known.add(k);
           else known.delete(k);
         } else if (!matches(o)) continue;
-        const object = atPosition(type === 'DELETED' ? o : withStatus(o), ev.position);
-        if (type === 'DELETED') statuses.delete(k);
+        const status = type === 'DELETED' ? undefined : statusNow.get(k);
+        const object = atPosition(status !== undefined ? { ...o, status } : o, c.position);
         await write({ type, object: shown(object) });
       }
       cursor = next;
       if (items.length === 500) continue;
-      if (statusDirty && Date.now() - lastStatusCheck >= STATUS_EVERY_MS) {
-        statusDirty = false;
-        lastStatusCheck = Date.now();
-        // the objects of the Gateways recomputed; every object now and then, for a route a recompute
-        // left (its status part is gone, and no longer names that Gateway)
-        const all = rereadAll || Date.now() - lastFullCheck >= FULL_STATUS_EVERY_MS;
-        const keys = [...recomputed];
-        recomputed.clear();
-        rereadAll = false;
-        let candidates: K8sObject[];
-        if (all) {
-          lastFullCheck = Date.now();
-          candidates = (await objects.list(info, { namespace, namespaces, selector: sel.labels }, actor)).items;
-        } else {
-          const found = await objects.statusedBy(info, keys, ctx.config.controllerName);
-          candidates = found.filter((o) => canRead(principal, info.kind, info.scope === 'Namespaced' ? o.metadata.namespace : undefined, o.metadata.name));
-        }
-        for (const o of candidates) {
-          if (!matches(o)) continue;
-          const k = keyOf(o);
-          const s = canonicalJson(o.status ?? null);
-          // an object the log has not shown this watch yet comes with its own event
-          if (Number(o.metadata.resourceVersion) > cursor) continue;
-          if (statuses.get(k) === s) continue;
-          statuses.set(k, s);
-          await write({ type: 'MODIFIED', object: shown(o) });
-        }
-      } else if (statusDirty) {
-        setTimeout(poke, STATUS_EVERY_MS);
-      }
       if (bookmarks && Date.now() - lastBookmark >= BOOKMARK_MS) {
         lastBookmark = Date.now();
         await write({ type: 'BOOKMARK', object: { kind: info.kind, apiVersion: av, metadata: { resourceVersion: String(cursor) } } });
