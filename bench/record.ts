@@ -16,7 +16,8 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const RESULTS_DIR = join(ROOT, 'bench/results');
+/** bench/results, or BENCH_RESULTS_DIR (the docs test records into a folder of its own) */
+export const resultsDir = () => process.env.BENCH_RESULTS_DIR || join(ROOT, 'bench/results');
 
 /** The record's name: BENCH_RECORD's value, or for `1` the npm script's name without `bench:` (else the script's file name). */
 function recordName(): string | undefined {
@@ -51,10 +52,10 @@ function recordFile(): string | undefined {
   if (file) return file;
   const name = recordName();
   if (!name) return (file = undefined);
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  file = join(RESULTS_DIR, `${name}.txt`);
+  mkdirSync(resultsDir(), { recursive: true });
+  file = join(resultsDir(), `${name}.txt`);
   const dirty = git(['status', '--porcelain', '--untracked-files=no']) ? ' (with uncommitted changes)' : '';
-  const settings = Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_') && k !== 'BENCH_RECORD' && k !== 'BENCH_RECORD_FILE').map(([k, v]) => `${k}=${v}`).sort();
+  const settings = Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_') && !['BENCH_RECORD', 'BENCH_RECORD_FILE', 'BENCH_RESULTS_DIR'].includes(k)).map(([k, v]) => `${k}=${v}`).sort();
   writeFileSync(file, [
     `# bench: ${process.env.npm_lifecycle_event ?? basename(process.argv[1] ?? '')}`,
     `# date: ${new Date().toISOString()}`,
