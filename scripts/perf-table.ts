@@ -23,19 +23,19 @@ export interface BenchRecord {
 
 /** What each `npm run bench:*` measures; a bench script without an entry here fails the docs test. */
 export const BENCHES: Record<string, string> = {
-  'bench:store': 'single-object writes over HTTP with 8 clients: writes/s, p50/p99, the service\'s CPU per write',
+  'bench:store': 'single-object writes over HTTP with 8 clients: writes/s, p50/p99, and the service\'s CPU per write, which a shared machine disturbs less',
   'bench:validate': 'validating a 16-rule HTTPRoute, in process',
   'bench:apply': 'applying 5,000 objects, re-applying them unchanged, one change with prune',
   'bench:reconcile': 'write to status at 1,000 and 10,000 routes, 1,000 routes written onto 10 Gateways until attached, recompute cost per Gateway (then bench:gateway\'s figures)',
   'bench:delivery': 'write to SSE, conditional and whole snapshot GETs per second, fan-out to 2,000 subscribers, memory (then bench:gateway\'s figures)',
-  'bench:faults': 'convergence after a worker\'s SIGKILL mid-recompute, PostgreSQL outages of 5 s and 60 s, Redis restarted empty',
+  'bench:faults': 'convergence after a worker\'s SIGKILL mid-recompute, PostgreSQL outages of 5 s and 60 s, Redis restarted empty (on a throwaway PostgreSQL cluster and redis-server of its own)',
   'bench:hostile': 'hostile input: RE2 patterns that backtrack elsewhere, an alias bomb, YAML nested 2,000 levels',
-  'bench:startup': 'spawn to /readyz 200 of the image\'s command lines on the built dist/, and the CPU each start took',
+  'bench:startup': 'spawn to /readyz 200 of the image\'s command lines on the built dist/ (embedded after the first start; api and worker apart when DATABASE_URL and REDIS_URL are set), and the CPU each start took',
   'bench:access-log': 'what the access log costs: the same GET with the log off, all, sampled and errors only',
   'bench:proxy': 'the reference proxy beside nginx: route created to first 200, errors while routes change, throughput and added p99, RSS',
   'bench:gateway': 'one Gateway of BENCH_ROUTES routes (5,000; 50,000 for the large target), api and worker apart and in one process: burst, write to SSE for delta watchers, delta bytes, RSS, 2,000 subscribers, 1,000 routes on 10 Gateways',
   'bench:phases': 'one recompute of a large Gateway step by step, in process and in CPU time (load, translate, status diff, delta), and the heap it holds',
-  'bench:kube': '`kubectl get httproutes -A` over 10,000 routes, and a change\'s time to a Kubernetes watch and to the events feed',
+  'bench:kube': '`kubectl get httproutes -A` over 10,000 routes (wall, and the service\'s and kubectl\'s CPU), and a change\'s time to a Kubernetes watch and to the events feed',
   'bench:patch': 'the Kubernetes patch engines per request: server-side apply, strategic merge, JSON patch, managedFields updates',
 };
 
