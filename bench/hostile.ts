@@ -3,7 +3,7 @@
 // makes a figure slower instead of a test red. Prints `name: value unit (target ...)`.
 import { regexFullMatch } from '../src/core/match/regex';
 import { parseYamlManifest } from '../src/core/apply/manifest';
-import { report } from './support';
+import { report } from './record';
 
 /** The median of `runs` timings of `fn`, in ms. */
 function median(fn: () => void, runs = 7): number {

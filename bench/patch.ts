@@ -4,6 +4,7 @@
 // median of 7 batches; CPU time is the process's over all batches, which a shared machine disturbs less.
 // Prints `name: value unit (target ...)`.
 import { applyPatch, recordUpdate } from '../src/core/kube-patch';
+import { figureLine } from './record';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const GW = 'gateway.networking.k8s.io/v1';
@@ -28,8 +29,8 @@ function measure(name: string, target: string, fn: () => void, iterations: numbe
   }
   const cpu = process.cpuUsage(cpu0);
   batches.sort((a, b) => a - b);
-  console.log(`${name}: ${batches[3].toFixed(4)} ms (target ${target})`);
-  console.log(`${name}_cpu: ${((cpu.user + cpu.system) / 1000 / (7 * iterations)).toFixed(4)} ms (target ${target})`);
+  figureLine(`${name}: ${batches[3].toFixed(4)} ms (target ${target})`);
+  figureLine(`${name}_cpu: ${((cpu.user + cpu.system) / 1000 / (7 * iterations)).toFixed(4)} ms (target ${target})`);
 }
 
 const body = JSON.stringify(gateway(80));

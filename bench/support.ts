@@ -51,9 +51,8 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-export function report(name: string, value: number, unit: string, target: string): void {
-  console.log(`${name}: ${Number.isInteger(value) ? value : value.toFixed(value < 10 ? 2 : 1)} ${unit} (target ${target})`);
-}
+// `name: value unit (target ...)`, kept in bench/results/ with BENCH_RECORD set (bench/record.ts)
+export { figureLine, report } from './record';
 
 /** A keep-alive HTTP client that costs little CPU, so that the load generator does not starve the server. */
 export function lightClient(baseUrl: string, token: string, sockets = 16) {

@@ -1,6 +1,7 @@
 // Validation speed: a 16-rule HTTPRoute through validateObject (defaults, schema, CEL rules).
 // Prints `name: value unit (target ...)`.
 import { validateObject } from '../src/core/validate';
+import { figureLine } from './record';
 
 function route16(): object {
   const rules = Array.from({ length: 16 }, (_, i) => ({
@@ -55,4 +56,4 @@ if (check.errors.length) {
 }
 for (let i = 0; i < 2000; i++) validateObject(obj); // warm-up (ajv compile, JIT)
 const ms = measure(() => validateObject(obj), 2000);
-console.log(`validate_httproute_16_rules: ${ms.toFixed(4)} ms (target <= 0.25 ms)`);
+figureLine(`validate_httproute_16_rules: ${ms.toFixed(4)} ms (target <= 0.25 ms)`);

@@ -20,13 +20,14 @@ const TOP_HELP = `Usage: switchyard COMMAND [options]
 The command-line client of a Switchyard control plane.
 
 Commands:
-${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
+${COMMANDS.map((c) => `  ${c.name.padEnd(Math.max(...COMMANDS.map((d) => d.name.length)))}  ${c.summary}`).join('\n')}
 
 Environment:
   SWITCHYARD_URL        the API (default http://localhost:8080)
   SWITCHYARD_TOKEN      bearer token
   SWITCHYARD_NAMESPACE  default namespace (default "default")
 
+Exit status: 0 on success, 1 when the server refused or could not be reached, 2 on a usage error.
 Run "switchyard COMMAND --help" for a command's options.
 `;
 
