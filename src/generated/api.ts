@@ -2655,7 +2655,7 @@ export interface components {
         StatusExplanationEntry: {
             reason: components["schemas"]["StatusExplanationReason"];
             message: string;
-            /** @description For routes */
+            /** @description For routes, the parentRef this entry is about. */
             parentRefIndex?: number;
             parentRef?: components["schemas"]["ParentReference"];
         };
@@ -2702,7 +2702,7 @@ export interface components {
             resourceVersion: string;
             /** @description Index of the YAML document (or of the JSON item) that holds the object; absent for pruned objects. */
             document?: number;
-            /** @description Index in the document's List */
+            /** @description Index in the document's List, when the document is a List. */
             item?: number;
             /** @description With dryRun only - a unified diff of labels, annotations and content, from the stored object to the applied one (empty when unchanged). Secret data shows as its digest. */
             diff?: string;
@@ -2730,7 +2730,7 @@ export interface components {
             name?: string;
             /** @description For a problem of the YAML itself: the line (1-based) in the body. */
             line?: number;
-            /** @description For a problem of the YAML itself */
+            /** @description For a problem of the YAML itself, the column (1-based). */
             column?: number;
         };
         /** @description The 504 problem of apply?wait when the reconciler has not caught up in time. The apply itself was committed; results carry the conditions known at that moment. */
@@ -2804,6 +2804,7 @@ export interface components {
         };
         /** @description The status of a policy, one entry per ancestor (here the Gateway through which a targeted Service is used) and controller. */
         PolicyStatus: {
+            /** @description The status of the policy for each ancestor (usually a Gateway) it affects. */
             ancestors: components["schemas"]["PolicyAncestorStatus"][];
         };
         /** @description The policy's conditions with respect to one ancestor, as one controller sees them. */
@@ -2832,11 +2833,18 @@ export interface components {
                 phase?: "Active" | "Terminating";
                 /** @description Namespace conditions. */
                 conditions?: {
+                    /** @description The type of the condition. */
                     type: string;
+                    /** @description True, False or Unknown. */
                     status: string;
+                    /** @description A CamelCase reason for the last transition. */
                     reason?: string;
+                    /** @description A human-readable account of the last transition. */
                     message?: string;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When the condition last changed status.
+                     */
                     lastTransitionTime?: string;
                 }[];
             };
@@ -2853,13 +2861,22 @@ export interface components {
                 loadBalancer?: {
                     /** @description Load balancer ingress points. */
                     ingress?: {
+                        /** @description The IP address of the ingress point. */
                         ip?: string;
+                        /** @description The DNS name of the ingress point. */
                         hostname?: string;
+                        /** @description How traffic reaches the ingress point: VIP or Proxy. */
                         ipMode?: string;
+                        /** @description The ports of the ingress point. */
                         ports?: {
-                            /** Format: int32 */
+                            /**
+                             * Format: int32
+                             * @description The port number.
+                             */
                             port: number;
+                            /** @description TCP, UDP or SCTP. */
                             protocol: string;
+                            /** @description Why the port could not be allocated, if it could not. */
                             error?: string;
                         }[];
                     }[];
@@ -2882,7 +2899,7 @@ export interface components {
              * @enum {string}
              */
             type?: "ClusterIP" | "NodePort" | "LoadBalancer" | "ExternalName";
-            /** @description The Service's cluster IP */
+            /** @description The Service's cluster IP, or None for a headless Service. */
             clusterIP?: string;
             /** @description The Service's cluster IPs (one per IP family). */
             clusterIPs?: string[];
@@ -2897,8 +2914,12 @@ export interface components {
             sessionAffinity?: "ClientIP" | "None";
             /** @description Session affinity settings. */
             sessionAffinityConfig?: {
+                /** @description Settings of ClientIP session affinity. */
                 clientIP?: {
-                    /** Format: int32 */
+                    /**
+                     * Format: int32
+                     * @description How long a client sticks to an endpoint, in seconds (default 10800).
+                     */
                     timeoutSeconds?: number;
                 };
             };
@@ -2985,7 +3006,7 @@ export interface components {
             conditions?: {
                 /** @description Ready to receive traffic. */
                 ready?: boolean;
-                /** @description Serving */
+                /** @description Serving, even while terminating. */
                 serving?: boolean;
                 /** @description Terminating. */
                 terminating?: boolean;
@@ -2994,12 +3015,19 @@ export interface components {
             hostname?: string;
             /** @description The object (usually a Pod) behind the endpoint. */
             targetRef?: {
+                /** @description The apiVersion of the object. */
                 apiVersion?: string;
+                /** @description The kind of the object. */
                 kind?: string;
+                /** @description The namespace of the object. */
                 namespace?: string;
+                /** @description The name of the object. */
                 name?: string;
+                /** @description The uid of the object. */
                 uid?: string;
+                /** @description The resourceVersion of the object. */
                 resourceVersion?: string;
+                /** @description A field of the object (e.g. a container). */
                 fieldPath?: string;
             };
             /** @description Node hosting the endpoint. */
@@ -3008,10 +3036,14 @@ export interface components {
             zone?: string;
             /** @description Topology hints. */
             hints?: {
+                /** @description The zones that should consume the endpoint. */
                 forZones?: {
+                    /** @description The name of the zone. */
                     name: string;
                 }[];
+                /** @description The nodes that should consume the endpoint. */
                 forNodes?: {
+                    /** @description The name of the node. */
                     name: string;
                 }[];
             };
@@ -3651,10 +3683,14 @@ export interface components {
         };
         /** @description A fraction numerator/denominator. */
         Fraction: {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The part of the whole; at most the denominator.
+             */
             numerator: number;
             /**
              * Format: int32
+             * @description The whole.
              * @default 100
              */
             denominator?: number;
@@ -3839,6 +3875,50 @@ export interface components {
             type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
             object: unknown;
         };
+        /** @description authorization.k8s.io/v1 SelfSubjectAccessReview (`kubectl auth can-i`): whether the bearer of the request's token may take an action. Posted, never stored. */
+        SelfSubjectAccessReview: {
+            apiVersion?: string;
+            kind?: string;
+            metadata?: components["schemas"]["ObjectMeta"];
+            /** @description The action to check; exactly one of resourceAttributes and nonResourceAttributes is set. */
+            spec: {
+                /** @description An action on a resource. */
+                resourceAttributes?: {
+                    /** @description The namespace of the action; "" means all namespaces (and cluster-scoped objects). */
+                    namespace?: string;
+                    /** @description A Kubernetes verb: get, list, watch, create, update, patch, delete, or "*" for all. */
+                    verb?: string;
+                    /** @description The API group of the resource; "*" means all. */
+                    group?: string;
+                    /** @description The API version of the resource; "*" means all. */
+                    version?: string;
+                    /** @description The resource (plural name); "*" means all. */
+                    resource?: string;
+                    /** @description The subresource, such as status; "" means none. */
+                    subresource?: string;
+                    /** @description The name of the object; "" means all. */
+                    name?: string;
+                };
+                /** @description An action on a path that is not a resource. */
+                nonResourceAttributes?: {
+                    /** @description The URL path. */
+                    path?: string;
+                    /** @description The HTTP verb, lower case. */
+                    verb?: string;
+                };
+            };
+            /** @description The answer, set by the server. */
+            status?: {
+                /** @description Whether the action is allowed. */
+                allowed?: boolean;
+                /** @description Whether the action is explicitly denied. */
+                denied?: boolean;
+                /** @description Why the action is allowed or not. */
+                reason?: string;
+                /** @description What went wrong while checking, if anything. */
+                evaluationError?: string;
+            };
+        };
         /** @description Listeners added to an existing Gateway that allows them (gateway.networking.k8s.io v1). */
         ListenerSet: {
             apiVersion: string;
@@ -3909,16 +3989,26 @@ export interface components {
         };
         /** @description Kubernetes object metadata. uid, resourceVersion, generation and creationTimestamp are set by the server. */
         ObjectMeta: {
+            /** @description The name of the object, unique within its namespace (or the cluster, for a cluster-scoped kind). */
             name: string;
+            /** @description The namespace of the object; absent for a cluster-scoped kind. */
             namespace?: string;
+            /** @description The unique id the server gave the object when it was created. */
             uid?: string;
+            /** @description The version of the object (a log position), set by the server; sent back on an update, it makes the update conditional. */
             resourceVersion?: string;
+            /** @description The number of changes of the desired state (spec), set by the server. */
             generation?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the object was created, set by the server (RFC 3339).
+             */
             creationTimestamp?: string;
+            /** @description Key/value pairs that selectors match (e.g. allowedRoutes.namespaces.selector). */
             labels?: {
                 [key: string]: string;
             };
+            /** @description Key/value pairs of free-form metadata. */
             annotations?: {
                 [key: string]: string;
             };
@@ -3944,11 +4034,17 @@ export interface components {
         };
         /** @description A reference to an owning object. */
         OwnerReference: {
+            /** @description The apiVersion of the owner. */
             apiVersion: string;
+            /** @description The kind of the owner. */
             kind: string;
+            /** @description The name of the owner. */
             name: string;
+            /** @description The uid of the owner. */
             uid: string;
+            /** @description Whether the owner is the managing controller. */
             controller?: boolean;
+            /** @description Whether the owner waits for this object's removal before its own (kept, not acted upon). */
             blockOwnerDeletion?: boolean;
         };
         /** @description A proxy's report, sent after every swap and at least every 10 s. A proxy token may report only for its own Gateways. `version` and `hash` are those of the snapshot it serves (null: none yet); `error` is why it could not apply a newer one (its last good table stays). */
