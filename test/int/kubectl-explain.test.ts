@@ -231,6 +231,21 @@ describe.skipIf(missing !== null)('kubectl explain and validation against the Op
     expect(r.stderr).not.toContain('failed to download openapi');
   }, 60_000);
 
+  it('client-side apply of a Service merges ports by the merge key the document declares: a port dropped from the manifest goes', async () => {
+    const dir = tempDir('sy-kubectl-ports-');
+    const svc = (ports: string) => {
+      const file = join(dir, `svc-${Math.random().toString(36).slice(2)}.yaml`);
+      writeFileSync(file, `apiVersion: v1\nkind: Service\nmetadata: { name: two-ports, namespace: default }\nspec: { ports: [${ports}] }\n`);
+      return file;
+    };
+    expect((await k.run(['apply', '-f', svc('{ name: a, port: 80, targetPort: 8080 }, { name: b, port: 443, targetPort: https }')])).code).toBe(0);
+    const second = await k.run(['apply', '-f', svc('{ name: a, port: 80, targetPort: 8080 }')]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain('warning');
+    const live = await k.run(['get', 'service', 'two-ports', '-n', 'default', '-o', 'jsonpath={.spec.ports[*].port}']);
+    expect(live.stdout).toBe('80');
+  }, 60_000);
+
   it('a field the schema does not know is named in kubectl’s answer, for a Gateway API kind and a built-in one', async () => {
     const dir = tempDir('sy-kubectl-openapi-');
     const route = join(dir, 'foo.yaml');

@@ -6,16 +6,24 @@
 import type { Json } from './openapi-schema';
 
 class Writer {
-  private readonly parts: Buffer[] = [];
+  // one growing buffer per message: a submessage is written on its own, then copied in with its length
+  private buf = Buffer.allocUnsafe(64);
+  private at = 0;
+
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+    this.buf.copy(bigger, 0, 0, this.at);
+    this.buf = bigger;
+  }
 
   private varint(n: number): void {
-    const bytes: number[] = [];
+    this.room(10);
     while (n >= 0x80) {
-      bytes.push((n % 0x80) | 0x80);
+      this.buf[this.at++] = (n % 0x80) | 0x80;
       n = Math.floor(n / 0x80);
     }
-    bytes.push(n);
-    this.parts.push(Buffer.from(bytes));
+    this.buf[this.at++] = n;
   }
 
   private tag(no: number, wire: number): void {
@@ -25,7 +33,9 @@ class Writer {
   bytes(no: number, b: Buffer): this {
     this.tag(no, 2);
     this.varint(b.length);
-    this.parts.push(b);
+    this.room(b.length);
+    b.copy(this.buf, this.at);
+    this.at += b.length;
     return this;
   }
 
@@ -58,9 +68,9 @@ class Writer {
   double(no: number, n: unknown): this {
     if (typeof n === 'number') {
       this.tag(no, 1);
-      const b = Buffer.alloc(8);
-      b.writeDoubleLE(n);
-      this.parts.push(b);
+      this.room(8);
+      this.buf.writeDoubleLE(n, this.at);
+      this.at += 8;
     }
     return this;
   }
@@ -76,7 +86,7 @@ class Writer {
   }
 
   done(): Buffer {
-    return Buffer.concat(this.parts);
+    return this.buf.subarray(0, this.at);
   }
 }
 

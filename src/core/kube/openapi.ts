@@ -146,7 +146,10 @@ export function documentPath(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`;
 }
 
-/** Builds every document (some 100-200 ms of CPU); `openApiDocuments` keeps the result. */
+/**
+ * Builds the documents (some 100 ms of CPU once warm, the v2 forms at their first use);
+ * `openApiDocuments` keeps the result.
+ */
 export function buildOpenApiDocuments(): OpenApiDocuments {
   const components = (spec as Json).components.schemas as Record<string, Json>;
   const info = { title: 'Switchyard', version: (spec as Json).info?.version ?? '' };
@@ -176,17 +179,28 @@ export function buildOpenApiDocuments(): OpenApiDocuments {
   const root: Record<string, { serverRelativeURL: string }> = {};
   for (const [p, d] of v3) root[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${d.hash}` };
 
-  const definitions: Record<string, Json> = {};
-  let paths: Record<string, Json> = {};
-  for (const s of all) {
-    const { name, schema } = defs.get(s)!;
-    definitions[name] = toSwagger2(schema);
-    paths = { ...paths, ...v2Paths(s, name) };
-  }
-  for (const [name, schema] of [...kinds.definitions].sort(([a], [b]) => a.localeCompare(b))) definitions[name] = toSwagger2(schema);
-  const swagger = { swagger: '2.0', info, paths, definitions };
-  const protobuf = swaggerToProtobuf(swagger);
-  return { v3, v3Root: documentOf({ paths: root }), v2: { ...documentOf(swagger), protobuf, protobufHash: hashOf(protobuf) } };
+  // v2 is made at its first request: `kubectl explain` and the v3 readers never ask for it
+  let v2: OpenApiDocuments['v2'] | undefined;
+  const buildV2 = (): OpenApiDocuments['v2'] => {
+    const definitions: Record<string, Json> = {};
+    let paths: Record<string, Json> = {};
+    for (const s of all) {
+      const { name, schema } = defs.get(s)!;
+      definitions[name] = toSwagger2(schema);
+      paths = { ...paths, ...v2Paths(s, name) };
+    }
+    for (const [name, schema] of [...kinds.definitions].sort(([a], [b]) => a.localeCompare(b))) definitions[name] = toSwagger2(schema);
+    const swagger = { swagger: '2.0', info, paths, definitions };
+    const protobuf = swaggerToProtobuf(swagger);
+    return { ...documentOf(swagger), protobuf, protobufHash: hashOf(protobuf) };
+  };
+  return {
+    v3,
+    v3Root: documentOf({ paths: root }),
+    get v2() {
+      return (v2 ??= buildV2());
+    },
+  };
 }
 
 let built: OpenApiDocuments | undefined;
