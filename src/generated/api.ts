@@ -354,6 +354,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openapi/v2": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Kubernetes OpenAPI v2 (Swagger 2.0) document
+         * @description Every kind served at the Kubernetes paths, as kube-apiserver publishes /openapi/v2 (also at /k8s/openapi/v2): definitions named as upstream names them (io.k8s.api.core.v1.Service, io.k8s.networking.gateway.v1.HTTPRoute) and marked with x-kubernetes-group-version-kind, the Kubernetes list, map and patch extensions, paths with x-kubernetes-action. JSON, or the gnostic protobuf message openapi.v2.Document when asked for with Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf (what kubectl asks for). Built once per process; its hash is its ETag (304 to If-None-Match); gzipped when accepted.
+         */
+        get: operations["kubeOpenApiV2"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/v3": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the Kubernetes OpenAPI v3 documents are
+         * @description One OpenAPI 3.0 document per group version (also under /k8s), each at the serverRelativeURL given here, which ends with ?hash= the document's hash: kubectl explain and kubectl's fieldValidation and client-side apply read them. A document asked for by its current hash is answered with Cache-Control public, immutable; every answer carries the hash as ETag.
+         */
+        get: operations["kubeOpenApiV3Root"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/v3/apis/{group}/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example gateway.networking.k8s.io */
+                group: string;
+                /** @example v1 */
+                version: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The Kubernetes OpenAPI v3 document of one group version
+         * @description The kinds of the group version (the core kinds at /openapi/v3/api/v1) in OpenAPI 3.0, as kube-apiserver publishes them: a Gateway API kind's schema inlined as a CRD's, the built-in kinds by reference to named definitions, int-or-string as x-kubernetes-int-or-string, the list, map and patch extensions, x-kubernetes-group-version-kind, and the paths with their query parameters (fieldValidation among them).
+         */
+        get: operations["kubeOpenApiV3Document"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/k8s/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name}": {
         parameters: {
             query?: never;
@@ -5621,6 +5686,116 @@ export interface operations {
                 };
             };
             /** @description A Kubernetes Status (401 without a token, 404 for a group version not served). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubeStatus"];
+                };
+            };
+        };
+    };
+    kubeOpenApiV2: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                    "application/com.github.proto-openapi.spec.v2.v1.0+protobuf": string;
+                };
+            };
+            /** @description The document is the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A Kubernetes Status (401 without a token). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubeStatus"];
+                };
+            };
+        };
+    };
+    kubeOpenApiV3Root: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents: {"paths": {"apis/gateway.networking.k8s.io/v1": {"serverRelativeURL": "/openapi/v3/apis/gateway.networking.k8s.io/v1?hash=..."}}}. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description A Kubernetes Status (401 without a token). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubeStatus"];
+                };
+            };
+        };
+    };
+    kubeOpenApiV3Document: {
+        parameters: {
+            query?: {
+                /** @description The hash the /openapi/v3 root gives; with it, the answer may be kept for good. */
+                hash?: string;
+            };
+            header?: never;
+            path: {
+                /** @example gateway.networking.k8s.io */
+                group: string;
+                /** @example v1 */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description The document is the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A Kubernetes Status (404 for a group version not served). */
             default: {
                 headers: {
                     [name: string]: unknown;
