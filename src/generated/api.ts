@@ -354,6 +354,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openapi/v2": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Kubernetes OpenAPI v2 (Swagger 2.0) document
+         * @description Every kind served at the Kubernetes paths, as kube-apiserver publishes /openapi/v2 (also at /k8s/openapi/v2): definitions named as upstream names them (io.k8s.api.core.v1.Service, io.k8s.networking.gateway.v1.HTTPRoute) and marked with x-kubernetes-group-version-kind, the Kubernetes list, map and patch extensions, paths with x-kubernetes-action. JSON, or the gnostic protobuf message openapi.v2.Document when asked for with Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf (what kubectl asks for). Built once per process; its hash is its ETag (304 to If-None-Match); gzipped when accepted.
+         */
+        get: operations["kubeOpenApiV2"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/v3": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the Kubernetes OpenAPI v3 documents are
+         * @description One OpenAPI 3.0 document per group version (also under /k8s), each at the serverRelativeURL given here, which ends with ?hash= the document's hash: kubectl explain and kubectl's fieldValidation and client-side apply read them. A document asked for by its current hash is answered with Cache-Control public, immutable; every answer carries the hash as ETag.
+         */
+        get: operations["kubeOpenApiV3Root"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/v3/apis/{group}/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example gateway.networking.k8s.io */
+                group: string;
+                /** @example v1 */
+                version: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The Kubernetes OpenAPI v3 document of one group version
+         * @description The kinds of the group version (the core kinds at /openapi/v3/api/v1) in OpenAPI 3.0, as kube-apiserver publishes them: a Gateway API kind's schema inlined as a CRD's, the built-in kinds by reference to named definitions, int-or-string as x-kubernetes-int-or-string, the list, map and patch extensions, x-kubernetes-group-version-kind, and the paths with their query parameters (fieldValidation among them).
+         */
+        get: operations["kubeOpenApiV3Document"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/k8s/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name}": {
         parameters: {
             query?: never;
@@ -2658,7 +2723,7 @@ export interface components {
         StatusExplanationEntry: {
             reason: components["schemas"]["StatusExplanationReason"];
             message: string;
-            /** @description For routes */
+            /** @description For routes, the parentRef this entry is about. */
             parentRefIndex?: number;
             parentRef?: components["schemas"]["ParentReference"];
         };
@@ -2705,7 +2770,7 @@ export interface components {
             resourceVersion: string;
             /** @description Index of the YAML document (or of the JSON item) that holds the object; absent for pruned objects. */
             document?: number;
-            /** @description Index in the document's List */
+            /** @description Index in the document's List, when the document is a List. */
             item?: number;
             /** @description With dryRun only - a unified diff of labels, annotations and content, from the stored object to the applied one (empty when unchanged). Secret data shows as its digest. */
             diff?: string;
@@ -2733,7 +2798,7 @@ export interface components {
             name?: string;
             /** @description For a problem of the YAML itself: the line (1-based) in the body. */
             line?: number;
-            /** @description For a problem of the YAML itself */
+            /** @description For a problem of the YAML itself, the column (1-based). */
             column?: number;
         };
         /** @description The 504 problem of apply?wait when the reconciler has not caught up in time. The apply itself was committed; results carry the conditions known at that moment. */
@@ -2807,6 +2872,7 @@ export interface components {
         };
         /** @description The status of a policy, one entry per ancestor (here the Gateway through which a targeted Service is used) and controller. */
         PolicyStatus: {
+            /** @description The status of the policy for each ancestor (usually a Gateway) it affects. */
             ancestors: components["schemas"]["PolicyAncestorStatus"][];
         };
         /** @description The policy's conditions with respect to one ancestor, as one controller sees them. */
@@ -2835,11 +2901,18 @@ export interface components {
                 phase?: "Active" | "Terminating";
                 /** @description Namespace conditions. */
                 conditions?: {
+                    /** @description The type of the condition. */
                     type: string;
+                    /** @description True, False or Unknown. */
                     status: string;
+                    /** @description A CamelCase reason for the last transition. */
                     reason?: string;
+                    /** @description A human-readable account of the last transition. */
                     message?: string;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When the condition last changed status.
+                     */
                     lastTransitionTime?: string;
                 }[];
             };
@@ -2856,13 +2929,22 @@ export interface components {
                 loadBalancer?: {
                     /** @description Load balancer ingress points. */
                     ingress?: {
+                        /** @description The IP address of the ingress point. */
                         ip?: string;
+                        /** @description The DNS name of the ingress point. */
                         hostname?: string;
+                        /** @description How traffic reaches the ingress point: VIP or Proxy. */
                         ipMode?: string;
+                        /** @description The ports of the ingress point. */
                         ports?: {
-                            /** Format: int32 */
+                            /**
+                             * Format: int32
+                             * @description The port number.
+                             */
                             port: number;
+                            /** @description TCP, UDP or SCTP. */
                             protocol: string;
+                            /** @description Why the port could not be allocated, if it could not. */
                             error?: string;
                         }[];
                     }[];
@@ -2885,7 +2967,7 @@ export interface components {
              * @enum {string}
              */
             type?: "ClusterIP" | "NodePort" | "LoadBalancer" | "ExternalName";
-            /** @description The Service's cluster IP */
+            /** @description The Service's cluster IP, or None for a headless Service. */
             clusterIP?: string;
             /** @description The Service's cluster IPs (one per IP family). */
             clusterIPs?: string[];
@@ -2900,8 +2982,12 @@ export interface components {
             sessionAffinity?: "ClientIP" | "None";
             /** @description Session affinity settings. */
             sessionAffinityConfig?: {
+                /** @description Settings of ClientIP session affinity. */
                 clientIP?: {
-                    /** Format: int32 */
+                    /**
+                     * Format: int32
+                     * @description How long a client sticks to an endpoint, in seconds (default 10800).
+                     */
                     timeoutSeconds?: number;
                 };
             };
@@ -2988,7 +3074,7 @@ export interface components {
             conditions?: {
                 /** @description Ready to receive traffic. */
                 ready?: boolean;
-                /** @description Serving */
+                /** @description Serving, even while terminating. */
                 serving?: boolean;
                 /** @description Terminating. */
                 terminating?: boolean;
@@ -2997,12 +3083,19 @@ export interface components {
             hostname?: string;
             /** @description The object (usually a Pod) behind the endpoint. */
             targetRef?: {
+                /** @description The apiVersion of the object. */
                 apiVersion?: string;
+                /** @description The kind of the object. */
                 kind?: string;
+                /** @description The namespace of the object. */
                 namespace?: string;
+                /** @description The name of the object. */
                 name?: string;
+                /** @description The uid of the object. */
                 uid?: string;
+                /** @description The resourceVersion of the object. */
                 resourceVersion?: string;
+                /** @description A field of the object (e.g. a container). */
                 fieldPath?: string;
             };
             /** @description Node hosting the endpoint. */
@@ -3011,10 +3104,14 @@ export interface components {
             zone?: string;
             /** @description Topology hints. */
             hints?: {
+                /** @description The zones that should consume the endpoint. */
                 forZones?: {
+                    /** @description The name of the zone. */
                     name: string;
                 }[];
+                /** @description The nodes that should consume the endpoint. */
                 forNodes?: {
+                    /** @description The name of the node. */
                     name: string;
                 }[];
             };
@@ -3654,10 +3751,14 @@ export interface components {
         };
         /** @description A fraction numerator/denominator. */
         Fraction: {
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The part of the whole; at most the denominator.
+             */
             numerator: number;
             /**
              * Format: int32
+             * @description The whole.
              * @default 100
              */
             denominator?: number;
@@ -3842,6 +3943,50 @@ export interface components {
             type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
             object: unknown;
         };
+        /** @description authorization.k8s.io/v1 SelfSubjectAccessReview (`kubectl auth can-i`): whether the bearer of the request's token may take an action. Posted, never stored. */
+        SelfSubjectAccessReview: {
+            apiVersion?: string;
+            kind?: string;
+            metadata?: components["schemas"]["ObjectMeta"];
+            /** @description The action to check; exactly one of resourceAttributes and nonResourceAttributes is set. */
+            spec: {
+                /** @description An action on a resource. */
+                resourceAttributes?: {
+                    /** @description The namespace of the action; "" means all namespaces (and cluster-scoped objects). */
+                    namespace?: string;
+                    /** @description A Kubernetes verb: get, list, watch, create, update, patch, delete, or "*" for all. */
+                    verb?: string;
+                    /** @description The API group of the resource; "*" means all. */
+                    group?: string;
+                    /** @description The API version of the resource; "*" means all. */
+                    version?: string;
+                    /** @description The resource (plural name); "*" means all. */
+                    resource?: string;
+                    /** @description The subresource, such as status; "" means none. */
+                    subresource?: string;
+                    /** @description The name of the object; "" means all. */
+                    name?: string;
+                };
+                /** @description An action on a path that is not a resource. */
+                nonResourceAttributes?: {
+                    /** @description The URL path. */
+                    path?: string;
+                    /** @description The HTTP verb, lower case. */
+                    verb?: string;
+                };
+            };
+            /** @description The answer, set by the server. */
+            status?: {
+                /** @description Whether the action is allowed. */
+                allowed?: boolean;
+                /** @description Whether the action is explicitly denied. */
+                denied?: boolean;
+                /** @description Why the action is allowed or not. */
+                reason?: string;
+                /** @description What went wrong while checking, if anything. */
+                evaluationError?: string;
+            };
+        };
         /** @description Listeners added to an existing Gateway that allows them (gateway.networking.k8s.io v1). */
         ListenerSet: {
             apiVersion: string;
@@ -3912,16 +4057,26 @@ export interface components {
         };
         /** @description Kubernetes object metadata. uid, resourceVersion, generation and creationTimestamp are set by the server. */
         ObjectMeta: {
+            /** @description The name of the object, unique within its namespace (or the cluster, for a cluster-scoped kind). */
             name: string;
+            /** @description The namespace of the object; absent for a cluster-scoped kind. */
             namespace?: string;
+            /** @description The unique id the server gave the object when it was created. */
             uid?: string;
+            /** @description The version of the object (a log position), set by the server; sent back on an update, it makes the update conditional. */
             resourceVersion?: string;
+            /** @description The number of changes of the desired state (spec), set by the server. */
             generation?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the object was created, set by the server (RFC 3339).
+             */
             creationTimestamp?: string;
+            /** @description Key/value pairs that selectors match (e.g. allowedRoutes.namespaces.selector). */
             labels?: {
                 [key: string]: string;
             };
+            /** @description Key/value pairs of free-form metadata. */
             annotations?: {
                 [key: string]: string;
             };
@@ -3947,11 +4102,17 @@ export interface components {
         };
         /** @description A reference to an owning object. */
         OwnerReference: {
+            /** @description The apiVersion of the owner. */
             apiVersion: string;
+            /** @description The kind of the owner. */
             kind: string;
+            /** @description The name of the owner. */
             name: string;
+            /** @description The uid of the owner. */
             uid: string;
+            /** @description Whether the owner is the managing controller. */
             controller?: boolean;
+            /** @description Whether the owner waits for this object's removal before its own (kept, not acted upon). */
             blockOwnerDeletion?: boolean;
         };
         /** @description A proxy's report, sent after every swap and at least every 10 s. A proxy token may report only for its own Gateways. `version` and `hash` are those of the snapshot it serves (null: none yet); `error` is why it could not apply a newer one (its last good table stays). */
@@ -5532,6 +5693,116 @@ export interface operations {
                 };
             };
             /** @description A Kubernetes Status (401 without a token, 404 for a group version not served). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubeStatus"];
+                };
+            };
+        };
+    };
+    kubeOpenApiV2: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                    "application/com.github.proto-openapi.spec.v2.v1.0+protobuf": string;
+                };
+            };
+            /** @description The document is the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A Kubernetes Status (401 without a token). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubeStatus"];
+                };
+            };
+        };
+    };
+    kubeOpenApiV3Root: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents: {"paths": {"apis/gateway.networking.k8s.io/v1": {"serverRelativeURL": "/openapi/v3/apis/gateway.networking.k8s.io/v1?hash=..."}}}. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description A Kubernetes Status (401 without a token). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KubeStatus"];
+                };
+            };
+        };
+    };
+    kubeOpenApiV3Document: {
+        parameters: {
+            query?: {
+                /** @description The hash the /openapi/v3 root gives; with it, the answer may be kept for good. */
+                hash?: string;
+            };
+            header?: never;
+            path: {
+                /** @example gateway.networking.k8s.io */
+                group: string;
+                /** @example v1 */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description The document is the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A Kubernetes Status (404 for a group version not served). */
             default: {
                 headers: {
                     [name: string]: unknown;

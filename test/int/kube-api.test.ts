@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { client, mintToken, reconciled, startTestServer, type Client, type TestServer } from '../support/server';
+import { ADMIN_TOKEN, client, mintToken, reconciled, startTestServer, type Client, type TestServer } from '../support/server';
 import { tempDir } from '../support/temp-dir';
 
 let s: TestServer;
@@ -91,7 +91,30 @@ describe('discovery', () => {
     expect(url).toMatch(/^\/openapi\/v3\/apis\/gateway.networking.k8s.io\/v1\?hash=/);
     const doc = await s.api('GET', url);
     const route = Object.values(doc.body.components.schemas).find((x: any) => x['x-kubernetes-group-version-kind']?.[0]?.kind === 'HTTPRoute') as any;
-    expect(route.properties.spec.$ref).toBe('#/components/schemas/HTTPRouteSpec');
+    // inlined, as kube-apiserver publishes a CRD's schema; metadata by reference to ObjectMeta
+    expect(route.properties.spec.properties.parentRefs.type).toBe('array');
+    expect(route.properties.metadata.allOf[0].$ref).toBe('#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+    // the hash is the document's ETag: kubectl's cache revalidates with it and gets a 304
+    const etag = doc.headers.get('etag')!;
+    expect(etag).toBe(`"${url.split('hash=')[1]}"`);
+    expect(doc.headers.get('cache-control')).toContain('immutable');
+    expect((await s.api('GET', url, undefined, { 'if-none-match': etag })).status).toBe(304);
+  });
+
+  it('serves /openapi/v2 as Swagger 2.0 JSON, and as protobuf to a client that asks for it (kubectl does)', async () => {
+    const doc = await s.api('GET', '/openapi/v2');
+    expect(doc.status).toBe(200);
+    expect(doc.body.swagger).toBe('2.0');
+    expect(doc.body.definitions['io.k8s.networking.gateway.v1.HTTPRoute']['x-kubernetes-group-version-kind']).toEqual([{ group: GW, version: 'v1', kind: 'HTTPRoute' }]);
+    expect(doc.body.definitions['io.k8s.api.core.v1.ServicePort'].properties.targetPort).toMatchObject({ $ref: '#/definitions/io.k8s.apimachinery.pkg.util.intstr.IntOrString', 'x-kubernetes-int-or-string': true });
+    expect(doc.body.paths[`/apis/${GW}/v1/namespaces/{namespace}/httproutes/{name}`].patch).toMatchObject({ 'x-kubernetes-action': 'patch', 'x-kubernetes-group-version-kind': { group: GW, version: 'v1', kind: 'HTTPRoute' } });
+    const pb = await fetch(`${s.url}/k8s/openapi/v2`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    expect(pb.status).toBe(200);
+    expect(pb.headers.get('content-type')).toContain('protobuf');
+    const bytes = Buffer.from(await pb.arrayBuffer());
+    // field 1 (swagger), a string: "2.0"
+    expect(bytes.subarray(0, 5)).toEqual(Buffer.from([0x0a, 3, ...Buffer.from('2.0')]));
+    expect((await s.api('GET', '/openapi/v2', undefined, { 'if-none-match': doc.headers.get('etag')! })).status).toBe(304);
   });
 
   it('requires a bearer token, and says so in a Status', async () => {

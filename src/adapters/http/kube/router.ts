@@ -11,7 +11,8 @@ import { HttpError } from '../problem';
 import { kubeErrors, sendStatus } from './errors';
 import { aggregated, AGGREGATED_V2, AUTHORIZATION_GROUP, coreVersions, group, groupList, resourceList, wantsAggregated } from '../../../core/kube/discovery';
 import { parseKubePath } from '../../../core/kube/paths';
-import { groupVersionDocument, v3Root } from '../../../core/kube/openapi';
+import { openApiDocuments } from '../../../core/kube/openapi';
+import { PROTOBUF_V2, sendDocument, wantsProtobufV2 } from './documents';
 import { failure } from '../../../core/kube/status';
 import { sendJson } from '../body';
 import { objectHandler } from './objects';
@@ -65,14 +66,22 @@ export function kubeRouter(ctx: AppContext): Router {
 
   const openapiV3: Handler = (req, res) => {
     res.locals.route = '/openapi/v3';
+    const docs = openApiDocuments();
     const rest = req.path.replace(/^.*?\/openapi\/v3\/?/, '');
-    if (rest === '') return sendJson(res, 200, v3Root());
-    const m = rest.match(/^(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/);
-    const doc = m ? (m[1] ? groupVersionDocument('', m[1]) : groupVersionDocument(m[2], m[3])) : null;
+    if (rest === '') return sendDocument(req, res, docs.v3Root.json, docs.v3Root.hash, 'application/json');
+    const doc = docs.v3.get(rest);
     if (!doc) throw new HttpError(404, `no OpenAPI document for ${rest}`);
     // documents are addressed by their hash: a client may keep one for as long as it likes
-    if (req.query.hash) res.setHeader('Cache-Control', 'public, immutable');
-    sendJson(res, 200, doc);
+    const immutable = req.query.hash === doc.hash;
+    sendDocument(req, res, doc.json, doc.hash, 'application/json', immutable);
+  };
+
+  const openapiV2: Handler = (req, res) => {
+    res.locals.route = '/openapi/v2';
+    const { v2 } = openApiDocuments();
+    res.setHeader('Vary', 'Accept');
+    if (wantsProtobufV2(req.header('accept'))) return sendDocument(req, res, v2.protobuf, v2.protobufHash, PROTOBUF_V2);
+    sendDocument(req, res, v2.json, v2.hash, 'application/json');
   };
 
   /** Everything under /apis, and under the prefix /api as well. */
@@ -111,13 +120,13 @@ export function kubeRouter(ctx: AppContext): Router {
   // the root: only what no Switchyard path holds
   r.get(['/api', '/api/v1'], wrap(authenticate), wrap(api(true)));
   r.all(/^\/apis(\/.*)?$/, wrap(authenticate), wrap(api(false)));
-  r.get('/openapi/v2', wrap(authenticate), wrap(() => { throw new HttpError(404, 'the OpenAPI v2 document is not served; read /openapi/v3'); }));
+  r.get('/openapi/v2', wrap(authenticate), wrap(openapiV2));
   r.get(/^\/openapi\/v3(\/.*)?$/, wrap(authenticate), wrap(openapiV3));
   // the prefix: all of it
   const prefixed = Router();
   prefixed.use(wrap(authenticate));
   prefixed.get('/version', wrap(version));
-  prefixed.get('/openapi/v2', wrap(() => { throw new HttpError(404, 'the OpenAPI v2 document is not served; read /openapi/v3'); }));
+  prefixed.get('/openapi/v2', wrap(openapiV2));
   prefixed.get(/^\/openapi\/v3(\/.*)?$/, wrap(openapiV3));
   prefixed.all(/^\/api(\/.*)?$/, wrap(api(true)));
   prefixed.all(/^\/apis(\/.*)?$/, wrap(api(false)));
