@@ -8,7 +8,6 @@ import { table } from '../format';
 export const historyCommand: Command = {
   name: 'history',
   usage: 'switchyard history KIND NAME [-n NS] [-o table|json]',
-  summary: 'Every version of an object, oldest first: version, change, actor (token name) and time.',
   options: [NAMESPACE, { name: 'output', short: 'o', type: 'string', value: 'table|json', help: 'output format (default table)' }, HELP],
   async run({ positionals, options }, { api, env, io }) {
     const [kindArg, name, extra] = positionals;
