@@ -1,5 +1,7 @@
 // `npm run worker`: the reconcile worker alone (dispatcher + BullMQ workers), for scaled deployments,
-// with /healthz, /readyz and /metrics on WORKER_PORT (0: none).
+// with /healthz, /readyz and /metrics on WORKER_PORT (0: none). WORKER_PORT not set, a worker takes
+// 9091 or, when another worker on the machine has it, the next free port up to 9190, and says which:
+// several workers on one machine all start. A WORKER_PORT that is set is that port or an error.
 import type { AddressInfo } from 'node:net';
 import { processLogger } from '../src/runtime/logger';
 import type { Registry } from 'prom-client';
@@ -8,8 +10,11 @@ import { pingDatabase } from '../src/adapters/store/ping';
 import { workerEndpoints } from '../src/adapters/http/worker-endpoints';
 import { hostWorker } from '../src/worker-host';
 import { readinessOf } from '../src/adapters/http/readiness';
-import { listen } from '../src/runtime/listen';
+import { listen, listenFirstFree } from '../src/runtime/listen';
 import { StartupError } from '../src/runtime/startup-error';
+
+/** how many ports from the default 9091 a worker tries when WORKER_PORT is not set */
+const DEFAULT_PORTS_TRIED = 100;
 
 /** how long jobs in flight may take to finish after SIGTERM */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -33,11 +38,19 @@ const endpoints = config.workerPort > 0
     })
   : null;
 if (endpoints) {
-  await listen(endpoints, config.workerPort, config.host, 'WORKER_PORT').catch((e: unknown) => {
+  const bound = config.workerPortFixed
+    ? listen(endpoints, config.workerPort, config.host, 'WORKER_PORT').then(() => config.workerPort)
+    : listenFirstFree(endpoints, config.workerPort, config.host, DEFAULT_PORTS_TRIED, 'WORKER_PORT');
+  const port = await bound.catch((e: unknown) => {
     if (!(e instanceof StartupError)) throw e;
     process.stderr.write(`switchyard worker: ${e.message}\n`);
     process.exit(1);
   });
+  if (port !== config.workerPort) {
+    logger.warn({ port, wanted: config.workerPort }, `port ${config.workerPort} is in use (another worker on this machine?): serving /healthz, /readyz and /metrics on ${port}; set WORKER_PORT to choose the port`);
+  } else {
+    logger.info({ port }, 'serving /healthz, /readyz and /metrics');
+  }
 }
 
 const { db, worker, redisPing, close } = await hostWorker(config, logger, { processMetrics: true });

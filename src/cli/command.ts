@@ -17,7 +17,6 @@ export interface Context {
 export interface Command {
   name: string;
   usage: string;
-  summary: string;
   options: OptionSpec[];
   details?: string;
   /** resolves to the exit status */

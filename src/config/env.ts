@@ -33,6 +33,8 @@ export interface Config {
   accessLogSample: number;
   /** the port of the worker's /healthz, /readyz and /metrics (`npm run worker`); 0: none */
   workerPort: number;
+  /** WORKER_PORT was given: that port or none; by default a worker takes the next free port after 9091 */
+  workerPortFixed: boolean;
   /** `npm start` with PostgreSQL and Redis set runs its worker on a thread of its own (WORKER_THREAD=false: on the API's) */
   workerThread: boolean;
   /** how far back a Kubernetes watch may resume; an older resourceVersion is 410 Expired */
@@ -63,6 +65,9 @@ function flag(name: string, def: boolean, env: NodeJS.ProcessEnv): boolean {
   if (raw === 'true' || raw === 'false') return raw === 'true';
   throw new Error(`${name} must be true or false, got "${raw}"`);
 }
+
+/** The worker's own port when WORKER_PORT is not set; a second worker on the machine takes the next free one. */
+export const DEFAULT_WORKER_PORT = 9091;
 
 function int(name: string, def: number, env: NodeJS.ProcessEnv): number {
   const raw = env[name];
@@ -107,7 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     accessLog: accessLogMode(env),
     accessLogSample: fraction('ACCESS_LOG_SAMPLE', 1, env),
-    workerPort: int('WORKER_PORT', 9091, env),
+    workerPort: int('WORKER_PORT', DEFAULT_WORKER_PORT, env),
+    workerPortFixed: (env.WORKER_PORT ?? '') !== '',
     workerThread: flag('WORKER_THREAD', true, env),
     kubeWatchHistorySeconds: int('KUBE_WATCH_HISTORY_SECONDS', 3600, env),
     kubeTlsCertFile: env.KUBE_TLS_CERT_FILE || undefined,

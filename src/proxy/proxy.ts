@@ -131,7 +131,13 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     const feed = new SnapshotFeed({
       url: o.url, token: o.token, namespace, name, backoffMs: o.backoffMs,
       onSnapshot: (snap) => apply(gateway, snap),
-      onState: (s) => feedStates.set(gateway, s),
+      onState: (s) => {
+        const was = feedStates.get(gateway);
+        feedStates.set(gateway, s);
+        // back in touch after the API was away: tell it at once what this proxy serves, rather than
+        // at the next periodic report (the ones sent meanwhile were lost)
+        if (s.connected && was && !was.connected && was.lastError) reporter.report(gateway);
+      },
     });
     feed.start();
     return feed;

@@ -16,3 +16,19 @@ export function listen(server: Server, port: number, host: string | undefined, s
     });
   });
 }
+
+/**
+ * Binds the first free port of `port`, `port`+1, ... (`count` of them), for a default that several
+ * processes on one machine share (the worker's 9091): the port taken, which the caller logs.
+ */
+export async function listenFirstFree(server: Server, port: number, host: string | undefined, count: number, setting: string): Promise<number> {
+  for (let p = port; ; p++) {
+    try {
+      await listen(server, p, host, setting);
+      return p;
+    } catch (e) {
+      if (!(e instanceof StartupError) || !/is in use/.test(e.message)) throw e;
+      if (p >= port + count - 1) throw new StartupError(`ports ${port} to ${p}${host ? ` on ${host}` : ''} are all in use: set ${setting}`);
+    }
+  }
+}

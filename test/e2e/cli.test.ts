@@ -120,11 +120,35 @@ describe('switchyard CLI', () => {
     expect(rt.stdout).toMatch(/parent shop\/edge\s+ResolvedRefs\s+True/);
   });
 
-  it('shows history', async () => {
+  it('shows history, with a diff of what each change made', async () => {
+    const before = await run(['history', 'httproute', 'web', '-o', 'json']);
+    const last = (JSON.parse(before.stdout).items as { version: number }[]).at(-1)!.version;
+    const patched = await s.api('PATCH', '/api/v1/namespaces/shop/httproutes/web', { metadata: { labels: { tier: 'front' } } });
+    expect(patched.status).toBe(200);
     const r = await run(['history', 'httproute', 'web']);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^VERSION\s+CHANGE\s+ACTOR\s+TIME$/m);
     expect(r.stdout).toMatch(/^1\s+Created\s+admin\s+\d{4}-/m);
+    // the creation: the whole object added
+    expect(r.stdout).toMatch(/^version 1: Created by admin at \d{4}-.*\n--- \/dev\/null\n\+\+\+ httproute\/web@1\n@@ -0,0 \+1,\d+ @@\n/m);
+    expect(r.stdout).toContain('+    - shop.example.com\n');
+    // the label patched in: one line added, with context, and nothing else
+    const next = last + 1;
+    const change = r.stdout.slice(r.stdout.indexOf(`version ${next}: Updated by admin`));
+    expect(change).toMatch(new RegExp(`^version ${next}: Updated by admin at .*\n--- httproute/web@${last}\n\\+\\+\\+ httproute/web@${next}\n@@ -\\d+,\\d+ \\+\\d+,\\d+ @@\n`));
+    expect(change.split('\n').filter((l) => /^[-+](?![-+]{2} )/.test(l))).toEqual(['+    tier: front']);
+    const one = await run(['history', 'httproute', 'web', '--version', String(next)]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).not.toContain('VERSION');
+    expect(one.stdout).toContain('+    tier: front');
+    const between = await run(['history', 'httproute', 'web', '--diff', `1..${next}`]);
+    expect(between.stdout).toMatch(/^--- httproute\/web@1\n\+\+\+ httproute\/web@\d+\n@@/);
+    expect(between.stdout).toContain('+    tier: front');
+    const same = await run(['history', 'httproute', 'web', '--diff', `${next}..${next}`]);
+    expect(same.stdout).toBe(`versions ${next} and ${next} of httproute/web do not differ\n`);
+    const missing = await run(['history', 'httproute', 'web', '--version', '999']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('httproute/web has no version 999');
   });
 
   it('resolves a request: decision and explanation', async () => {

@@ -118,9 +118,9 @@ export interface WorkerProcess {
 
 /**
  * `npm run worker` as its own process (node flags as package.json gives them), resolved once it
- * logs that it runs.
+ * logs that it runs (or, with `started`, once its output matches that).
  */
-export async function startWorkerProcess(env: Record<string, string | undefined>): Promise<WorkerProcess> {
+export async function startWorkerProcess(env: Record<string, string | undefined>, started: RegExp = /switchyard worker running/): Promise<WorkerProcess> {
   const clean = { ...process.env };
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;
@@ -133,7 +133,7 @@ export async function startWorkerProcess(env: Record<string, string | undefined>
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const deadline = Date.now() + 60_000;
-  while (!out.includes('switchyard worker running')) {
+  while (!started.test(out)) {
     if (child.exitCode !== null) throw new Error(`worker exited (${child.exitCode}):\n${out}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -35,7 +35,6 @@ function line(kind: 'Error' | 'Warning', f: Finding, origin: Origin | undefined)
 export const analyzeCommand: Command = {
   name: 'analyze',
   usage: 'switchyard analyze -f FILE|DIR [-f ...] [--server] [-n NS] [-o text|json]',
-  summary: 'Check manifests before applying them: dangling parentRefs, missing Services or ports, references without a ReferenceGrant, hostnames no listener admits, shadowed rules.',
   options: [
     { name: 'filename', short: 'f', type: 'list', value: 'FILE|DIR', help: 'manifest file, directory (read recursively) or - for stdin; repeatable' },
     { name: 'server', type: 'boolean', help: 'also read the objects stored on the server ($SWITCHYARD_URL), so references to them resolve' },

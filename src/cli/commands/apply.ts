@@ -17,7 +17,6 @@ function objectName(r: { kind?: string; namespace?: string; name?: string }): st
 export const applyCommand: Command = {
   name: 'apply',
   usage: 'switchyard apply -f FILE|DIR [-f ...] [--dry-run] [--prune --apply-set NAME] [--wait 30s]',
-  summary: 'Apply manifests (YAML or JSON files, a directory of them, or - for standard input) in one all-or-nothing request.',
   options: [
     { name: 'filename', short: 'f', type: 'list', value: 'FILE|DIR', help: 'manifest file, directory (its .yaml/.yml/.json files) or - for stdin; repeatable' },
     { name: 'recursive', short: 'R', type: 'boolean', help: 'read directories recursively' },

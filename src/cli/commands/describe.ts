@@ -16,7 +16,6 @@ const EXPLAINED = new Set(['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 
 export const describeCommand: Command = {
   name: 'describe',
   usage: 'switchyard describe KIND NAME [-n NS]',
-  summary: 'Show one object: metadata, spec, listeners or parents, its conditions in a table, and why a status is missing.',
   options: [NAMESPACE, HELP],
   async run({ positionals, options }, { api, env, io }) {
     const [kindArg, name, extra] = positionals;

@@ -105,7 +105,6 @@ export function renderTable(info: KindInfo, items: Obj[], allNamespaces: boolean
 export const getCommand: Command = {
   name: 'get',
   usage: 'switchyard get KIND [NAME] [-n NS | -A] [-o table|yaml|json] [-l SELECTOR]',
-  summary: 'List objects of a kind, or show one.',
   options: [
     NAMESPACE,
     { name: 'all-namespaces', short: 'A', type: 'boolean', help: 'list across all namespaces' },

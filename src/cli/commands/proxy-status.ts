@@ -8,7 +8,6 @@ import { age, table } from '../format';
 export const proxyStatusCommand: Command = {
   name: 'proxy-status',
   usage: 'switchyard proxy-status GATEWAY [-n NS] [-o json]',
-  summary: 'Show the proxies of a Gateway: SYNCED, STALE or NOT_SENT, and when each last reported.',
   options: [NAMESPACE, { name: 'output', short: 'o', type: 'string', value: 'json', help: 'json: the API\'s answer as is' }, HELP],
   async run({ positionals, options }, { api, env, io }) {
     const [gateway, extra] = positionals;

@@ -16,7 +16,6 @@ function intOption(value: unknown, name: string, min: number, max: number, fallb
 export const proxyCommand: Command = {
   name: 'proxy',
   usage: 'switchyard proxy --gateway NS/NAME [--gateway NS/NAME ...] [--port-offset N] [--admin-port P]',
-  summary: 'Run the reference proxy: route real traffic from the snapshots of these Gateways.',
   options: [
     { name: 'gateway', type: 'list', value: 'NS/NAME', help: 'a Gateway to serve (repeat for more)' },
     { name: 'port-offset', type: 'string', value: 'N', help: 'bind each listener port + N (default 0), for unprivileged runs' },

@@ -68,7 +68,6 @@ export function renderResolve(a: ResolveResponse): string {
 export const resolveCommand: Command = {
   name: 'resolve',
   usage: 'switchyard resolve GATEWAY --host H --path P [--method M] [--header k=v]... [-n NS]',
-  summary: 'Ask where a request to a Gateway would go, and why (the decision and its explanation).',
   options: [
     { name: 'host', type: 'string', value: 'HOST', help: 'Host header (or gRPC authority); a :port suffix is ignored' },
     { name: 'path', type: 'string', value: 'PATH', help: 'request path, optionally with ?query' },

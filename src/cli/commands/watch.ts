@@ -16,7 +16,6 @@ function clock(): string {
 export const watchCommand: Command = {
   name: 'watch',
   usage: 'switchyard watch GATEWAY [-n NS] [--count N]',
-  summary: "Follow a Gateway's compiled snapshot: print each new version and what changed. Stop with Ctrl-C.",
   options: [
     NAMESPACE,
     { name: 'count', type: 'string', value: 'N', help: 'stop after N snapshots (the first one included)' },
