@@ -1,27 +1,9 @@
 // `switchyard`: the command-line client. Errors go to stderr; the exit status is 0 on success,
 // 1 when the server refused a request or could not be reached, 2 on a usage error.
+import { COMMANDS } from './command-table';
 import { helpText, parseArgs, UsageError } from './args';
 import { ApiError, envOf, makeClient } from './client';
-import type { Command, Io } from './command';
-
-/**
- * Each command's module is loaded only when it runs: a call that only talks to the API does not load
- * what the proxy, apply or analyze need (the validator, the proxy's HTTP stack, metrics), which took
- * about half of the bundle's start-up.
- */
-interface Entry { name: string; summary: string; load: () => Promise<Command> }
-
-const COMMANDS: Entry[] = [
-  { name: 'apply', summary: 'Apply manifests (YAML or JSON files, a directory of them, or - for standard input) in one all-or-nothing request.', load: async () => (await import('./commands/apply')).applyCommand },
-  { name: 'analyze', summary: 'Check manifests before applying them: dangling parentRefs, missing Services or ports, references without a ReferenceGrant, hostnames no listener admits, shadowed rules.', load: async () => (await import('./commands/analyze')).analyzeCommand },
-  { name: 'get', summary: 'List objects of a kind, or show one.', load: async () => (await import('./commands/get')).getCommand },
-  { name: 'describe', summary: 'Show one object: metadata, spec, listeners or parents, its conditions in a table, and why a status is missing.', load: async () => (await import('./commands/describe')).describeCommand },
-  { name: 'history', summary: 'Every version of an object, oldest first (version, change, actor, time), and a diff of what each change made.', load: async () => (await import('./commands/history')).historyCommand },
-  { name: 'resolve', summary: 'Ask where a request to a Gateway would go, and why (the decision and its explanation).', load: async () => (await import('./commands/resolve')).resolveCommand },
-  { name: 'watch', summary: "Follow a Gateway's compiled snapshot: print each new version and what changed. Stop with Ctrl-C.", load: async () => (await import('./commands/watch')).watchCommand },
-  { name: 'proxy', summary: 'Run the reference proxy: route real traffic from the snapshots of these Gateways.', load: async () => (await import('./commands/proxy')).proxyCommand },
-  { name: 'proxy-status', summary: 'Show the proxies of a Gateway: SYNCED, STALE or NOT_SENT, and when each last reported.', load: async () => (await import('./commands/proxy-status')).proxyStatusCommand },
-];
+import type { Io } from './command';
 
 const TOP_HELP = `Usage: switchyard COMMAND [options]
 

@@ -5,11 +5,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { helpText } from '../../src/cli/args';
 import type { Command } from '../../src/cli/command';
 import { runCli, type Run } from '../support/cli';
-import { cliCommands } from '../support/docs';
+import { cliCommands, type CliCommand } from '../support/docs';
 
 const run = (args: string[]) => runCli(() => ({ SWITCHYARD_URL: 'http://127.0.0.1:9' }), args, { timeoutMs: 60_000 });
 
-let commands: Command[];
+let commands: CliCommand[];
 let top: Run;
 beforeAll(async () => {
   commands = await cliCommands();

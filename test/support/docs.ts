@@ -90,18 +90,13 @@ export function commandsOf(line: string): string[][] {
 }
 
 /** The CLI's commands, from the modules that define them (src/cli/commands), as `switchyard --help` lists them. */
-export async function cliCommands(): Promise<Command[]> {
-  const dir = join(ROOT, 'src/cli/commands');
-  const found: Command[] = [];
-  for (const f of readdirSync(dir).filter((x) => x.endsWith('.ts')).sort()) {
-    const mod = await import(join(dir, f)) as Record<string, unknown>;
-    for (const v of Object.values(mod)) {
-      const c = v as Command;
-      if (c && typeof c === 'object' && typeof c.name === 'string' && Array.isArray(c.options) && typeof c.run === 'function') found.push(c);
-    }
-  }
-  return found;
+/** Every command of the CLI, from its command table, with the summary the top help shows. */
+export async function cliCommands(): Promise<CliCommand[]> {
+  const { COMMANDS } = await import('../../src/cli/command-table');
+  return Promise.all(COMMANDS.map(async (e) => ({ ...(await e.load()), summary: e.summary })));
 }
+
+export type CliCommand = Command & { summary: string };
 
 /** Where a path a page names lives: as written from the root, or, for the short forms the pages use (`core/...`), under src/. */
 export function repoPath(path: string): string | undefined {

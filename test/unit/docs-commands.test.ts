@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from '../../src/cli/command';
 import { resolveKind } from '../../src/cli/kinds';
-import { anchorOf, cliCommands, commandsOf, headingsOf, pages, repoPath, shellLines, type Page } from '../support/docs';
+import { anchorOf, cliCommands, type CliCommand, commandsOf, headingsOf, pages, repoPath, shellLines, type Page } from '../support/docs';
 import { ROOT } from '../support/process';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
@@ -38,7 +38,7 @@ const codeText = (() => {
 
 const specPaths = Object.keys(spec.paths).map((p) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`));
 
-let commands: Command[];
+let commands: CliCommand[];
 beforeAll(async () => {
   commands = await cliCommands();
 });
