@@ -107,6 +107,15 @@ describe('the field managers of GitOps tools over HTTP', () => {
     expect(helmOnly.body.spec).not.toHaveProperty('hostnames');
   });
 
+  it('a Secret\'s stringData applied by a second manager is no conflict over data, and is stored in data', async () => {
+    const path = `/k8s/api/v1/namespaces/${NS}/secrets/db`;
+    const secret = (more: object) => stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: NS }, type: 'Opaque', ...more });
+    expect((await s.api('PATCH', `${path}?fieldManager=helm`, secret({ data: { password: btoa('a') } }), APPLY)).status).toBe(201);
+    const r = await s.api('PATCH', `${path}?fieldManager=argocd-controller`, secret({ stringData: { password: 'b' } }), APPLY);
+    expect(r.status, r.text).toBe(200);
+    expect((await s.api('GET', path)).body.data.password).toBe(btoa('b'));
+  });
+
   it('Gateway listeners merge by name: the same listener is shared, another port of it conflicts', async () => {
     const gw = (listeners: object[]) => stringify({ apiVersion: `${GW}/v1`, kind: 'Gateway', metadata: { name: 'edge', namespace: NS }, spec: { gatewayClassName: 'switchyard', listeners } });
     const path = `/apis/${GW}/v1/namespaces/${NS}/gateways/edge`;

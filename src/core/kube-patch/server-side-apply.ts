@@ -6,7 +6,7 @@
 // `force` takes it over.
 import { FieldSet, keyOf, pathString, type FieldPath } from './field-set';
 import { canonical, inventory, ownedBy } from './inventory';
-import { clone, deepEqual, define, isObject, type JsonObject } from './json';
+import { clone, deepEqual, define, has, isObject, type JsonObject } from './json';
 import { identity, managerKey, managerName, readManagers, transfer, updateManagers, withManagers, type Conflict, type Manager } from './managed-fields';
 import { mergeApplied, removePath } from './apply-merge';
 import { badRequest, type PatchResult } from './result';
@@ -65,7 +65,7 @@ export function serverSideApply(current: JsonObject | undefined, applied: unknow
   // compared as it will be stored: a field left out that the server defaults (a parentRef's group
   // and kind, a backendRef's weight, a path match's type) is no change, so another manager applying
   // the same manifest shares the fields rather than conflicting over the defaults
-  const merged = applyDefaults(pruned);
+  const merged = asStored(pruned);
 
   const objectChanged = !deepEqual(withoutManaged(live), withoutManaged(merged));
   // an apply that changes no value moves no ownership: the common re-apply skips the comparison
@@ -90,6 +90,17 @@ export function serverSideApply(current: JsonObject | undefined, applied: unknow
     define(out.metadata, 'resourceVersion', appliedMeta.resourceVersion);
   if (current && deepEqual(out, { ...current, apiVersion: opts.apiVersion })) return { ok: true, object: clone(current) };
   return { ok: true, object: out };
+}
+
+/**
+ * The object with the server's defaults, as validation will store it. A Secret's stringData stays
+ * as applied: the server folds it into data only after the apply, so applying it is a change of
+ * stringData (which no one else owns), never a conflict over data.
+ */
+function asStored(obj: JsonObject): JsonObject {
+  if (!has(obj, 'stringData')) return applyDefaults(obj);
+  const { stringData, ...rest } = obj;
+  return { ...applyDefaults(rest), stringData };
 }
 
 /** The applied configuration as it merges: no nulls (an unset field), no status, no server metadata. */
@@ -160,7 +171,7 @@ function allowedByLastApplied(live: JsonObject, apiVersion: string, schema: Fiel
   }
   if (!isObject(last) || last.apiVersion !== apiVersion || last.kind !== live.kind) return new FieldSet();
   const lastConfig = configOf(last);
-  const stored = inventory(applyDefaults(lastConfig), schema, false);
+  const stored = inventory(asStored(lastConfig), schema, false);
   const liveInv = inventory(live, schema, false);
   return FieldSet.of([...inventory(lastConfig, schema, false).values()]
     .filter((e) => e.kind !== 'map')

@@ -227,6 +227,14 @@ describe('associative lists, sets and atomic lists', () => {
     expect(apply(base, route({ hostnames: ['store.example', 'www.example'] }), 'argocd-controller'))
       .toMatchObject({ status: 409, causes: [{ field: '.spec.hostnames', message: 'conflict with "helm"' }] });
   });
+  it('a Secret\'s stringData is applied as itself, as kube-apiserver compares it before folding it into data: no conflict over data', () => {
+    const secret = (more: Obj) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'shop' }, type: 'Opaque', ...more });
+    const base = ok(apply(undefined, secret({ data: { password: btoa('a') } }), 'helm'));
+    const out = ok(apply(base, secret({ stringData: { password: 'b' } }), 'argocd-controller'));
+    expect(out.data.password).toBe(btoa('b'));
+    expect(owned(out, 'argocd-controller')).toEqual(['.stringData.password', '.type']);
+    expect(owned(out, 'helm')).toContain('.data.password');
+  });
   it('labels are a map: each key on its own', () => {
     const base = ok(apply(undefined, route({}, { labels: { app: 'store', team: 'web' } }), 'helm'));
     const out = ok(apply(base, route({}, { labels: { app: 'store', tier: 'front' } }), 'argocd-controller'));
