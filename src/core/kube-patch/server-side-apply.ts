@@ -80,8 +80,9 @@ export function serverSideApply(current: JsonObject | undefined, applied: unknow
   const hasLastApplied = isObject(live.metadata) && isObject(live.metadata.annotations) && typeof live.metadata.annotations[LAST_APPLIED] === 'string';
   if (current && !objectChanged && previous?.fields.equals(appliedSet) && !(manager === KUBECTL && hasLastApplied) && appliedMeta.resourceVersion == null)
     return { ok: true, object: clone(current) };
-  const result = moved.managers.map((m) =>
-    identity(m) === selfId && (objectChanged || !previous || !previous.fields.equals(appliedSet)) && opts.now ? { ...m, time: opts.now } : m);
+  // the applier's time is the time it last changed the object (kube-apiserver's managedFieldsUpdater):
+  // an apply that only shares or gives up fields keeps the time it had, or has none yet
+  const result = moved.managers.map((m) => (identity(m) === selfId && objectChanged && opts.now ? { ...m, time: opts.now } : m));
 
   if (manager === KUBECTL) keepLastAppliedInStep(merged, applied);
   const out = withManagers(merged, result);
