@@ -207,8 +207,15 @@ describe.skipIf(missing !== null)('kubectl moving from client-side to server-sid
     const r = await k.run(['apply', '--server-side', '--field-manager=argocd-controller', '-f', file('shared.yaml', route('shared'))]);
     expect(r.code, r.stderr).toBe(0);
     expect(managersOf(await get('shared'))).toEqual(['argocd-controller/Apply', 'helm/Apply']);
-    const clash = await k.run(['apply', '--server-side', '--field-manager=argocd-controller', '-f', file('shared-changed.yaml', route('shared', { hostnames: ['other.example'] }))]);
+    const changed = file('shared-changed.yaml', route('shared', { hostnames: ['other.example'] }));
+    const clash = await k.run(['apply', '--server-side', '--field-manager=argocd-controller', '-f', changed]);
     expect(clash.code).toBe(1);
     expect(clash.stderr).toContain('conflict with "helm": .spec.hostnames');
+    const forced = await k.run(['apply', '--server-side', '--field-manager=argocd-controller', '--force-conflicts', '-f', changed]);
+    expect(forced.code, forced.stderr).toBe(0);
+    const after = await get('shared');
+    expect(after.spec.hostnames).toEqual(['other.example']);
+    const helm = after.metadata.managedFields.find((m: any) => m.manager === 'helm');
+    expect(Object.keys(helm.fieldsV1['f:spec']).sort()).toEqual(['f:parentRefs', 'f:rules']);
   }, 60_000);
 });
