@@ -3,7 +3,8 @@
 // the applier comes to own exactly the fields it applied, fields it applied last time and no
 // longer does are removed unless another manager owns them, and a field another manager owns
 // whose value the apply would change is a conflict (409, every field and manager named) unless
-// `force` takes it over.
+// `force` takes it over. Values are compared as they will be stored, with the server's defaults:
+// managers applying the same value share the field, whatever defaults each one wrote out.
 import { FieldSet, keyOf, pathString, type FieldPath } from './field-set';
 import { canonical, inventory, ownedBy } from './inventory';
 import { clone, deepEqual, define, has, isObject, type JsonObject } from './json';
@@ -189,10 +190,8 @@ function keepLastAppliedInStep(merged: JsonObject, applied: JsonObject): void {
   const annotations = isObject(merged.metadata) && isObject(merged.metadata.annotations) ? merged.metadata.annotations : undefined;
   if (!annotations || typeof annotations[LAST_APPLIED] !== 'string' || annotations[LAST_APPLIED] === '') return;
   const copy = clone(applied);
-  if (isObject(copy.metadata) && isObject(copy.metadata.annotations)) {
-    delete copy.metadata.annotations[LAST_APPLIED];
-    if (Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations;
-  }
+  // as kube-apiserver builds it: the annotation itself taken out, an annotations map left empty kept
+  if (isObject(copy.metadata) && isObject(copy.metadata.annotations)) delete copy.metadata.annotations[LAST_APPLIED];
   define(annotations, LAST_APPLIED, goJson(copy));
 }
 

@@ -323,6 +323,14 @@ describe('from client-side to server-side apply with kubectl', () => {
       message: `Apply failed with 1 conflict: conflict with "kubectl-patch" using ${GW}: .spec.hostnames` });
     expect(ok(apply(patched, route(), 'kubectl', { force: true })).spec.hostnames).toEqual(['store.example']);
   });
+  it('the annotation is the applied configuration without itself, as kube-apiserver writes it: an annotations map left empty stays', () => {
+    const withEmpty = ok(apply(created, route({}, { annotations: {} }), 'kubectl'));
+    expect(JSON.parse(withEmpty.metadata.annotations[LAST_APPLIED]).metadata).toEqual({ annotations: {}, name: 'store', namespace: 'shop' });
+    const without = ok(apply(created, route(), 'kubectl'));
+    expect(JSON.parse(without.metadata.annotations[LAST_APPLIED]).metadata).toEqual({ name: 'store', namespace: 'shop' });
+    const escaped = ok(apply(created, route({}, { labels: { note: 'a<b&c>d' } }), 'kubectl'));
+    expect(escaped.metadata.annotations[LAST_APPLIED]).toContain('"note":"a\\u003cb\\u0026c\\u003ed"');
+  });
   it('an annotation of another apiVersion grants nothing', () => {
     const other = { ...created, metadata: { ...created.metadata, annotations: { [LAST_APPLIED]: JSON.stringify({ ...route(), apiVersion: 'gateway.networking.k8s.io/v1beta1' }) } } };
     expect(apply(other, route({ hostnames: ['shop.example'] }), 'kubectl')).toMatchObject({ status: 409 });
