@@ -115,6 +115,21 @@ function serialize(node: Tree): JsonObject {
   return out;
 }
 
+/**
+ * The order in which kube-apiserver lists the paths of a set (a conflict's fields): at each level
+ * the paths that end there first, by element, then the ones that go deeper, by their next element.
+ */
+export function comparePaths(a: FieldPath, b: FieldPath): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  if (n === a.length || n === b.length) return a.length - b.length;
+  const aEnds = n === a.length - 1;
+  const bEnds = n === b.length - 1;
+  if (aEnds !== bEnds) return aEnds ? -1 : 1;
+  const value = (e: PathElement): unknown => (e[0] === 'f' ? undefined : JSON.parse(e.slice(2)));
+  return compareElements(a[n], b[n], new Map([[a[n], value(a[n])], [b[n], value(b[n])]]));
+}
+
 const RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
 // kube-apiserver's order: field names, then keys, then values, then indexes; numbers by value.

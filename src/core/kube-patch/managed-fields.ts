@@ -3,7 +3,7 @@
 // and ownership moves as its field manager moves it: a write takes the fields it changes from every
 // other manager (an update silently, an apply only when forced, else it is a conflict), and a
 // manager left with no fields disappears.
-import { FieldSet, pathString, type FieldPath } from './field-set';
+import { comparePaths, FieldSet, type FieldPath } from './field-set';
 import { compare, inventory, type Comparison } from './inventory';
 import { clone, define, isObject, type JsonObject } from './json';
 import { badRequest, PatchError } from './result';
@@ -104,18 +104,29 @@ export function transfer(before: unknown, after: unknown, schema: FieldSchema, m
   return { managers: out.filter((m) => m.fields.size > 0), conflicts: [], comparison };
 }
 
+// Grouped by manager in the order of kube-apiserver's manager identifiers (the entry's JSON without
+// time and fields, an applier's without apiVersion), each manager's paths in the order of its sets.
 function sortConflicts(conflicts: Conflict[]): Conflict[] {
   return conflicts.sort((a, b) => {
-    if (a.manager.manager !== b.manager.manager) return a.manager.manager < b.manager.manager ? -1 : 1;
-    const pa = pathString(a.path);
-    const pb = pathString(b.path);
-    return pa < pb ? -1 : pa > pb ? 1 : 0;
+    const ma = managerKey(a.manager);
+    const mb = managerKey(b.manager);
+    if (ma !== mb) return ma < mb ? -1 : 1;
+    return comparePaths(a.path, b.path);
+  });
+}
+
+export function managerKey(m: Manager): string {
+  return JSON.stringify({
+    manager: m.manager, operation: m.operation,
+    ...(m.operation === 'Update' && m.apiVersion ? { apiVersion: m.apiVersion } : {}),
+    ...(m.subresource ? { subresource: m.subresource } : {}),
   });
 }
 
 /** A manager as a conflict names it: "kubectl" for an applier, '"kubectl-edit" using v1' for an updater. */
 export function managerName(m: Manager): string {
-  return m.operation === 'Update' ? `${JSON.stringify(m.manager)} using ${m.apiVersion}` : JSON.stringify(m.manager);
+  const name = m.subresource ? `${JSON.stringify(m.manager)} with subresource ${JSON.stringify(m.subresource)}` : JSON.stringify(m.manager);
+  return m.operation === 'Update' ? `${name} using ${m.apiVersion}` : name;
 }
 
 export interface UpdateOptions {

@@ -3,14 +3,16 @@
 // the applier comes to own exactly the fields it applied, fields it applied last time and no
 // longer does are removed unless another manager owns them, and a field another manager owns
 // whose value the apply would change is a conflict (409, every field and manager named) unless
-// `force` takes it over.
+// `force` takes it over. Values are compared as they will be stored, with the server's defaults:
+// managers applying the same value share the field, whatever defaults each one wrote out.
 import { FieldSet, keyOf, pathString, type FieldPath } from './field-set';
 import { canonical, inventory, ownedBy } from './inventory';
-import { clone, deepEqual, define, isObject, type JsonObject } from './json';
-import { identity, managerName, readManagers, transfer, updateManagers, withManagers, type Conflict, type Manager } from './managed-fields';
+import { clone, deepEqual, define, has, isObject, type JsonObject } from './json';
+import { identity, managerKey, managerName, readManagers, transfer, updateManagers, withManagers, type Conflict, type Manager } from './managed-fields';
 import { mergeApplied, removePath } from './apply-merge';
 import { badRequest, type PatchResult } from './result';
 import { schemaOf, type FieldSchema } from './schema';
+import { applyDefaults } from '../validate';
 
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 /** The manager kubectl apply --server-side uses; kube-apiserver keeps its client-side annotation in step. */
@@ -58,15 +60,19 @@ export function serverSideApply(current: JsonObject | undefined, applied: unknow
   const others = managers.filter((m) => identity(m) !== selfId);
   const withSelf = [...others, { ...self, ...(previous?.time ? { time: previous.time } : {}) }];
 
-  const merged = mergeApplied(live, config, schema) as JsonObject;
-  if (previous) prune(merged, previous.fields, withSelf, schema);
-  omitEmptyMetadata(merged);
+  const pruned = mergeApplied(live, config, schema) as JsonObject;
+  if (previous) prune(pruned, previous.fields, withSelf, schema);
+  omitEmptyMetadata(pruned);
+  // compared as it will be stored: a field left out that the server defaults (a parentRef's group
+  // and kind, a backendRef's weight, a path match's type) is no change, so another manager applying
+  // the same manifest shares the fields rather than conflicting over the defaults
+  const merged = asStored(pruned);
 
   const objectChanged = !deepEqual(withoutManaged(live), withoutManaged(merged));
   // an apply that changes no value moves no ownership: the common re-apply skips the comparison
   let moved = !objectChanged ? { managers: withSelf, conflicts: [] as Conflict[] } : transfer(live, merged, schema, withSelf, selfId, opts.force === true);
   if (moved.conflicts.length > 0) {
-    const allowed = manager === KUBECTL ? allowedByLastApplied(live, config, schema) : new FieldSet();
+    const allowed = manager === KUBECTL ? allowedByLastApplied(live, opts.apiVersion, schema) : new FieldSet();
     const remaining = moved.conflicts.filter((c) => !allowed.has(c.path));
     if (remaining.length > 0) return conflictFailure(remaining);
     moved = transfer(live, merged, schema, withSelf, selfId, true);
@@ -75,8 +81,9 @@ export function serverSideApply(current: JsonObject | undefined, applied: unknow
   const hasLastApplied = isObject(live.metadata) && isObject(live.metadata.annotations) && typeof live.metadata.annotations[LAST_APPLIED] === 'string';
   if (current && !objectChanged && previous?.fields.equals(appliedSet) && !(manager === KUBECTL && hasLastApplied) && appliedMeta.resourceVersion == null)
     return { ok: true, object: clone(current) };
-  const result = moved.managers.map((m) =>
-    identity(m) === selfId && (objectChanged || !previous || !previous.fields.equals(appliedSet)) && opts.now ? { ...m, time: opts.now } : m);
+  // the applier's time is the time it last changed the object (kube-apiserver's managedFieldsUpdater):
+  // an apply that only shares or gives up fields keeps the time it had, or has none yet
+  const result = moved.managers.map((m) => (identity(m) === selfId && objectChanged && opts.now ? { ...m, time: opts.now } : m));
 
   if (manager === KUBECTL) keepLastAppliedInStep(merged, applied);
   const out = withManagers(merged, result);
@@ -85,6 +92,17 @@ export function serverSideApply(current: JsonObject | undefined, applied: unknow
     define(out.metadata, 'resourceVersion', appliedMeta.resourceVersion);
   if (current && deepEqual(out, { ...current, apiVersion: opts.apiVersion })) return { ok: true, object: clone(current) };
   return { ok: true, object: out };
+}
+
+/**
+ * The object with the server's defaults, as validation will store it. A Secret's stringData stays
+ * as applied: the server folds it into data only after the apply, so applying it is a change of
+ * stringData (which no one else owns), never a conflict over data.
+ */
+function asStored(obj: JsonObject): JsonObject {
+  if (!has(obj, 'stringData')) return applyDefaults(obj);
+  const { stringData, ...rest } = obj;
+  return { ...applyDefaults(rest), stringData };
 }
 
 /** The applied configuration as it merges: no nulls (an unset field), no status, no server metadata. */
@@ -138,12 +156,12 @@ function prune(merged: JsonObject, last: FieldSet, managers: Manager[], schema: 
   for (const p of gone) removePath(merged, p, schema);
 }
 
-// kubectl moving from client-side to server-side apply: a conflict on a field the
-// last-applied-configuration annotation holds, at the value it holds there, is no conflict, since
-// the same hands set it (kube-apiserver's lastAppliedManager). Equal to the live value, or to the
-// one applied now: the live one carries the server's defaults (a parentRef's group and kind),
-// which the annotation never holds, so re-applying the same manifest must not conflict either.
-function allowedByLastApplied(live: JsonObject, config: JsonObject, schema: FieldSchema): FieldSet {
+// kubectl moving from client-side to server-side apply (kube-apiserver's lastAppliedManager): a
+// conflict on a field the last-applied-configuration annotation holds is no conflict where the live
+// object still has the value the annotation gives it, since the same hands set it. The annotation
+// is compared as it was stored, with the server's defaults (which it never holds) filled in. A field
+// someone else has changed since is a conflict, as kubectl's documentation warns.
+function allowedByLastApplied(live: JsonObject, apiVersion: string, schema: FieldSchema): FieldSet {
   const annotations = isObject(live.metadata) && isObject(live.metadata.annotations) ? live.metadata.annotations : {};
   const text = annotations[LAST_APPLIED];
   if (typeof text !== 'string' || text === '') return new FieldSet();
@@ -153,14 +171,16 @@ function allowedByLastApplied(live: JsonObject, config: JsonObject, schema: Fiel
   } catch {
     return new FieldSet();
   }
-  if (!isObject(last)) return new FieldSet();
-  const lastInv = inventory(last, schema, false);
+  if (!isObject(last) || last.apiVersion !== apiVersion || last.kind !== live.kind) return new FieldSet();
+  const lastConfig = configOf(last);
+  const stored = inventory(asStored(lastConfig), schema, false);
   const liveInv = inventory(live, schema, false);
-  const appliedInv = inventory(config, schema, false);
-  const same = (e: { path: readonly string[]; value?: string }) => [liveInv, appliedInv].some((inv) => inv.get(keyOf(e.path))?.value === e.value);
-  return FieldSet.of([...lastInv.values()]
+  return FieldSet.of([...inventory(lastConfig, schema, false).values()]
     .filter((e) => e.kind !== 'map')
-    .filter((e) => e.kind !== 'leaf' || same(e))
+    .filter((e) => {
+      const there = liveInv.get(keyOf(e.path));
+      return there !== undefined && (e.kind !== 'leaf' || there.value === stored.get(keyOf(e.path))?.value);
+    })
     .map((e) => e.path));
 }
 
@@ -170,11 +190,15 @@ function keepLastAppliedInStep(merged: JsonObject, applied: JsonObject): void {
   const annotations = isObject(merged.metadata) && isObject(merged.metadata.annotations) ? merged.metadata.annotations : undefined;
   if (!annotations || typeof annotations[LAST_APPLIED] !== 'string' || annotations[LAST_APPLIED] === '') return;
   const copy = clone(applied);
-  if (isObject(copy.metadata) && isObject(copy.metadata.annotations)) {
-    delete copy.metadata.annotations[LAST_APPLIED];
-    if (Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations;
-  }
-  define(annotations, LAST_APPLIED, canonical(copy));
+  // as kube-apiserver builds it: the annotation itself taken out, an annotations map left empty kept
+  if (isObject(copy.metadata) && isObject(copy.metadata.annotations)) delete copy.metadata.annotations[LAST_APPLIED];
+  define(annotations, LAST_APPLIED, goJson(copy));
+}
+
+// The annotation as kube-apiserver and kubectl write it (Go's encoding/json): keys sorted, <, > and &
+// escaped, a newline at the end; so that the same configuration gives the same text whoever wrote it.
+function goJson(v: unknown): string {
+  return `${canonical(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;
 }
 
 function conflictFailure(conflicts: Conflict[]): PatchResult {
@@ -182,12 +206,17 @@ function conflictFailure(conflicts: Conflict[]): PatchResult {
   let message: string;
   if (conflicts.length === 1) message = `Apply failed with 1 conflict: conflict with ${managerName(conflicts[0].manager)}: ${pathString(conflicts[0].path)}`;
   else {
-    const byManager = new Map<string, FieldPath[]>();
+    const byManager = new Map<string, { name: string; paths: FieldPath[] }>();
     for (const c of conflicts) {
-      const name = managerName(c.manager);
-      byManager.set(name, [...(byManager.get(name) ?? []), c.path]);
+      const key = managerKey(c.manager);
+      const group = byManager.get(key) ?? { name: managerName(c.manager), paths: [] };
+      group.paths.push(c.path);
+      byManager.set(key, group);
     }
-    const lines = [...byManager.keys()].sort().flatMap((name) => [`conflicts with ${name}:`, ...byManager.get(name)!.map((p) => `- ${pathString(p)}`)]);
+    const lines = [...byManager.keys()].sort().flatMap((key) => {
+      const { name, paths } = byManager.get(key)!;
+      return [`conflicts with ${name}:`, ...paths.map((p) => `- ${pathString(p)}`)];
+    });
     message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
   }
   return { ok: false, status: 409, reason: 'Conflict', message, causes };

@@ -85,7 +85,7 @@ describe('applying again', () => {
   it('a listener no longer applied is removed; the others keep their fields and order', () => {
     const two = ok(apply(undefined, gateway([listener('http'), listener('https', 443, 'HTTPS')]), 'ci'));
     const out = ok(apply(two, gateway([listener('http')]), 'ci'));
-    expect(out.spec.listeners).toEqual([listener('http')]);
+    expect(out.spec.listeners).toEqual([{ ...listener('http'), allowedRoutes: { namespaces: { from: 'Same' } } }]);
   });
 });
 
@@ -132,7 +132,7 @@ describe('two managers', () => {
   });
   it('force takes the fields over; a manager left with nothing disappears', () => {
     const out = ok(apply(base, gateway([listener('http', 8080, 'HTTPS')], { gatewayClassName: 'other' }), 'team', { force: true }));
-    expect(out.spec).toEqual({ gatewayClassName: 'other', listeners: [listener('http', 8080, 'HTTPS')] });
+    expect(out.spec).toEqual({ gatewayClassName: 'other', listeners: [{ ...listener('http', 8080, 'HTTPS'), allowedRoutes: { namespaces: { from: 'Same' } } }] });
     expect(fieldsOf(out, 'platform')).toEqual({ 'f:spec': { 'f:listeners': { 'k:{"name":"http"}': { '.': {}, 'f:name': {} } } } });
     const all = ok(apply(out, { ...gateway([listener('http', 8080, 'HTTPS')], { gatewayClassName: 'other' }) }, 'team', { force: true }));
     expect(all).toEqual(out);
@@ -170,7 +170,10 @@ describe('writes other than apply', () => {
       spec: { parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'g' }] } };
     const created = recordUpdate(undefined, defaulted, { fieldManager: 'kubectl-client-side-apply', kind: 'HTTPRoute', apiVersion: GW }) as Obj;
     expect(apply(created, manifest, 'kubectl')).toMatchObject({ ok: true });
-    expect(apply(created, manifest, 'ci')).toMatchObject({ ok: false, status: 409, causes: [{ field: '.spec.parentRefs' }] });
+    // another manager applying the same manifest shares the field; another value is its conflict
+    expect(apply(created, manifest, 'ci')).toMatchObject({ ok: true });
+    expect(apply(created, { ...manifest, spec: { parentRefs: [{ name: 'other' }] } }, 'ci'))
+      .toMatchObject({ ok: false, status: 409, causes: [{ field: '.spec.parentRefs', message: `conflict with "kubectl-client-side-apply" using ${GW}` }] });
   });
   it('kubectl moving from client-side apply: fields last applied client-side, still at those values, are not conflicts', () => {
     const lastApplied = JSON.stringify(cm({ a: '1' }));
