@@ -15,6 +15,7 @@ import type { Config } from './config/env';
 import { openDatabase, type Database } from './adapters/store/database';
 import { migrate } from './adapters/store/migrate';
 import { pingDatabase } from './adapters/store/ping';
+import { deleteExpiredEvents } from './adapters/store/kube-events';
 import { ResourceService } from './service/resources';
 import { InProcessBus, RedisBus, type Bus } from './adapters/delivery/bus';
 import { RedisPing } from './adapters/delivery/redis-ping';
@@ -144,9 +145,17 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   if (workerThread) metrics.includeText(() => workerThread.metrics());
   const worker: RunningWorker | null = opts.worker === false || workerThread ? null : startWorker({
     db, bus, logger, controllerName: config.controllerName, addressPool: config.addressPool, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix ?? deployment?.prefix, deploymentId: deployment?.id,
+    kubeEventsRetentionSeconds: config.kubeEventsRetentionSeconds,
   });
 
   if (worker) metrics.include(worker.metrics.registry);
+  // Kubernetes Events last seen longer ago than the retention are deleted now and then (reads leave
+  // them out already): one indexed DELETE, every half retention, at most a minute apart
+  const retention = config.kubeEventsRetentionSeconds;
+  const eventSweep = retention > 0 ? setInterval(() => {
+    deleteExpiredEvents(db.sql, retention).catch((err: unknown) => logger.warn({ err }, 'deleting expired Kubernetes Events failed; the next sweep retries'));
+  }, Math.min(60, Math.max(1, retention / 2)) * 1000) : null;
+  eventSweep?.unref();
   app = createApp(ctx, [tokensRouter, deliveryRouter, proxiesRouter]);
   const port = (server.address() as AddressInfo).port;
   // next to a token the server keeps in a file; a token from the environment is not written anywhere
@@ -167,6 +176,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     close() {
       closing ??= (async () => {
         draining = true;
+        if (eventSweep) clearInterval(eventSweep);
         const closed = new Promise<void>((res) => server.close(() => res()));
         // long-polls are answered (304) and streams ended now; clients reconnect to another process
         ctx.snapshots.close();

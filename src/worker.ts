@@ -1,6 +1,8 @@
 // The reconcile side: the dispatcher that turns the log into requests, and the workers that
 // recompute. `npm run worker` runs it alone; `npm start` runs it beside the API.
 import type { Logger } from 'pino';
+import { hostname } from 'node:os';
+import { DEFAULT_KUBE_EVENTS_RETENTION_SECONDS } from './config/env';
 import type { Database } from './adapters/store/database';
 import type { Bus } from './adapters/delivery/bus';
 import type { ReconcileQueue } from './adapters/queue/types';
@@ -35,6 +37,8 @@ export interface WorkerOptions {
   concurrency?: number;
   /** this process's Node metrics and build_info go with the worker's (a worker process of its own) */
   processMetrics?: boolean;
+  /** KUBE_EVENTS_RETENTION_SECONDS: Kubernetes Events of status transitions are recorded (0: none); default an hour */
+  kubeEventsRetentionSeconds?: number;
 }
 
 export interface RunningWorker {
@@ -61,7 +65,10 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   const queue: ReconcileQueue = o.redisUrl
     ? new BullReconcileQueue({ url: o.redisUrl, prefix: requiredPrefix(o.queuePrefix), name: reconcileQueueName(o.controllerName, o.deploymentId), concurrency: o.concurrency ?? 4, onError })
     : new InProcessQueue(o.concurrency ?? 2, onError);
-  const reconciler = new Reconciler(o.db, { controllerName: o.controllerName, addressPool: o.addressPool });
+  const reconciler = new Reconciler(o.db, {
+    controllerName: o.controllerName, addressPool: o.addressPool,
+    events: { instance: hostname(), retentionSeconds: o.kubeEventsRetentionSeconds ?? DEFAULT_KUBE_EVENTS_RETENTION_SECONDS },
+  });
 
   const metrics = new WorkerMetrics({ processMetrics: o.processMetrics ?? false });
   /** whole tables being stored in place of their chains (see `compact`), awaited by settled and close */

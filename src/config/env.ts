@@ -4,6 +4,9 @@ import { isIP } from 'node:net';
 /** The GatewayClass the server creates for its own controller on first start, unless configured otherwise. */
 export const DEFAULT_GATEWAY_CLASS = 'switchyard';
 
+/** Kubernetes Events are kept for an hour after they were last seen, unless configured otherwise. */
+export const DEFAULT_KUBE_EVENTS_RETENTION_SECONDS = 3600;
+
 export interface Config {
   port: number;
   host: string;
@@ -39,6 +42,8 @@ export interface Config {
   workerThread: boolean;
   /** how far back a Kubernetes watch may resume; an older resourceVersion is 410 Expired */
   kubeWatchHistorySeconds: number;
+  /** how long a Kubernetes Event is kept after it was last seen; 0: none are recorded */
+  kubeEventsRetentionSeconds: number;
   /** the certificate and key the Kubernetes paths are served with over TLS; unset: a self-signed one in dataDir */
   kubeTlsCertFile?: string;
   kubeTlsKeyFile?: string;
@@ -116,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerPortFixed: (env.WORKER_PORT ?? '') !== '',
     workerThread: flag('WORKER_THREAD', true, env),
     kubeWatchHistorySeconds: int('KUBE_WATCH_HISTORY_SECONDS', 3600, env),
+    kubeEventsRetentionSeconds: int('KUBE_EVENTS_RETENTION_SECONDS', DEFAULT_KUBE_EVENTS_RETENTION_SECONDS, env),
     kubeTlsCertFile: env.KUBE_TLS_CERT_FILE || undefined,
     kubeTlsKeyFile: env.KUBE_TLS_KEY_FILE || undefined,
   };

@@ -6,6 +6,8 @@
 import { deepEqual } from '../core/objects/canonical';
 import { noteWrittenParts, routeParentsChange, writtenFrom, type RouteEntriesList } from '../core/status/written-parts';
 import type { RecomputePlan, SnapshotContent, Written } from '../adapters/store/recompute-write';
+import { gatewayEvents, routeParentEvents, type EventDraft } from '../core/status/events';
+import { parseStreamKey } from '../core/objects/keys';
 
 export interface Computed {
   gateKey: string;
@@ -29,6 +31,8 @@ export interface Computed {
   };
   /** absent with statuses; `content` makes what is stored (the table or its delta) when the hash is new */
   snapshot?: { hash: string; unattached: string; content: () => SnapshotContent };
+  /** record the Kubernetes Events of the status transitions (core/status/events.ts); absent: none */
+  events?: { instance: string; retentionSeconds: number };
 }
 
 // a route's entries object is answered again for every recompute that did not remake it
@@ -56,11 +60,21 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
     deps: depsJson, hash: c.snapshot?.hash ?? null, unattached: c.snapshot?.unattached,
   };
   const statusChanges: RecomputePlan['statusChanges'] = [];
+  // decided from the entries that changed alone: what did not change records nothing
+  const events: EventDraft[] = [];
+  const routeChanged = (stream: string, was: { parents?: unknown[] } | undefined, parents: unknown[]) => {
+    if (!c.events) return;
+    const r = parseStreamKey(stream);
+    for (const e of routeParentEvents(r, was?.parents, parents)) events.push(e);
+  };
   // the streams that went, when the map of what was written is taken over (else found below)
   const gone: string[] = [];
   let taken = true;
   if (c.statuses) {
-    if (!deepEqual(before.gatewayStatus ?? null, c.statuses.gatewayStatus)) statusChanges.push({ stream: c.owner, owner: c.scope, status: c.statuses.gatewayStatus });
+    if (!deepEqual(before.gatewayStatus ?? null, c.statuses.gatewayStatus)) {
+      statusChanges.push({ stream: c.owner, owner: c.scope, status: c.statuses.gatewayStatus });
+      if (c.events) events.push(...gatewayEvents(parseStreamKey(c.owner), before.gatewayStatus, c.statuses.gatewayStatus));
+    }
     const routesOnly = !c.statuses.policyAncestors?.length && !c.statuses.listenerSets?.length;
     const change = routesOnly && before.gate !== null ? routeParentsChange(c.statuses.routeParents) : undefined;
     if (change && writtenFrom(before.parts) === change.previous) {
@@ -79,7 +93,10 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
         if (was && was.parents === r.parents) continue;
         const status = { parents: r.parents };
         after.parts.set(stream, status);
-        if (!was || !deepEqual(was, status)) statusChanges.push({ stream, owner: c.routeOwner, status });
+        if (!was || !deepEqual(was, status)) {
+          statusChanges.push({ stream, owner: c.routeOwner, status });
+          routeChanged(stream, was, r.parents);
+        }
       }
     } else {
       for (const r of c.statuses.routeParents) {
@@ -92,7 +109,10 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
         }
         const status = { parents: r.parents };
         after.parts.set(stream, status);
-        if (!was || !deepEqual(was, status)) statusChanges.push({ stream, owner: c.routeOwner, status });
+        if (!was || !deepEqual(was, status)) {
+          statusChanges.push({ stream, owner: c.routeOwner, status });
+          routeChanged(stream, was, r.parents);
+        }
       }
       taken = false;
     }
@@ -125,6 +145,7 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
     gateKey: c.gateKey, owner: c.owner, scope: c.scope, sourcePosition: c.sourcePosition, baseGate: before.gate, now: c.now,
     durationMs: c.durationMs, statusChanges, removeParts, removeGatewayStatus: !c.statuses && before.gatewayStatus !== undefined,
     deps: before.deps === depsJson ? null : before.gate === null ? { all: c.deps } : depsChange(before.deps, c.deps), missedDeps: c.deps, snapshot,
+    events: c.events && events.length ? { drafts: events, instance: c.events.instance, retentionSeconds: c.events.retentionSeconds } : null,
   };
   return { plan, after };
 }

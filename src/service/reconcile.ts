@@ -25,6 +25,12 @@ export interface ReconcileOptions {
   /** the addresses the operator lets Gateways use (plain data for the core's translate) */
   addressPool?: readonly string[];
   clock?: () => Date;
+  /**
+   * The Kubernetes Events of status transitions are recorded with each write, as this instance
+   * (reportingInstance), counting a repeat into its Event unless it was last seen longer ago than
+   * the retention. Absent or a retention of 0: none are recorded.
+   */
+  events?: { instance: string; retentionSeconds: number };
 }
 
 export interface GatewayOutcome {
@@ -239,6 +245,7 @@ export class Reconciler {
       deps: loaded.deps,
       statuses: translation && { gatewayStatus: translation.gatewayStatus, routeParents: translation.routeParents, policyAncestors: translation.policyAncestors, listenerSets: translation.listenerSetStatuses },
       snapshot: hash !== undefined ? { hash, unattached, content } : undefined,
+      events: this.opts.events && this.opts.events.retentionSeconds > 0 ? this.opts.events : undefined,
     });
 
     // write

@@ -19,13 +19,35 @@ const toRow = (r: Row): ReportRow => ({
   proxyId: r.proxy_id, version: r.version === null ? null : Number(r.version), hash: r.hash, error: r.error, lastSeen: new Date(r.last_seen),
 });
 
-export async function saveReport(db: Runner, gateway: string, report: Omit<ReportRow, 'lastSeen'>): Promise<ReportRow> {
-  const [row] = await db.$queryRawUnsafe<Row[]>(
-    `INSERT INTO proxy_reports (gateway, proxy_id, version, hash, error, last_seen) VALUES ($1, $2, $3, $4, $5, now())
-     ON CONFLICT (gateway, proxy_id) DO UPDATE SET version = excluded.version, hash = excluded.hash, error = excluded.error, last_seen = excluded.last_seen
-     RETURNING proxy_id, version, hash, error, last_seen`,
-    gateway, report.proxyId, report.version, report.hash, report.error);
-  return toRow(row);
+/**
+ * How long a proxy may serve an older table than the Gateway's current one before it counts as
+ * stale: a healthy proxy is sent a new version within milliseconds (long-poll, SSE) and reports
+ * right after it swaps; one still behind after this is stuck.
+ */
+export const STALE_AFTER_SECONDS = 5;
+
+/** A report as saved, with the report it replaced (undefined: the proxy's first) and the Gateway's current version. */
+export interface SavedReport {
+  row: ReportRow;
+  stale: boolean;
+  previous?: { version: number | null; error: string | null; stale: boolean };
+  current: number | null;
+}
+
+export async function saveReport(db: Runner, gateway: string, report: Omit<ReportRow, 'lastSeen'>): Promise<SavedReport> {
+  const [row] = await db.$queryRawUnsafe<(Row & { stale: boolean; current: string | number | null; old_version: string | number | null; old_error: string | null; old_stale: boolean | null; existed: boolean })[]>(
+    `WITH old AS (SELECT version, error, stale FROM proxy_reports WHERE gateway = $1 AND proxy_id = $2),
+       cur AS (SELECT version, updated_at FROM snapshots WHERE gateway = $6)
+     INSERT INTO proxy_reports (gateway, proxy_id, version, hash, error, last_seen, stale)
+     VALUES ($1, $2, $3, $4, $5, now(), coalesce((SELECT $3::bigint < version AND updated_at < now() - make_interval(secs => $7::float8) FROM cur), false))
+     ON CONFLICT (gateway, proxy_id) DO UPDATE SET version = excluded.version, hash = excluded.hash, error = excluded.error, last_seen = excluded.last_seen, stale = excluded.stale
+     RETURNING proxy_id, version, hash, error, last_seen, stale, (SELECT version FROM cur) AS current,
+       (SELECT version FROM old) AS old_version, (SELECT error FROM old) AS old_error, (SELECT stale FROM old) AS old_stale, EXISTS (SELECT 1 FROM old) AS existed`,
+    gateway, report.proxyId, report.version, report.hash, report.error, `Gateway/${gateway}`, STALE_AFTER_SECONDS);
+  return {
+    row: toRow(row), stale: Boolean(row.stale), current: row.current === null ? null : Number(row.current),
+    ...(row.existed ? { previous: { version: row.old_version === null ? null : Number(row.old_version), error: row.old_error, stale: Boolean(row.old_stale) } } : {}),
+  };
 }
 
 export async function listReports(db: Runner, gateway: string, ttlSeconds: number): Promise<ReportRow[]> {

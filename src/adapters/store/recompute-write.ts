@@ -6,6 +6,8 @@ import { HORIZON, TX_SHIFT } from './eventlog';
 import type { K8sObject } from '../../core/model/objects';
 import { inReadingOrder } from '../../core/objects/order';
 import { scoped } from './scope';
+import type { EventDraft } from '../../core/status/events';
+import { recordEventsCtes } from './kube-events';
 
 /**
  * What one Gateway's last recompute wrote: `gate` is the source position it wrote at. It is the
@@ -48,6 +50,8 @@ export interface RecomputePlan {
     | { kind: 'put'; hash: string; content?: SnapshotContent & { unattached: string }; unattached?: string }
     | { kind: 'delete' }
     | { kind: 'none' };
+  /** the Kubernetes Events of this write's status transitions, recorded with it (see store/kube-events) */
+  events?: { drafts: EventDraft[]; instance: string; retentionSeconds: number } | null;
 }
 
 /**
@@ -196,6 +200,10 @@ export async function writeRecompute(db: Database, plan: RecomputePlan): Promise
       SELECT $1, max(e.position) ${depEvents('$2::bigint', p(plan.missedDeps))} AND ${go}
       HAVING max(e.position) IS NOT NULL
       ON CONFLICT (key) DO UPDATE SET position = GREATEST(reconcile_wants.position, excluded.position) RETURNING 1)`);
+  }
+  if (plan.events?.drafts.length) {
+    // in the same statement: the Events of a write that lands, and of no other
+    ctes.push(...recordEventsCtes(p, plan.events.drafts, { controller: plan.scope, instance: plan.events.instance, retentionSeconds: plan.events.retentionSeconds }, '$3', go));
   }
   let version = 'NULL::bigint';
   let snapshotWritten = 'false';

@@ -3,6 +3,7 @@
 // (apidiscovery.k8s.io/v2) that kubectl 1.30+ asks for first.
 import type { APIResource } from './types';
 import { groups, resourcesAt, type KubeResource } from './resources';
+import { EVENTS_GROUP, eventsAggregatedResource, eventsApiResource } from './events';
 
 export const OBJECT_VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -25,8 +26,11 @@ function apiResources(r: KubeResource): APIResource[] {
 }
 
 function groupVersions(): { name: string; versions: string[] }[] {
-  return [...groups().filter((g) => g.name !== ''), { name: AUTHORIZATION_GROUP, versions: ['v1'] }];
+  return [...groups().filter((g) => g.name !== ''), { name: EVENTS_GROUP, versions: ['v1'] }, { name: AUTHORIZATION_GROUP, versions: ['v1'] }];
 }
+
+/** Events are served in core v1 and in events.k8s.io/v1 (core/kube/events.ts), beside the stored kinds. */
+const servesEvents = (group: string, version: string) => version === 'v1' && (group === '' || group === EVENTS_GROUP);
 
 export function coreVersions() {
   return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '' }] };
@@ -37,8 +41,9 @@ export function resourceList(group: string, version: string) {
   const groupVersion = group ? `${group}/${version}` : version;
   if (group === AUTHORIZATION_GROUP) return version === 'v1' ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources: [ACCESS_REVIEW] } : null;
   const served = resourcesAt(group, version);
-  if (served.length === 0) return null;
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources: served.flatMap(apiResources) };
+  const events = servesEvents(group, version) ? [eventsApiResource()] : [];
+  if (served.length === 0 && events.length === 0) return null;
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources: [...served.flatMap(apiResources), ...events] };
 }
 
 function apiGroup(g: { name: string; versions: string[] }) {
@@ -86,7 +91,7 @@ export function aggregated(core: boolean) {
       version: v,
       resources: g.name === AUTHORIZATION_GROUP
         ? [{ resource: ACCESS_REVIEW.name, responseKind: { group: g.name, version: v, kind: ACCESS_REVIEW.kind }, scope: 'Cluster', singularResource: ACCESS_REVIEW.singularName, verbs: ACCESS_REVIEW.verbs }]
-        : resourcesAt(g.name, v).map((r) => aggregatedResource(r, v)),
+        : [...resourcesAt(g.name, v).map((r) => aggregatedResource(r, v)), ...(servesEvents(g.name, v) ? [eventsAggregatedResource(g.name)] : [])],
       freshness: 'Current',
     })),
   }));

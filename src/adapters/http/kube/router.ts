@@ -17,6 +17,8 @@ import { failure } from '../../../core/kube/status';
 import { sendJson } from '../body';
 import { objectHandler } from './objects';
 import { accessReview } from './access-review';
+import { eventsHandler } from './events';
+import { parseEventsPath } from '../../../core/kube/events';
 import { KubeObjects } from '../../../service/kube-objects';
 import { VERSION } from '../../../runtime/version';
 
@@ -38,6 +40,7 @@ function wrap(fn: Handler): Handler {
 export function kubeRouter(ctx: AppContext): Router {
   const objects = new KubeObjects(ctx.resources, ctx.db);
   const handleObject = objectHandler(ctx, objects);
+  const handleEvents = eventsHandler(ctx);
 
   const authenticate: Handler = async (req, res, next) => {
     const principal = await ctx.auth.authenticate(bearerToken(req));
@@ -92,6 +95,8 @@ export function kubeRouter(ctx: AppContext): Router {
       if (segs.length === 1) return discovery(true, coreVersions)(req, res, next);
       if (segs[1] !== 'v1') throw new HttpError(404, `the server does not serve /api/${segs[1]}`);
       if (segs.length === 2) return groupVersion('', 'v1', res);
+      const events = parseEventsPath('', 'v1', segs.slice(2));
+      if (events) return handleEvents(req, res, events);
       const path = parseKubePath('', 'v1', segs.slice(2));
       if (!path) throw new HttpError(404, `the server could not find the requested resource`);
       return handleObject(req, res, path);
@@ -105,6 +110,8 @@ export function kubeRouter(ctx: AppContext): Router {
     }
     if (segs.length === 3) return groupVersion(g, segs[2], res);
     if (g === AUTHORIZATION_GROUP && segs[2] === 'v1' && segs[3] === 'selfsubjectaccessreviews' && segs.length === 4) return accessReview(ctx, req, res);
+    const events = parseEventsPath(g, segs[2], segs.slice(3));
+    if (events) return handleEvents(req, res, events);
     const path = parseKubePath(g, segs[2], segs.slice(3));
     if (!path) throw new HttpError(404, `the server could not find the requested resource`);
     return handleObject(req, res, path);
