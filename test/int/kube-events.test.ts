@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
 import { kubectlFor, kubectlMissing, type Kubectl } from '../support/kubectl';
+import { recordEvents } from '../../src/adapters/store/kube-events';
 
 const missing = kubectlMissing();
 if (missing) console.log(`test/int/kube-events.test.ts: the kubectl parts skipped: ${missing}`);
@@ -131,6 +132,23 @@ describe('Kubernetes Events of status transitions', () => {
     expect(v1.map((e: any) => e.deprecatedCount)).toEqual([3, 3]);
   });
 
+  it('a repeat after the retention starts a new count; an Event of an object that is gone is not recorded', async () => {
+    const db = s.running.ctx.db;
+    const draft = { regarding: { apiVersion: GW, kind: 'Gateway', namespace: 'infra', name: 'public' }, type: 'Normal' as const, reason: 'Checked', action: 'Check', note: 'checked' };
+    const rec = { controller: CONTROLLER, instance: 'test', retentionSeconds: 3600 };
+    const row = async () => (await db.prisma.$queryRawUnsafe<{ count: number; first_time: Date }[]>(`SELECT count, first_time FROM kube_events WHERE reason = 'Checked'`))[0];
+    expect(await recordEvents(db.sql, [draft, draft], rec)).toBe(1);
+    expect(await recordEvents(db.sql, [draft], rec)).toBe(1);
+    expect((await row()).count).toBe(2);
+    await db.prisma.$executeRawUnsafe(`UPDATE kube_events SET last_time = last_time - interval '2 hours', first_time = first_time - interval '3 hours' WHERE reason = 'Checked'`);
+    await recordEvents(db.sql, [draft], rec);
+    const again = await row();
+    expect(again.count).toBe(1);
+    expect(Date.now() - new Date(again.first_time).getTime()).toBeLessThan(60_000);
+    expect(await recordEvents(db.sql, [{ ...draft, regarding: { ...draft.regarding, name: 'gone' } }], rec)).toBe(0);
+    await db.prisma.$executeRawUnsafe(`DELETE FROM kube_events WHERE reason = 'Checked'`);
+  });
+
   it('Events are not objects of the event log', async () => {
     const feed = await s.api('GET', '/api/v1/events?limit=1000');
     expect(feed.status).toBe(200);
@@ -174,6 +192,24 @@ describe('Kubernetes Events of status transitions', () => {
     expect(rejected[0].note).toContain('Proxy "p1" rejected the route table: version');
     expect((await report({ version, hash: null })).status).toBe(200);
     expect((await events()).filter((e: any) => e.reason === 'ProxySynced')).toHaveLength(1);
+
+    // a new table: a proxy still on the old one right after it is not stale yet (it is being sent it)
+    await put(s, '/api/v1/namespaces/team/httproutes/newer', route('team', 'newer'));
+    await reconciled(s);
+    const current = Number((await s.api('GET', '/api/v1/namespaces/infra/gateways/public/snapshot')).body.version);
+    expect(current).toBeGreaterThan(version);
+    expect((await report({ version, hash: null })).status).toBe(200);
+    expect((await events()).filter((e: any) => e.reason === 'ProxyStale')).toEqual([]);
+    // still on it once the table is older than a healthy proxy takes to catch up (the table's time
+    // set back rather than the test waiting it out)
+    await s.running.ctx.db.prisma.$executeRawUnsafe(`UPDATE snapshots SET updated_at = updated_at - interval '1 minute' WHERE gateway = 'Gateway/infra/public'`);
+    expect((await report({ version, hash: null })).status).toBe(200);
+    expect((await report({ version, hash: null })).status).toBe(200);
+    const stale = (await events()).filter((e: any) => e.reason === 'ProxyStale');
+    expect(stale).toHaveLength(1);
+    expect(stale[0]).toMatchObject({ type: 'Warning', deprecatedCount: 1, note: `Proxy "p1" serves version ${version} of the route table; the current one is ${current}` });
+    expect((await report({ version: current, hash: null })).status).toBe(200);
+    expect((await events()).filter((e: any) => e.reason === 'ProxySynced').map((e: any) => e.note)).toContain(`Proxy "p1" serves the current route table (version ${current})`);
   });
 });
 
@@ -229,19 +265,40 @@ describe.skipIf(missing !== null)('Kubernetes Events through kubectl', () => {
     expect(events).toMatch(/Normal\s+Accepted\s+\S+\s+switchyard\.dev\/gateway-controller\s+Accepted by Gateway infra\/public/);
   }, 60_000);
 
-  it('kubectl events -w shows a new Event as it is recorded', async () => {
+  it('a repeat counts into its Event: kubectl describe and get events show (xN over ...)', async () => {
+    for (const allowed of [false, true]) {
+      await put(s, '/api/v1/namespaces/team', namespace('team', allowed));
+      await reconciled(s);
+    }
+    const d = await k.run(['describe', 'httproute', 'web', '-n', 'team']);
+    expect(d.code, d.stderr).toBe(0);
+    const events = d.stdout.slice(d.stdout.lastIndexOf('Events:'));
+    expect(events).toMatch(/Warning\s+NotAllowedByListeners\s+\S+ \(x2 over \S+\)\s+switchyard/);
+    expect(events).toMatch(/Normal\s+Accepted\s+\S+ \(x2 over \S+\)\s+switchyard/);
+    const wide = await k.run(['get', 'events', '-n', 'team', '-o', 'wide', '--field-selector', 'type=Warning']);
+    expect(wide.code, wide.stderr).toBe(0);
+    expect(wide.stdout.trim().split('\n')).toHaveLength(2);
+    expect(wide.stdout).toMatch(/NotAllowedByListeners\s+httproute\/web\s+switchyard\.dev\/gateway-controller, \S+\s+Not accepted .*\s2\s+web\.[0-9a-f]+\s*$/m);
+  }, 60_000);
+
+  it('kubectl events -w and get events -w show a new Event as it is recorded', async () => {
     const watch = k.spawn(['events', '-n', 'team', '-w']);
+    const get = k.spawn(['get', 'events', '-n', 'team', '-w']);
     let out = '';
+    let got = '';
     watch.stdout!.on('data', (d) => (out += d));
+    get.stdout!.on('data', (d) => (got += d));
     try {
-      for (let i = 0; i < 50 && !out.includes('NotAllowedByListeners'); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 50 && !(out.includes('NotAllowedByListeners') && got.includes('NotAllowedByListeners')); i++) await new Promise((r) => setTimeout(r, 100));
       await put(s, '/api/v1/namespaces/team/httproutes/late', route('team', 'late'));
       await reconciled(s);
-      for (let i = 0; i < 100 && !/HTTPRoute\/late/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 100 && !(/HTTPRoute\/late/.test(out) && /httproute\/late/.test(got)); i++) await new Promise((r) => setTimeout(r, 100));
     } finally {
       watch.kill();
+      get.kill();
     }
     expect(out).toMatch(/Normal\s+Accepted\s+HTTPRoute\/late/);
+    expect(got).toMatch(/Normal\s+Accepted\s+httproute\/late/);
   }, 60_000);
 });
 
