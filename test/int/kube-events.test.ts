@@ -130,6 +130,14 @@ describe('Kubernetes Events of status transitions', () => {
     }
     const v1 = (await kube(s)('GET', '/apis/events.k8s.io/v1/namespaces/team/events?fieldSelector=regarding.name%3Dweb')).body.items;
     expect(v1.map((e: any) => e.deprecatedCount)).toEqual([3, 3]);
+    // the selector narrows the query, not its pages: the first page of one holds one of web's
+    // (the namespace's first Event by name is other's), the next the other one
+    const page = (await kube(s)('GET', '/api/v1/namespaces/team/events?fieldSelector=involvedObject.name%3Dweb&limit=1')).body;
+    expect(page.items.map((e: any) => e.involvedObject.name)).toEqual(['web']);
+    const next = (await kube(s)('GET', `/api/v1/namespaces/team/events?fieldSelector=involvedObject.name%3Dweb&limit=1&continue=${page.metadata.continue}`)).body;
+    expect(next.items.map((e: any) => e.involvedObject.name)).toEqual(['web']);
+    expect(next.items[0].metadata.name).not.toBe(page.items[0].metadata.name);
+    expect(next.metadata.continue).toBeUndefined();
   });
 
   it('a repeat after the retention starts a new count; an Event of an object that is gone is not recorded', async () => {

@@ -25,3 +25,5 @@ CREATE INDEX "kube_events_last_time_idx" ON "kube_events" ("last_time");
 -- Whether a proxy's last report was behind the Gateway's current table for longer than a healthy
 -- proxy takes to catch up: a report that changes it (or the error) records an Event.
 ALTER TABLE "proxy_reports" ADD COLUMN "stale" BOOLEAN NOT NULL DEFAULT false;
+-- kubectl describe and kubectl events --for select an object's Events by its name (and uid)
+CREATE INDEX "kube_events_regarding_name_idx" ON "kube_events" ("namespace", (("regarding"->>'name')));

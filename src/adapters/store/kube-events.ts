@@ -7,7 +7,7 @@
 import type { SqlRunner } from './database';
 import { HORIZON, TX_SHIFT } from './eventlog';
 import type { EventDraft } from '../../core/status/events';
-import type { StoredKubeEvent } from '../../core/kube/events';
+import type { EventFieldRequirement, StoredKubeEvent } from '../../core/kube/events';
 
 type Runner = Pick<SqlRunner, '$queryRawUnsafe' | '$executeRawUnsafe'>;
 
@@ -82,12 +82,28 @@ export interface EventScope {
   namespace?: string;
   /** else only these (undefined: every namespace) */
   namespaces?: readonly string[];
+  /** a field selector, its fields by their core v1 names (core/kube/events.ts parseEventFieldSelector) */
+  fields?: readonly EventFieldRequirement[];
 }
 
+/** Each selectable field's column: a selector is a condition of the query, not a filter of its pages. */
+const FIELD_SQL: Record<string, string> = {
+  'metadata.name': 'name', 'metadata.namespace': 'namespace', reason: 'reason', type: 'type',
+  reportingComponent: 'reporting_controller', source: 'reporting_controller',
+  'involvedObject.kind': `(regarding->>'kind')`, 'involvedObject.namespace': `(regarding->>'namespace')`, 'involvedObject.name': `(regarding->>'name')`,
+  'involvedObject.uid': `(regarding->>'uid')`, 'involvedObject.apiVersion': `(regarding->>'apiVersion')`,
+  'involvedObject.resourceVersion': `coalesce(regarding->>'resourceVersion', '')`, 'involvedObject.fieldPath': `coalesce(regarding->>'fieldPath', '')`,
+};
+
 function scopeFilter(scope: EventScope, p: (v: unknown) => string): string {
-  if (scope.namespace !== undefined) return ` AND namespace = ${p(scope.namespace)}`;
-  if (scope.namespaces !== undefined) return ` AND namespace = ANY(${p([...scope.namespaces])}::text[])`;
-  return '';
+  let out = '';
+  if (scope.namespace !== undefined) out += ` AND namespace = ${p(scope.namespace)}`;
+  else if (scope.namespaces !== undefined) out += ` AND namespace = ANY(${p([...scope.namespaces])}::text[])`;
+  for (const f of scope.fields ?? []) {
+    const column = FIELD_SQL[f.field];
+    if (column) out += ` AND ${column} ${f.op === 'eq' ? '=' : 'IS DISTINCT FROM'} ${p(f.value)}`;
+  }
+  return out;
 }
 
 /**

@@ -104,7 +104,7 @@ export function eventsHandler(ctx: AppContext) {
       return sendJson(res, 200, shownAs(path.api, e));
     }
     const sel = selectorsOf(req, path);
-    if (watching) return watchEvents(ctx, req, res, path, scope, sel, asTable);
+    if (watching) return watchEvents(ctx, req, res, path, { ...scope, fields: sel.fields }, sel, asTable);
 
     let limit: number | undefined;
     if (req.query.limit !== undefined && req.query.limit !== '' && req.query.limit !== '0') {
@@ -113,7 +113,7 @@ export function eventsHandler(ctx: AppContext) {
       limit = Math.min(n, ctx.config.maxListLimit);
     }
     const token = typeof req.query.continue === 'string' && req.query.continue ? decodeContinue(req.query.continue) : undefined;
-    const out = await listEvents(ctx.db.sql, scope, retention(), { after: token, limit });
+    const out = await listEvents(ctx.db.sql, { ...scope, fields: sel.fields }, retention(), { after: token, limit });
     const resourceVersion = String(token?.rv ?? out.resourceVersion);
     const last = out.items[out.items.length - 1];
     const metadata: { resourceVersion: string; continue?: string } = { resourceVersion };
