@@ -128,7 +128,10 @@ export function planRecompute(before: Written, c: Computed): { plan: RecomputePl
       const stream = `ListenerSet/${ls.namespace}/${ls.name}`;
       after.parts.set(stream, ls.status as never);
       const was = before.parts.get(stream);
-      if (!was || !deepEqual(was, ls.status)) statusChanges.push({ stream, owner: c.routeOwner, status: ls.status });
+      if (!was || !deepEqual(was, ls.status)) {
+        statusChanges.push({ stream, owner: c.routeOwner, status: ls.status });
+        if (c.events) events.push(...gatewayEvents(ls, was, ls.status, 'ListenerSet'));
+      }
     }
   }
   // a first write: whatever a concurrent first write left that this one does not hold goes

@@ -9,6 +9,9 @@ import {
 import { planRecompute, type Computed } from '../../src/service/recompute-plan';
 import type { Written } from '../../src/adapters/store/recompute-write';
 import { resourceList, aggregated, groupList } from '../../src/core/kube/discovery';
+import { translate } from '../../src/core/translate';
+import { worldOf } from '../../src/core/model/world';
+import { applyDefaults } from '../../src/core/validate';
 
 const GWV = 'gateway.networking.k8s.io/v1';
 const route = { kind: 'HTTPRoute', namespace: 'team', name: 'web' };
@@ -128,6 +131,35 @@ describe('a recompute plan carries the Events of what it changes', () => {
   it('nothing changed, or events not asked for: none', () => {
     expect(planRecompute(written([parent('public', accepted)]), computed([parent('public', accepted)])).plan.events).toBeNull();
     expect(planRecompute(written([parent('public', refused)]), computed([parent('public', accepted)], false)).plan.events).toBeNull();
+  });
+});
+
+describe('a translation\'s first write: the Events of its statuses', () => {
+  const G = 'gateway.networking.k8s.io';
+  const objects = [
+    { apiVersion: `${G}/v1`, kind: 'GatewayClass', metadata: { name: 'sy', generation: 1 }, spec: { controllerName: 'c' } },
+    { apiVersion: `${G}/v1`, kind: 'Gateway', metadata: { name: 'gw', namespace: 'infra', generation: 1 },
+      spec: { gatewayClassName: 'sy', allowedListeners: { namespaces: { from: 'All' } }, listeners: [{ name: 'http', port: 80, protocol: 'HTTP', hostname: 'gw.example.com' }] } },
+    ...['old', 'new'].map((name, i) => ({ apiVersion: `${G}/v1`, kind: 'ListenerSet', metadata: { name, namespace: 'team', generation: 1, creationTimestamp: `2026-01-01T00:00:0${i}.000Z` },
+      spec: { parentRef: { name: 'gw', namespace: 'infra' }, listeners: [{ name: 'shop', port: 80, protocol: 'HTTP', hostname: 'shop.example.com' }] } })),
+    { apiVersion: `${G}/v1`, kind: 'HTTPRoute', metadata: { name: 'web', namespace: 'team', generation: 1 }, spec: { parentRefs: [{ name: 'gw', namespace: 'infra' }] } },
+  ];
+
+  it('the Gateway programmed, the route refused (its listener admits its own namespace only), each ListenerSet programmed or not, the younger one\'s listener conflicted', () => {
+    const t = translate(worldOf(objects.map((o) => applyDefaults(o)) as never), { namespace: 'infra', name: 'gw' }, { controllerName: 'c', now: '2026-03-02T00:00:00.000Z' })!;
+    const { plan } = planRecompute({ gate: null, parts: new Map(), deps: '[]', hash: null }, {
+      gateKey: 'c|Gateway/infra/gw', owner: 'Gateway/infra/gw', scope: 'c', routeOwner: 'c|Gateway/infra/gw', sourcePosition: 1, now: 'x', durationMs: 0, deps: [],
+      statuses: { gatewayStatus: t.gatewayStatus, routeParents: t.routeParents, policyAncestors: t.policyAncestors, listenerSets: t.listenerSetStatuses },
+      events: { instance: 'here', retentionSeconds: 60 },
+    });
+    const seen = plan.events!.drafts.map((e) => `${e.type} ${e.reason} ${e.regarding.kind}/${e.regarding.namespace}/${e.regarding.name}${e.regarding.fieldPath ? ` ${e.regarding.fieldPath}` : ''}`);
+    expect(seen.sort()).toEqual([
+      'Normal Programmed Gateway/infra/gw',
+      'Normal Programmed ListenerSet/team/old',
+      'Warning HostnameConflict ListenerSet/team/new spec.listeners{shop}',
+      'Warning ListenersNotValid ListenerSet/team/new',
+      'Warning NotAllowedByListeners HTTPRoute/team/web',
+    ]);
   });
 });
 

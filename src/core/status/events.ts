@@ -2,7 +2,8 @@
 // recompute (and from a proxy's reports): transitions only, as a controller's recorder emits them.
 // A route's Accepted condition for a parent that appears, flips or changes its reason; a Gateway's
 // Programmed condition likewise; a listener that becomes Conflicted (or changes why); a proxy that
-// rejects a table, falls behind, or comes back in sync. Nothing when nothing of that changed:
+// rejects a table, falls behind, or comes back in sync. A ListenerSet's Programmed condition and
+// listeners count as a Gateway's do. Nothing when nothing of that changed:
 // a recompute that rewrites a status for another reason (a new generation, an attached-route
 // count) records nothing.
 import type { Condition } from '../model/objects';
@@ -94,8 +95,9 @@ interface GatewayStatusLike {
 /**
  * The Events of a Gateway's status going from `before` to `after`: its Programmed condition when
  * it appeared, flipped or changed its reason; each listener that became Conflicted or changed why.
+ * A ListenerSet's status has the same shape, and the same Events (`kind` ListenerSet).
  */
-export function gatewayEvents(gateway: { namespace: string; name: string }, before: unknown, after: unknown): EventDraft[] {
+export function gatewayEvents(gateway: { namespace: string; name: string }, before: unknown, after: unknown, kind: 'Gateway' | 'ListenerSet' = 'Gateway'): EventDraft[] {
   if (!after) return [];
   const b = (before ?? {}) as GatewayStatusLike;
   const a = after as GatewayStatusLike;
@@ -104,8 +106,8 @@ export function gatewayEvents(gateway: { namespace: string; name: string }, befo
   if (transitioned(conditionOf(b.conditions, ConditionType.Programmed), programmed)) {
     const ok = programmed.status === 'True';
     out.push({
-      regarding: regarding('Gateway', gateway.namespace, gateway.name), type: ok ? 'Normal' : 'Warning', reason: programmed.reason, action: 'Program',
-      note: note(programmed.message || (ok ? 'The Gateway is programmed' : 'The Gateway is not programmed')),
+      regarding: regarding(kind, gateway.namespace, gateway.name), type: ok ? 'Normal' : 'Warning', reason: programmed.reason, action: 'Program',
+      note: note(programmed.message || (ok ? `The ${kind} is programmed` : `The ${kind} is not programmed`)),
     });
   }
   const listenersBefore = new Map((b.listeners ?? []).map((l) => [l?.name, l]));
@@ -115,7 +117,7 @@ export function gatewayEvents(gateway: { namespace: string; name: string }, befo
     const was = conditionOf(listenersBefore.get(l.name)?.conditions, ConditionType.Conflicted);
     if (was?.status === 'True' && was.reason === conflicted.reason) continue;
     out.push({
-      regarding: regarding('Gateway', gateway.namespace, gateway.name, `spec.listeners{${l.name ?? ''}}`), type: 'Warning', reason: conflicted.reason, action: 'Validate',
+      regarding: regarding(kind, gateway.namespace, gateway.name, `spec.listeners{${l.name ?? ''}}`), type: 'Warning', reason: conflicted.reason, action: 'Validate',
       note: note(`Listener "${l.name ?? ''}" is conflicted${conflicted.message ? `: ${conflicted.message}` : ''}`),
     });
   }
