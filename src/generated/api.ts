@@ -3878,6 +3878,125 @@ export interface components {
                 name: components["schemas"]["HTTPHeaderName"];
             };
         };
+        /** @description The object this Event is about. */
+        KubeEventObjectReference: {
+            /** @description API version of the referent. */
+            apiVersion?: string;
+            /** @description Kind of the referent. */
+            kind?: string;
+            /** @description Namespace of the referent. */
+            namespace?: string;
+            /** @description Name of the referent. */
+            name?: string;
+            /** @description UID of the referent. */
+            uid?: string;
+            /** @description Specific resourceVersion to which this reference is made */
+            resourceVersion?: string;
+            /** @description The part of the object the Event is about, e.g. spec.listeners{https} for one listener of a Gateway. */
+            fieldPath?: string;
+        };
+        /** @description Data about the Event series this Event represents; absent for a singleton Event. */
+        KubeEventSeries: {
+            /**
+             * Format: int32
+             * @description Number of occurrences in this series up to the last heartbeat time.
+             */
+            count: number;
+            /**
+             * Format: date-time
+             * @description Time of the last occurrence observed (MicroTime).
+             */
+            lastObservedTime: string;
+        };
+        /** @description The component reporting this Event. */
+        KubeEventSource: {
+            /** @description Component from which the Event is generated. */
+            component?: string;
+            /** @description Node name on which the Event is generated. */
+            host?: string;
+        };
+        /** @description Event is a report of an event somewhere in the cluster: here, a status transition the controller recorded (a route accepted or refused by a parent, a Gateway programmed or not, a listener conflict) or a proxy rejecting a table or falling behind. Read only. */
+        KubeCoreV1Event: {
+            apiVersion?: string;
+            kind?: string;
+            metadata: components["schemas"]["ObjectMeta"];
+            involvedObject: components["schemas"]["KubeEventObjectReference"];
+            /** @description This should be a short, machine understandable string that gives the reason for the transition into the object's current status. */
+            reason?: string;
+            /** @description A human-readable description of the status of this operation. */
+            message?: string;
+            source?: components["schemas"]["KubeEventSource"];
+            /**
+             * Format: date-time
+             * @description The time at which the event was first recorded.
+             */
+            firstTimestamp?: string;
+            /**
+             * Format: date-time
+             * @description The time at which the most recent occurrence of this event was recorded.
+             */
+            lastTimestamp?: string;
+            /**
+             * Format: int32
+             * @description The number of times this event has occurred.
+             */
+            count?: number;
+            /** @description Type of this event (Normal, Warning). */
+            type?: string;
+            /**
+             * Format: date-time
+             * @description Time when this Event was first observed (MicroTime).
+             */
+            eventTime?: string;
+            series?: components["schemas"]["KubeEventSeries"];
+            /** @description What action was taken/failed regarding to the Regarding object. */
+            action?: string;
+            /** @description Name of the controller that emitted this Event, e.g. switchyard.dev/gateway-controller. */
+            reportingComponent?: string;
+            /** @description ID of the controller instance. */
+            reportingInstance?: string;
+        };
+        /** @description Event is a report of an event somewhere in the cluster: here, a status transition the controller recorded (a route accepted or refused by a parent, a Gateway programmed or not, a listener conflict) or a proxy rejecting a table or falling behind. Read only. */
+        KubeEventsV1Event: {
+            apiVersion?: string;
+            kind?: string;
+            metadata: components["schemas"]["ObjectMeta"];
+            /**
+             * Format: date-time
+             * @description The time at which this Event was first observed (MicroTime).
+             */
+            eventTime: string;
+            series?: components["schemas"]["KubeEventSeries"];
+            /** @description The name of the controller that emitted this Event, e.g. switchyard.dev/gateway-controller. */
+            reportingController?: string;
+            /** @description The ID of the controller instance. */
+            reportingInstance?: string;
+            /** @description What action was taken/failed regarding to the regarding object. */
+            action?: string;
+            /** @description Why the action was taken */
+            reason?: string;
+            regarding?: components["schemas"]["KubeEventObjectReference"];
+            /** @description A human-readable description of the status of this operation. */
+            note?: string;
+            /** @description Type of this event (Normal, Warning). */
+            type?: string;
+            deprecatedSource?: components["schemas"]["KubeEventSource"];
+            /**
+             * Format: date-time
+             * @description The first time of the Event as core v1 Events show it (firstTimestamp).
+             */
+            deprecatedFirstTimestamp?: string;
+            /**
+             * Format: date-time
+             * @description The last time of the Event as core v1 Events show it (lastTimestamp).
+             */
+            deprecatedLastTimestamp?: string;
+            /**
+             * Format: int32
+             * @description The number of occurrences
+             */
+            deprecatedCount?: number;
+        };
         KubeStatusCause: {
             /** @description metav1.CauseType: FieldValueInvalid, FieldValueRequired, FieldManagerConflict, ... */
             reason?: string;

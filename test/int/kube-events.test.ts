@@ -255,6 +255,16 @@ describe.skipIf(missing !== null)('Kubernetes Events through kubectl', () => {
     expect(wide.stdout.split('\n')[0]).toContain('COUNT');
   }, 60_000);
 
+  it('kubectl explain reads the Event schemas of both versions', async () => {
+    const core = await k.run(['explain', 'events.involvedObject']);
+    expect(core.code, core.stderr).toBe(0);
+    expect(core.stdout).toContain('KIND:       Event');
+    expect(core.stdout).toContain('fieldPath');
+    const v1 = await k.run(['explain', 'events.series', '--api-version=events.k8s.io/v1']);
+    expect(v1.code, v1.stderr).toBe(0);
+    expect(v1.stdout).toContain('lastObservedTime');
+  }, 60_000);
+
   it('kubectl events lists them, and --for narrows to one object', async () => {
     const r = await k.run(['events', '-n', 'team']);
     expect(r.code, r.stderr).toBe(0);

@@ -38,7 +38,7 @@ const INT_OR_STRING_SCHEMA = {
 };
 
 /** The API groups whose kinds kube-apiserver serves from Go types (k8s.io/api/<group>/<version>). */
-const BUILT_IN_GROUPS = new Set(['', 'discovery.k8s.io', 'authorization.k8s.io']);
+const BUILT_IN_GROUPS = new Set(['', 'discovery.k8s.io', 'authorization.k8s.io', 'events.k8s.io']);
 
 /** A kind's definition name: io.k8s.api.core.v1.Service, io.k8s.networking.gateway.v1.HTTPRoute. */
 export function definitionName(group: string, version: string, kind: string): string {

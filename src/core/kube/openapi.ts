@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import spec from '../../generated/openapi.json';
 import { apiVersionOf, groups, resourcesAt } from './resources';
 import { AUTHORIZATION_GROUP } from './discovery';
+import { EVENTS_GROUP } from './events';
 import { patchTypesOf } from '../kube-patch';
 import { isBuiltInGroup, KubeSchemas, V3_REF, referencedDefinitions, toSwagger2, type Json } from './openapi-schema';
 import { swaggerToProtobuf } from './openapi-v2-protobuf';
@@ -29,6 +30,8 @@ interface Served {
   component: string;
   /** the accepted patch media types, or null: the kind is only created (SelfSubjectAccessReview) */
   patchTypes: string[] | null;
+  /** only read: listed and got (Events) */
+  readOnly?: boolean;
 }
 
 function served(): Served[] {
@@ -44,6 +47,9 @@ function served(): Served[] {
     }
   }
   out.push({ group: AUTHORIZATION_GROUP, version: 'v1', kind: 'SelfSubjectAccessReview', plural: 'selfsubjectaccessreviews', namespaced: false, component: 'SelfSubjectAccessReview', patchTypes: null });
+  for (const [group, component] of [['', 'KubeCoreV1Event'], [EVENTS_GROUP, 'KubeEventsV1Event']]) {
+    out.push({ group, version: 'v1', kind: 'Event', plural: 'events', namespaced: true, component, patchTypes: null, readOnly: true });
+  }
   return out;
 }
 
@@ -67,8 +73,9 @@ interface Op {
 function operations(s: Served): Op[] {
   const base = s.group ? `/apis/${s.group}/${s.version}` : '/api/v1';
   const collection = s.namespaced ? `${base}/namespaces/{namespace}/${s.plural}` : `${base}/${s.plural}`;
-  if (!s.patchTypes) return [{ path: collection, method: 'post', action: 'post', query: QUERY, body: true }];
   const one = `${collection}/{name}`;
+  if (s.readOnly) return [{ path: collection, method: 'get', action: 'list', query: [], body: false }, { path: one, method: 'get', action: 'get', query: [], body: false }];
+  if (!s.patchTypes) return [{ path: collection, method: 'post', action: 'post', query: QUERY, body: true }];
   return [
     { path: collection, method: 'get', action: 'list', query: [], body: false },
     { path: collection, method: 'post', action: 'post', query: QUERY, body: true },
