@@ -47,11 +47,11 @@ const CLUSTER_KINDS = new Set(['GatewayClass', 'Namespace']);
 const INPUT_OWNER = '';
 
 interface Request { gateway?: string; context?: { random?: number; readable?: string[] }; [k: string]: unknown }
-interface Options { now?: string; controllerName?: string; supportedFeatures?: string[]; unavailablePorts?: number[]; addressPool?: string[]; epoch?: string; description?: string; requests?: Request[] }
+interface Options { [other: string]: unknown; now?: string; controllerName?: string; supportedFeatures?: string[]; unavailablePorts?: number[]; addressPool?: string[]; epoch?: string; description?: string; requests?: Request[] }
 interface Step { now?: string; description?: string; delete?: { kind: string; namespace?: string; name: string }[]; supportedFeatures?: string[]; requests?: Request[] }
 interface Phase { step: Step; docs: K8sObject[] }
 
-export function phasesOf(text: string): { options: Options & Record<string, unknown>; phases: Phase[] } {
+export function phasesOf(text: string): { options: Options; phases: Phase[] } {
   const docs = parseAllDocuments(text).map((d) => d.toJS()).filter((d) => d && typeof d === 'object');
   let options: Options = {};
   const phases: Phase[] = [{ step: {}, docs: [] }];

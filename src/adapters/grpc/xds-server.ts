@@ -1,0 +1,205 @@
+// The gRPC server every API process runs on XDS_PORT: Envoy's aggregated discovery service, both
+// variants, for proxy tokens. One place knows which stream serves which Gateway (XdsSessions).
+// TLS and plaintext share the port, told apart by the first byte as the HTTP port does; plaintext
+// is taken from loopback clients only, unless the operator says the network is theirs.
+import * as grpc from '@grpc/grpc-js';
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { Authenticator } from '../../service/principal';
+import { canReadSnapshot } from '../../service/access';
+import type { SnapshotHub } from '../delivery/snapshots';
+import type { DiscoveryRequest__Output } from '../../generated/xds/envoy/service/discovery/v3/DiscoveryRequest';
+import type { DeltaDiscoveryRequest__Output } from '../../generated/xds/envoy/service/discovery/v3/DeltaDiscoveryRequest';
+import type { Node__Output } from '../../generated/xds/envoy/config/core/v3/Node';
+import { adsService } from './ads-service';
+import { DeltaStream, SotwStream, type DeltaResponse, type SotwResponse } from './ads-streams';
+import { XdsTables, type GatewayTable } from './xds-tables';
+import { XdsSessions } from './xds-sessions';
+
+export const TOKEN_METADATA = 'switchyard.dev/token';
+export const GATEWAY_METADATA = 'switchyard.dev/gateway';
+
+export interface XdsServerOptions {
+  port: number;
+  host: string;
+  tls: { cert: string; key: string };
+  /** XDS_PLAINTEXT: plaintext from any client, for a network the operator secures */
+  plaintextAnywhere: boolean;
+  auth: Authenticator;
+  hub: SnapshotHub;
+  logger: Logger;
+}
+
+export interface RunningXds {
+  port: number;
+  sessions: XdsSessions;
+  close(): Promise<void>;
+}
+
+const TLS_HANDSHAKE = 0x16;
+const isLoopback = (a: string | undefined) => !!a && (a === '::1' || a.startsWith('127.') || a.startsWith('::ffff:127.'));
+
+class StreamError extends Error {
+  constructor(readonly code: grpc.status, message: string) {
+    super(message);
+  }
+}
+
+function metadataString(node: Node__Output | null, key: string): string | undefined {
+  const v = node?.metadata?.fields?.[key] as { stringValue?: string; string_value?: string } | undefined;
+  return v?.stringValue ?? v?.string_value ?? undefined;
+}
+
+/** The principal and Gateway of a stream, from its call metadata and first request's node. */
+async function authorize(auth: Authenticator, md: grpc.Metadata, node: Node__Output | null): Promise<{ gateway: string; principal: string }> {
+  const header = md.get('authorization')[0];
+  const bearer = typeof header === 'string' && /^Bearer\s+/i.test(header) ? header.replace(/^Bearer\s+/i, '').trim() : undefined;
+  const token = bearer || metadataString(node, TOKEN_METADATA);
+  if (!token) throw new StreamError(grpc.status.UNAUTHENTICATED, `no proxy token: send "authorization: Bearer <token>" or node metadata "${TOKEN_METADATA}"`);
+  const p = await auth.authenticate(token);
+  if (!p) throw new StreamError(grpc.status.UNAUTHENTICATED, 'unknown, revoked or expired token');
+  const gateway = metadataString(node, GATEWAY_METADATA) || node?.cluster || '';
+  const m = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(gateway);
+  if (!m) throw new StreamError(grpc.status.INVALID_ARGUMENT, `name the Gateway as node.cluster "<namespace>/<name>" or node metadata "${GATEWAY_METADATA}" (got ${JSON.stringify(gateway)})`);
+  if (canReadSnapshot(p, m[1], m[3]) !== 'with-secrets') throw new StreamError(grpc.status.PERMISSION_DENIED, `token "${p.name}" does not serve Gateway ${gateway}`);
+  return { gateway, principal: p.name };
+}
+
+type Duplex<Req, Res> = grpc.ServerDuplexStream<Req, Res>;
+
+/** One ADS stream: authorizes on its first request, follows its Gateway, answers its requests in order. */
+function serveStream<Req extends { node: Node__Output | null }, Res>(
+  opts: XdsServerOptions, tables: XdsTables, sessions: XdsSessions, call: Duplex<Req, Res>, variant: 'sotw' | 'delta',
+  handle: (proto: SotwStream | DeltaStream, req: Req) => { namesChanged: boolean } | null,
+): void {
+  const send = (r: SotwResponse | DeltaResponse) => {
+    if (!ended) call.write(r as Res);
+  };
+  const proto = variant === 'sotw' ? new SotwStream(send as (r: SotwResponse) => void) : new DeltaStream(send as (r: DeltaResponse) => void);
+  let ended = false;
+  let session: { gateway: string } | undefined;
+  let table: GatewayTable | undefined;
+  let stopWatch: (() => void) | undefined;
+  let sessionId: number | undefined;
+  // requests are handled one at a time, in order (the first one waits for the token lookup)
+  let queue: Promise<void> = Promise.resolve();
+
+  const pushAll = () => {
+    if (ended || !table) return;
+    try {
+      proto.pushAll(tables.universe(table, proto.listenerNames()));
+    } catch (err) {
+      opts.logger.error({ err, gateway: session?.gateway }, 'xDS: translating or encoding a table failed');
+    }
+  };
+  const end = (code: grpc.status, details: string) => {
+    if (ended) return;
+    ended = true;
+    call.emit('error', { code, details, metadata: new grpc.Metadata() } as grpc.ServiceError);
+  };
+  const cleanup = () => {
+    ended = true;
+    stopWatch?.();
+    if (sessionId !== undefined) sessions.remove(sessionId);
+  };
+
+  call.on('data', (req: Req) => {
+    queue = queue.then(async () => {
+      if (ended) return;
+      if (!session) {
+        try {
+          session = await authorize(opts.auth, call.metadata, req.node);
+        } catch (e) {
+          if (e instanceof StreamError) return end(e.code, e.message);
+          opts.logger.warn({ err: e }, 'xDS: authorizing a stream failed');
+          return end(grpc.status.UNAVAILABLE, 'the token could not be checked; try again');
+        }
+        if (ended) return;
+        sessionId = sessions.add({ gateway: session.gateway, nodeId: req.node?.id ?? '', variant, status: () => proto.status(), peer: call.getPeer() });
+        stopWatch = tables.watch(session.gateway, (t) => {
+          table = t;
+          pushAll();
+        });
+        table = await tables.current(session.gateway);
+        if (ended) return;
+      }
+      const r = handle(proto, req);
+      if (r) pushAll();
+    }).catch((err) => opts.logger.error({ err }, 'xDS: handling a request failed'));
+  });
+  call.on('end', () => {
+    cleanup();
+    if (!call.writableEnded) call.end();
+  });
+  call.on('error', cleanup);
+  call.on('cancelled', cleanup);
+  call.on('close', cleanup);
+}
+
+function errorText(e: { message?: string; code?: number } | null | undefined): string | undefined {
+  if (!e) return undefined;
+  return e.message || `code ${e.code ?? 0}`;
+}
+
+export async function startXdsServer(opts: XdsServerOptions): Promise<RunningXds> {
+  const tables = new XdsTables(opts.hub);
+  const sessions = new XdsSessions();
+  const server = new grpc.Server({ 'grpc.max_concurrent_streams': 100_000 });
+  const calls = new Set<grpc.ServerDuplexStream<unknown, unknown>>();
+  const track = <T extends grpc.ServerDuplexStream<any, any>>(call: T) => {
+    calls.add(call);
+    const drop = () => calls.delete(call);
+    call.on('close', drop);
+    call.on('error', drop);
+    call.on('cancelled', drop);
+    return call;
+  };
+  server.addService(adsService(), {
+    StreamAggregatedResources: (call: Duplex<DiscoveryRequest__Output, SotwResponse>) => serveStream(opts, tables, sessions, track(call), 'sotw', (p, req) =>
+      (p as SotwStream).request({ typeUrl: req.type_url, nonce: req.response_nonce, versionInfo: req.version_info, names: req.resource_names, error: req.error_detail ? errorText(req.error_detail) : undefined })),
+    DeltaAggregatedResources: (call: Duplex<DeltaDiscoveryRequest__Output, DeltaResponse>) => serveStream(opts, tables, sessions, track(call), 'delta', (p, req) =>
+      (p as DeltaStream).request({ typeUrl: req.type_url, nonce: req.response_nonce, subscribe: req.resource_names_subscribe, unsubscribe: req.resource_names_unsubscribe, initial: req.initial_resource_versions ?? {}, error: req.error_detail ? errorText(req.error_detail) : undefined })),
+  });
+  const plain = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  const secure = server.createConnectionInjector(grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(opts.tls.key), cert_chain: Buffer.from(opts.tls.cert) }], false));
+  const sockets = new Set<Socket>();
+  const net: NetServer = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.once('readable', () => {
+      const head = socket.read(1) as Buffer | null;
+      if (!head) return void socket.destroy();
+      socket.unshift(head);
+      if (head[0] === TLS_HANDSHAKE) secure.injectConnection(socket);
+      else if (opts.plaintextAnywhere || isLoopback(socket.remoteAddress)) plain.injectConnection(socket);
+      // a token must not cross a network in the clear
+      else socket.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    net.once('error', reject);
+    net.listen(opts.port, opts.host, () => {
+      net.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (net.address() as { port: number }).port;
+  opts.logger.info({ port, plaintextAnywhere: opts.plaintextAnywhere }, 'xDS server listening');
+  return {
+    port,
+    sessions,
+    async close() {
+      // streams end UNAVAILABLE so that clients reconnect to another process; a client that tries
+      // this one again finds the port closed
+      const closed = new Promise<void>((resolve) => net.close(() => resolve()));
+      for (const c of calls) c.emit('error', { code: grpc.status.UNAVAILABLE, details: 'server shutting down', metadata: new grpc.Metadata() });
+      plain.drain(0);
+      secure.drain(0);
+      server.forceShutdown();
+      plain.destroy();
+      secure.destroy();
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
+  };
+}
