@@ -6,7 +6,7 @@
 // Pushes go in go-control-plane's ADS order: clusters and endpoints first, then listeners and
 // routes, and a cluster the routes stop naming is withdrawn only after the routes.
 import { createHash } from 'node:crypto';
-import { PUSH_ORDER, TYPE_URL, kindOfTypeUrl, type ResourceKind } from '../../core/xds/types';
+import { TYPE_URL, kindOfTypeUrl, type ResourceKind } from '../../core/xds/types';
 
 /** One resource as sent: its name, version and encoding. */
 export interface Encoded { name: string; version: string; bytes: Uint8Array }
@@ -62,8 +62,9 @@ export class SotwStream implements StreamOps {
 
   listenerNames = (): string[] | 'wildcard' => {
     const t = this.types.get('listener');
-    if (!t?.subscribed) return [];
-    return t.names ? [...t.names] : 'wildcard';
+    if (t?.subscribed && !t.names) return 'wildcard';
+    // a proxyless client's route configuration is named as its listener
+    return [...new Set([...(t?.names ?? []), ...(this.types.get('route')?.names ?? [])])];
   };
 
   status(): Partial<Record<ResourceKind, TypeStatus>> {
@@ -100,7 +101,8 @@ export class SotwStream implements StreamOps {
   pushAll(u: Universe): void {
     // clusters and endpoints the last routes may still name are kept until the routes have gone out
     for (const k of ['cluster', 'endpoint'] as const) this.push(k, u, true);
-    for (const k of PUSH_ORDER) this.push(k, u, false);
+    for (const k of ['listener', 'route', 'secret'] as const) this.push(k, u, false);
+    for (const k of ['cluster', 'endpoint'] as const) this.push(k, u, false);
   }
 
   push(kind: ResourceKind, u: Universe, keepSent: boolean): void {
@@ -157,8 +159,8 @@ export class DeltaStream implements StreamOps {
 
   listenerNames = (): string[] | 'wildcard' => {
     const t = this.types.get('listener');
-    if (!t?.started) return [];
-    return t.wildcard ? 'wildcard' : [...t.names];
+    if (t?.started && t.wildcard) return 'wildcard';
+    return [...new Set([...(t?.names ?? []), ...(this.types.get('route')?.names ?? [])])];
   };
 
   status(): Partial<Record<ResourceKind, TypeStatus>> {
@@ -209,10 +211,11 @@ export class DeltaStream implements StreamOps {
 
   pushAll(u: Universe): void {
     for (const k of ['cluster', 'endpoint'] as const) this.push(k, u, false);
-    for (const k of PUSH_ORDER) this.push(k, u, true);
+    for (const k of ['listener', 'route', 'secret'] as const) this.push(k, u, true);
+    for (const k of ['cluster', 'endpoint'] as const) this.push(k, u, true);
   }
 
-  /** Sends what changed for `kind`; removals only when `removals` (after the routes that named them). */
+  /** Sends what changed for `kind`; removals of what the client holds only when `removals` (after the routes that named them). */
   push(kind: ResourceKind, u: Universe, removals: boolean): void {
     const t = this.types.get(kind);
     if (!t?.started) return;
@@ -225,11 +228,9 @@ export class DeltaStream implements StreamOps {
       sent.set(name, e.version);
     }
     const removed: string[] = [];
-    if (removals) {
-      for (const name of t.has.keys()) if (!u[kind].has(name)) removed.push(name);
-      // a name asked for that does not exist is answered as removed, so the client need not wait
-      for (const name of t.names) if (!u[kind].has(name) && !t.has.has(name) && !t.toldMissing.has(name)) removed.push(name);
-    }
+    if (removals) for (const name of t.has.keys()) if (!u[kind].has(name)) removed.push(name);
+    // a name asked for that does not exist is answered as removed, so the client need not wait
+    for (const name of t.names) if (!u[kind].has(name) && !t.has.has(name) && !t.toldMissing.has(name)) removed.push(name);
     if (resources.length === 0 && removed.length === 0) return;
     for (const [name, v] of sent) {
       t.has.set(name, v);
