@@ -39,6 +39,7 @@ import { localServerUrl, writeAdminKubeconfig } from './runtime/kubeconfig-file'
 import { kubeTls } from './runtime/kube-tls';
 import { acceptTlsToo } from './runtime/tls-on-same-port';
 import { startXdsServer, type RunningXds } from './adapters/grpc/xds-server';
+import { saveReport } from './adapters/store/proxy-reports';
 
 export interface Running {
   url: string;
@@ -155,7 +156,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     const xdsTls = config.xdsTlsCertFile && config.xdsTlsKeyFile
       ? { cert: readFileSync(config.xdsTlsCertFile, 'utf8'), key: readFileSync(config.xdsTlsKeyFile, 'utf8') } : tlsPair;
     try {
-      xds = await startXdsServer({ port: config.xdsPort, host: config.host, tls: xdsTls, plaintextAnywhere: config.xdsPlaintext, auth, hub: ctx.snapshots, logger });
+      xds = await startXdsServer({ port: config.xdsPort, host: config.host, tls: xdsTls, plaintextAnywhere: config.xdsPlaintext, auth, hub: ctx.snapshots, logger, metrics: metrics.xds,
+        report: (gateway, row) => saveReport(db.sql, gateway, row) });
     } catch (e) {
       // the port is taken (or the protos cannot be read): nothing this start opened stays open
       ctx.snapshots.close();

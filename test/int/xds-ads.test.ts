@@ -119,12 +119,16 @@ describe('who may open a stream', () => {
 describe('state of the world', () => {
   it('a NACKed version is not sent again; the next change is', async () => {
     const st = open('StreamAggregatedResources', { token });
-    st.send({ node: node(), type_url: TYPE_URL.route, resource_names: [LISTENER] });
+    st.send({ node: { ...node(), id: 'raw-sotw-node' }, type_url: TYPE_URL.route, resource_names: [LISTENER] });
     const first = await st.next();
     expect(names(first)).toEqual([LISTENER]);
     st.send({ type_url: TYPE_URL.route, resource_names: [LISTENER], version_info: '', response_nonce: first.nonce, error_detail: { code: 3, message: 'refused for the test' } });
     // the same request again (the client asks once more): the refused version is not re-sent
     expect(await st.quiet()).toBe(true);
+    // proxy-status shows the node NACKED, with the client's error
+    const listed = await s.api('GET', `/api/v1/namespaces/${NS}/gateways/gw/proxies`);
+    const item = listed.body.items.find((i: any) => i.id === 'xds:raw-sotw-node');
+    expect(item).toMatchObject({ state: 'NACKED', error: 'route NACKED: refused for the test', xds: { variant: 'sotw', types: { route: { nacked: { version: first.version_info, error: 'refused for the test' } } } } });
     await route([{ name: 'echo-b' }]);
     const next = await st.next();
     expect(next.version_info).not.toBe(first.version_info);

@@ -94,6 +94,9 @@ describe('@grpc/grpc-js-xds against the xDS server', () => {
   it('routes calls by the GRPCRoute: method matches pick the backend', async () => {
     expect((await until('/echo.Echo/Ping', (r) => r.code === grpc.status.OK)).backend).toBe('a');
     expect((await callOnce(client, '/echo.Echo/Other')).backend).toBe('b');
+    // the node shows in proxy-status beside snapshot proxies, synced to the Gateway's snapshot
+    const listed = await s.api('GET', `/api/v1/namespaces/${NS}/gateways/gw/proxies`);
+    expect(listed.body.items).toEqual([expect.objectContaining({ id: 'xds:grpc-js-test-node', state: 'SYNCED', version: listed.body.snapshotVersion, xds: expect.objectContaining({ variant: 'sotw' }) })]);
   });
 
   it('answers a call no rule matches UNIMPLEMENTED, as the gateway does', async () => {

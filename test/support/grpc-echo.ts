@@ -13,14 +13,14 @@ export interface EchoBackend { name: string; port: number; close(): Promise<void
 
 export async function startEcho(name: string, host = '127.0.0.1'): Promise<EchoBackend> {
   const server = new grpc.Server();
-  const definition: grpc.ServiceDefinition = {};
+  const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   const handlers: grpc.UntypedServiceImplementation = {};
   for (const path of ECHO_METHODS) {
     const key = path.replace(/\W/g, '_');
     definition[key] = { path, requestStream: false, responseStream: false, requestSerialize: json.serialize, requestDeserialize: json.deserialize, responseSerialize: json.serialize, responseDeserialize: json.deserialize };
     handlers[key] = (call: grpc.ServerUnaryCall<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => cb(null, { backend: name, path, headers: call.metadata.getMap() });
   }
-  server.addService(definition, handlers);
+  server.addService(definition as grpc.ServiceDefinition, handlers);
   const port = await new Promise<number>((resolve, reject) => server.bindAsync(`${host}:0`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
   return { name, port, close: async () => server.forceShutdown() };
 }

@@ -23,9 +23,11 @@ const digest = (parts: string[]) => createHash('sha256').update(parts.join('\n')
 
 /** Per kind and stream: the protocol's state. */
 export interface StreamOps {
-  /** the listener names the client subscribed to changed: the universe must be recomputed */
+  /** the listener names the client subscribed to (a proxyless client's route names count) */
   readonly listenerNames: () => string[] | 'wildcard';
   status(): Partial<Record<ResourceKind, TypeStatus>>;
+  /** every response sent has been acknowledged (none refused, none awaiting an answer) */
+  settled(): boolean;
 }
 
 interface Request { typeUrl: string; nonce: string; error?: string }
@@ -50,9 +52,12 @@ interface SotwType {
   status: TypeStatus;
 }
 
+/** Told of each ACK (true) and NACK (false) a client sends, for the metrics. */
+export type OnAnswer = (kind: ResourceKind, acked: boolean) => void;
+
 export class SotwStream implements StreamOps {
   private types = new Map<ResourceKind, SotwType>();
-  constructor(private readonly send: (r: SotwResponse) => void) {}
+  constructor(private readonly send: (r: SotwResponse) => void, private readonly onAnswer: OnAnswer = () => undefined) {}
 
   private typeOf(kind: ResourceKind): SotwType {
     let t = this.types.get(kind);
@@ -71,6 +76,10 @@ export class SotwStream implements StreamOps {
     return Object.fromEntries([...this.types].map(([k, t]) => [k, t.status]));
   }
 
+  settled(): boolean {
+    return [...this.types.values()].every((t) => t.sent === undefined || (t.status.acked === t.sent && !t.status.nacked));
+  }
+
   /** A request; returns whether the listener names changed (the caller recomputes, then calls push). */
   request(req: SotwRequest): { kind: ResourceKind; namesChanged: boolean } | null {
     const kind = kindOfTypeUrl(req.typeUrl);
@@ -83,6 +92,7 @@ export class SotwStream implements StreamOps {
         t.refused.add(t.sent);
         t.status = { ...t.status, nacked: { version: t.sent, error: req.error } };
       } else t.status = { acked: t.sent };
+      this.onAnswer(kind, req.error === undefined);
     } else if (!req.nonce && req.versionInfo) {
       // a client back from another stream holds this version already
       t.sent = req.versionInfo;
@@ -149,7 +159,7 @@ interface DeltaType {
 
 export class DeltaStream implements StreamOps {
   private types = new Map<ResourceKind, DeltaType>();
-  constructor(private readonly send: (r: DeltaResponse) => void) {}
+  constructor(private readonly send: (r: DeltaResponse) => void, private readonly onAnswer: OnAnswer = () => undefined) {}
 
   private typeOf(kind: ResourceKind): DeltaType {
     let t = this.types.get(kind);
@@ -165,6 +175,10 @@ export class DeltaStream implements StreamOps {
 
   status(): Partial<Record<ResourceKind, TypeStatus>> {
     return Object.fromEntries([...this.types].map(([k, t]) => [k, t.status]));
+  }
+
+  settled(): boolean {
+    return [...this.types.values()].every((t) => t.pending.size === 0 && !t.status.nacked);
   }
 
   request(req: DeltaRequest): { kind: ResourceKind; namesChanged: boolean } | null {
@@ -192,6 +206,7 @@ export class DeltaStream implements StreamOps {
           }
           t.status = { ...t.status, nacked: { version: summary, error: req.error } };
         } else t.status = { acked: summary };
+        this.onAnswer(kind, req.error === undefined);
       }
     }
     for (const n of req.subscribe) {

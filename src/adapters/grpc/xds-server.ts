@@ -15,6 +15,7 @@ import { adsService } from './ads-service';
 import { DeltaStream, SotwStream, type DeltaResponse, type SotwResponse } from './ads-streams';
 import { XdsTables, type GatewayTable } from './xds-tables';
 import { XdsSessions } from './xds-sessions';
+import type { ReportRow } from '../store/proxy-reports';
 
 export const TOKEN_METADATA = 'switchyard.dev/token';
 export const GATEWAY_METADATA = 'switchyard.dev/gateway';
@@ -28,7 +29,22 @@ export interface XdsServerOptions {
   auth: Authenticator;
   hub: SnapshotHub;
   logger: Logger;
+  metrics?: XdsMetrics;
+  /** records what a node acknowledged, for proxy-status (the proxy_reports table) */
+  report?: (gateway: string, report: Omit<ReportRow, 'lastSeen'>) => Promise<unknown>;
 }
+
+/** What the server counts (src/adapters/http/metrics.ts implements it). */
+export interface XdsMetrics {
+  streamOpened(variant: 'sotw' | 'delta'): () => void;
+  responded(variant: 'sotw' | 'delta', typeUrl: string): void;
+  answered(kind: string, acked: boolean): void;
+  /** seconds from a table version's arrival to its responses written */
+  pushed(seconds: number): void;
+}
+
+/** How often a node's report is renewed while nothing changes (the list drops reports older than its TTL). */
+const REPORT_EVERY_MS = 10_000;
 
 export interface RunningXds {
   port: number;
@@ -37,6 +53,8 @@ export interface RunningXds {
 }
 
 const TLS_HANDSHAKE = 0x16;
+/** how long the streams' final statuses are given to reach their clients at shutdown */
+const STATUS_GRACE_MS = 300;
 const isLoopback = (a: string | undefined) => !!a && (a === '::1' || a.startsWith('127.') || a.startsWith('::ffff:127.'));
 
 class StreamError extends Error {
@@ -73,20 +91,46 @@ function serveStream<Req extends { node: Node__Output | null }, Res>(
   handle: (proto: SotwStream | DeltaStream, req: Req) => { namesChanged: boolean } | null,
 ): void {
   const send = (r: SotwResponse | DeltaResponse) => {
-    if (!ended) call.write(r as Res);
+    if (ended) return;
+    opts.metrics?.responded(variant, r.type_url);
+    call.write(r as Res);
   };
-  const proto = variant === 'sotw' ? new SotwStream(send as (r: SotwResponse) => void) : new DeltaStream(send as (r: DeltaResponse) => void);
+  const onAnswer = (kind: string, acked: boolean) => opts.metrics?.answered(kind, acked);
+  const proto = variant === 'sotw' ? new SotwStream(send as (r: SotwResponse) => void, onAnswer) : new DeltaStream(send as (r: DeltaResponse) => void, onAnswer);
+  let closeGauge: (() => void) | undefined;
   let ended = false;
   let session: { gateway: string } | undefined;
   let table: GatewayTable | undefined;
   let stopWatch: (() => void) | undefined;
   let sessionId: number | undefined;
+  let nodeId = '';
+  /** the table version last pushed, and the one whose push the node has acknowledged in full */
+  let pushedVersion: number | null = null;
+  let ackedVersion: number | null = null;
+  let reported = '';
+  let reportTimer: NodeJS.Timeout | undefined;
+  const report = (force = false) => {
+    if (!opts.report || !session) return;
+    const status = proto.status();
+    const nack = Object.entries(status).find(([, t]) => t?.nacked);
+    const row: Omit<ReportRow, 'lastSeen'> = {
+      proxyId: `xds:${nodeId}`.replace(/[^A-Za-z0-9._:-]/g, '_').slice(0, 128),
+      version: ackedVersion, hash: null,
+      error: nack ? `${nack[0]} NACKED: ${nack[1]!.nacked!.error}`.slice(0, 1024) : null,
+      xds: { variant, types: status as Record<string, { acked?: string }> },
+    };
+    const text = JSON.stringify(row);
+    if (!force && text === reported) return;
+    reported = text;
+    void opts.report(session.gateway, row).catch((err) => opts.logger.warn({ err }, 'xDS: recording a node\'s report failed'));
+  };
   // requests are handled one at a time, in order (the first one waits for the token lookup)
   let queue: Promise<void> = Promise.resolve();
 
   const pushAll = () => {
     if (ended || !table) return;
     try {
+      pushedVersion = table.version;
       proto.pushAll(tables.universe(table, proto.listenerNames()));
     } catch (err) {
       opts.logger.error({ err, gateway: session?.gateway }, 'xDS: translating or encoding a table failed');
@@ -99,6 +143,9 @@ function serveStream<Req extends { node: Node__Output | null }, Res>(
   };
   const cleanup = () => {
     ended = true;
+    closeGauge?.();
+    closeGauge = undefined;
+    clearInterval(reportTimer);
     stopWatch?.();
     if (sessionId !== undefined) sessions.remove(sessionId);
   };
@@ -115,16 +162,27 @@ function serveStream<Req extends { node: Node__Output | null }, Res>(
           return end(grpc.status.UNAVAILABLE, 'the token could not be checked; try again');
         }
         if (ended) return;
-        sessionId = sessions.add({ gateway: session.gateway, nodeId: req.node?.id ?? '', variant, status: () => proto.status(), peer: call.getPeer() });
+        closeGauge = opts.metrics?.streamOpened(variant);
+        nodeId = req.node?.id || call.getPeer();
+        sessionId = sessions.add({ gateway: session.gateway, nodeId, variant, status: () => proto.status(), peer: call.getPeer() });
+        reportTimer = setInterval(() => report(true), REPORT_EVERY_MS);
+        reportTimer.unref();
         stopWatch = tables.watch(session.gateway, (t) => {
+          const started = performance.now();
           table = t;
           pushAll();
+          opts.metrics?.pushed((performance.now() - started + t.loadMs) / 1000);
+          // nothing this node holds changed: it is as up to date as the table
+          if (proto.settled()) ackedVersion = pushedVersion;
+          report();
         });
         table = await tables.current(session.gateway);
         if (ended) return;
       }
       const r = handle(proto, req);
       if (r) pushAll();
+      if (proto.settled()) ackedVersion = pushedVersion;
+      report();
     }).catch((err) => opts.logger.error({ err }, 'xDS: handling a request failed'));
   });
   call.on('end', () => {
@@ -192,9 +250,9 @@ export async function startXdsServer(opts: XdsServerOptions): Promise<RunningXds
       // streams end UNAVAILABLE so that clients reconnect to another process; a client that tries
       // this one again finds the port closed
       const closed = new Promise<void>((resolve) => net.close(() => resolve()));
-      for (const c of calls) c.emit('error', { code: grpc.status.UNAVAILABLE, details: 'server shutting down', metadata: new grpc.Metadata() });
-      plain.drain(0);
-      secure.drain(0);
+      for (const c of [...calls]) c.emit('error', { code: grpc.status.UNAVAILABLE, details: 'server shutting down', metadata: new grpc.Metadata() });
+      // a status goes out a moment after the stream is ended; no event says when it has
+      if (calls.size || sockets.size) await new Promise((r) => setTimeout(r, STATUS_GRACE_MS));
       server.forceShutdown();
       plain.destroy();
       secure.destroy();

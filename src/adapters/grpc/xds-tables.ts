@@ -17,6 +17,8 @@ export interface GatewayTable {
   table: CompiledTable | null;
   /** per listener name, its translation (made when first asked for) */
   memo: Map<string, ProxylessListener | null>;
+  /** milliseconds from the hub's notice of this version to the table in hand */
+  loadMs: number;
 }
 
 const KINDS: ResourceKind[] = ['listener', 'route', 'cluster', 'endpoint', 'secret'];
@@ -51,9 +53,12 @@ export class XdsTables {
     let p = this.loading.get(key);
     if (p) return p;
     p = (async () => {
+      const started = performance.now();
       const snap = await this.hub.get(key);
       const whole = snap ? await this.hub.whole(snap) : null;
-      const next: GatewayTable = whole ? { version: whole.version, table: whole.table(), memo: new Map() } : { version: null, table: null, memo: new Map() };
+      const table = whole ? whole.table() : null;
+      const loadMs = performance.now() - started;
+      const next: GatewayTable = whole ? { version: whole.version, table, memo: new Map(), loadMs } : { version: null, table: null, memo: new Map(), loadMs };
       const prev = this.held.get(key);
       // a load that lands after a newer version is kept
       if (prev && prev.version !== null && next.version !== null && prev.version >= next.version) return prev;
