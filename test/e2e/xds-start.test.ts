@@ -39,4 +39,4 @@ it('serves ADS on XDS_PORT and ends its streams UNAVAILABLE on SIGTERM', async (
   } finally {
     await svc.stop('SIGKILL').catch(() => undefined);
   }
-}, 120_000);
+}, 180_000);

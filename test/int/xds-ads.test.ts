@@ -38,9 +38,10 @@ const node = (extra: Record<string, string> = {}, cluster = `${NS}/gw`) => ({
 });
 
 /** A stream with its responses queued, each taken in turn. */
-function open(method: 'StreamAggregatedResources' | 'DeltaAggregatedResources', opts: { token?: string; tls?: string } = {}) {
+function open(method: 'StreamAggregatedResources' | 'DeltaAggregatedResources', opts: { token?: string; tls?: string; address?: string } = {}) {
   const creds = opts.tls ? grpc.credentials.createSsl(Buffer.from(opts.tls)) : grpc.credentials.createInsecure();
-  const client = new Ads(`${opts.tls ? 'localhost' : '127.0.0.1'}:${s.running.xds!.port}`, creds);
+  // the certificate names localhost: a client at another address checks it against that name
+  const client = new Ads(`${opts.address ?? (opts.tls ? 'localhost' : '127.0.0.1')}:${s.running.xds!.port}`, creds, opts.address && opts.tls ? { 'grpc.ssl_target_name_override': 'localhost', 'grpc.default_authority': 'localhost' } : {});
   const md = new grpc.Metadata();
   if (opts.token) md.set('authorization', `Bearer ${opts.token}`);
   const call = (client as any)[method](md) as grpc.ClientDuplexStream<any, any>;
@@ -66,7 +67,8 @@ function open(method: 'StreamAggregatedResources' | 'DeltaAggregatedResources', 
 const names = (r: any) => r.resources.map((x: any) => x.name ?? (decodeMessage(x.type_url, x.value) as any).name ?? (decodeMessage(x.type_url, x.value) as any).cluster_name).sort();
 
 beforeAll(async () => {
-  s = await startTestServer({ xdsPort: await freePort() });
+  // on every interface: a client from a non-loopback address must speak TLS
+  s = await startTestServer({ xdsPort: await freePort(), host: '0.0.0.0' });
   await put('/api/v1/gatewayclasses/switchyard', { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'switchyard' }, spec: { controllerName: 'switchyard.dev/gateway-controller' } });
   for (const gw of ['gw', 'other']) {
     await put(`/api/v1/namespaces/${NS}/gateways/${gw}`, {
@@ -80,7 +82,7 @@ beforeAll(async () => {
   await reconciled(s);
   token = await mintToken(s, { name: 'gw-proxy', role: 'proxy', gateways: [`${NS}/gw`] });
   otherToken = await mintToken(s, { name: 'other-proxy', role: 'proxy', gateways: [`${NS}/other`] });
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   await s?.close();
@@ -113,6 +115,28 @@ describe('who may open a stream', () => {
     const r = await st.next();
     expect(names(r)).toEqual([LISTENER]);
     st.close();
+  });
+});
+
+/** This machine's first non-loopback IPv4 address, if it has one. */
+async function outsideAddress(): Promise<string | undefined> {
+  const { networkInterfaces } = await import('node:os');
+  return Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+}
+
+describe('tokens never cross a network in the clear', () => {
+  it('plaintext from a non-loopback address is refused; TLS from it is served', async (ctx) => {
+    const address = await outsideAddress();
+    if (!address) return ctx.skip();
+    const plain = open('StreamAggregatedResources', { token, address });
+    plain.send({ node: node(), type_url: TYPE_URL.listener, resource_names: [LISTENER] });
+    expect((await plain.errored).code).toBe(grpc.status.UNAVAILABLE);
+    plain.close();
+    const cert = (await import('node:fs')).readFileSync(`${s.running.ctx.config.dataDir}/kube-tls.crt`, 'utf8');
+    const secure = open('StreamAggregatedResources', { token, address, tls: cert });
+    secure.send({ node: node(), type_url: TYPE_URL.listener, resource_names: [LISTENER] });
+    expect(names(await secure.next())).toEqual([LISTENER]);
+    secure.close();
   });
 });
 

@@ -82,7 +82,7 @@ beforeAll(async () => {
   const xds = await import('@grpc/grpc-js-xds');
   xds.register();
   client = new grpc.Client(TARGET, grpc.credentials.createInsecure());
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   client?.close();

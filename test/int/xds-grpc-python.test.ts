@@ -87,7 +87,7 @@ describe.skipIf(!available)('the gRPC C core (python3-grpcio) against the xDS se
     py.stderr.on('data', (d) => process.env.TEST_LOG_LEVEL && process.stderr.write(d));
     lines = createInterface({ input: py.stdout })[Symbol.asyncIterator]();
     expect(JSON.parse((await lines.next()).value)).toEqual({ ready: true });
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     if (py && py.exitCode === null) {
