@@ -12,6 +12,7 @@ import type { DiscoveryRequest__Output } from '../../generated/xds/envoy/service
 import type { DeltaDiscoveryRequest__Output } from '../../generated/xds/envoy/service/discovery/v3/DeltaDiscoveryRequest';
 import type { Node__Output } from '../../generated/xds/envoy/config/core/v3/Node';
 import { adsService } from './ads-service';
+import { listen } from '../../runtime/listen';
 import { DeltaStream, SotwStream, type DeltaResponse, type SotwResponse } from './ads-streams';
 import { XdsTables, type GatewayTable } from './xds-tables';
 import { XdsSessions } from './xds-sessions';
@@ -234,13 +235,7 @@ export async function startXdsServer(opts: XdsServerOptions): Promise<RunningXds
       else socket.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    net.once('error', reject);
-    net.listen(opts.port, opts.host, () => {
-      net.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(net, opts.port, opts.host, 'XDS_PORT');
   const port = (net.address() as { port: number }).port;
   opts.logger.info({ port, plaintextAnywhere: opts.plaintextAnywhere }, 'xDS server listening');
   return {
