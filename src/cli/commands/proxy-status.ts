@@ -1,6 +1,5 @@
 // switchyard proxy-status GATEWAY [-n NS]: the proxies serving a Gateway and whether each serves its
-// current snapshot (SYNCED), an older one (STALE) or none yet (NOT_SENT), with when it last reported;
-// xDS nodes (xds:<node id>) too, NACKED with the error they sent when they refused what they were sent.
+// current snapshot (SYNCED), an older one (STALE) or none yet (NOT_SENT), with when it last reported.
 import { UsageError } from '../args';
 import { unwrap } from '../client';
 import { HELP, NAMESPACE, type Command } from '../command';
@@ -9,7 +8,7 @@ import { age, table } from '../format';
 export const proxyStatusCommand: Command = {
   name: 'proxy-status',
   usage: 'switchyard proxy-status GATEWAY [-n NS] [-o json]',
-  summary: 'Show the proxies and xDS nodes of a Gateway: SYNCED, STALE, NOT_SENT or NACKED, and when each last reported.',
+  summary: 'Show the proxies of a Gateway: SYNCED, STALE or NOT_SENT, and when each last reported.',
   options: [NAMESPACE, { name: 'output', short: 'o', type: 'string', value: 'json', help: 'json: the API\'s answer as is' }, HELP],
   async run({ positionals, options }, { api, env, io }) {
     const [gateway, extra] = positionals;
