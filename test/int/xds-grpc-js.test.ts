@@ -135,4 +135,10 @@ describe('@grpc/grpc-js-xds against the xDS server', () => {
     expect(gone.code).toBe(grpc.status.UNAVAILABLE);
     expect((await callOnce(client, '/echo.Echo/Ping')).backend).toBe('c');
   });
+
+  it('a Gateway deleted: its listener is withdrawn and calls fail UNAVAILABLE', async () => {
+    expect((await s.api('DELETE', `/api/v1/namespaces/${NS}/gateways/gw`)).status).toBe(200);
+    const r = await until('/echo.Echo/Ping', (x) => x.code !== grpc.status.OK);
+    expect(r.code).toBe(grpc.status.UNAVAILABLE);
+  });
 });

@@ -128,4 +128,9 @@ describe.skipIf(!available)('the gRPC C core (python3-grpcio) against the xDS se
     expect((await until('/echo.Echo/Other', (r) => !r.backend)).code).toBe('UNAVAILABLE');
     expect(await calls('/echo.Echo/Ping', 2)).toEqual([{ backend: 'c' }, { backend: 'c' }]);
   });
+
+  it('a Gateway deleted: its listener is withdrawn and calls fail UNAVAILABLE', async () => {
+    expect((await s.api('DELETE', `/api/v1/namespaces/${NS}/gateways/gw`)).status).toBe(200);
+    expect((await until('/echo.Echo/Ping', (r) => !r.backend)).code).toBe('UNAVAILABLE');
+  });
 });
