@@ -38,10 +38,10 @@ const node = (extra: Record<string, string> = {}, cluster = `${NS}/gw`) => ({
 });
 
 /** A stream with its responses queued, each taken in turn. */
-function open(method: 'StreamAggregatedResources' | 'DeltaAggregatedResources', opts: { token?: string; tls?: string; address?: string } = {}) {
+function open(method: 'StreamAggregatedResources' | 'DeltaAggregatedResources', opts: { token?: string; tls?: string; address?: string; server?: TestServer } = {}) {
   const creds = opts.tls ? grpc.credentials.createSsl(Buffer.from(opts.tls)) : grpc.credentials.createInsecure();
   // the certificate names localhost: a client at another address checks it against that name
-  const client = new Ads(`${opts.address ?? (opts.tls ? 'localhost' : '127.0.0.1')}:${s.running.xds!.port}`, creds, opts.address && opts.tls ? { 'grpc.ssl_target_name_override': 'localhost', 'grpc.default_authority': 'localhost' } : {});
+  const client = new Ads(`${opts.address ?? (opts.tls ? 'localhost' : '127.0.0.1')}:${(opts.server ?? s).running.xds!.port}`, creds, opts.address && opts.tls ? { 'grpc.ssl_target_name_override': 'localhost', 'grpc.default_authority': 'localhost' } : {});
   const md = new grpc.Metadata();
   if (opts.token) md.set('authorization', `Bearer ${opts.token}`);
   const call = (client as any)[method](md) as grpc.ClientDuplexStream<any, any>;
@@ -225,6 +225,23 @@ describe('incremental (delta)', () => {
     expect(r3.resources[0].version).toBe(r2.resources[0].version);
     again.close();
   });
+
+  it('another API process, without a worker, serves the Gateway and follows its changes', async () => {
+    const second = await startTestServer({ xdsPort: await freePort() }, { sameDatabaseAs: s, worker: false });
+    try {
+      const st = open('DeltaAggregatedResources', { token, server: second });
+      st.send({ node: node(), type_url: TYPE_URL.route, resource_names_subscribe: [LISTENER] });
+      const r1 = await st.next();
+      st.send({ type_url: TYPE_URL.route, response_nonce: r1.nonce });
+      await route([{ name: 'echo-a', weight: 1 }, { name: 'echo-b', weight: 3 }]);
+      const r2 = await st.next();
+      const rc = decodeMessage(TYPE_URL.route, r2.resources[0].resource.value) as any;
+      expect(rc.virtual_hosts[0].routes[0].route.weighted_clusters.clusters.map((c: any) => [c.name, c.weight.value])).toEqual([['apps/echo-a:50051', 1], ['apps/echo-b:50051', 3]]);
+      st.close();
+    } finally {
+      await second.close();
+    }
+  }, 180_000);
 
   it('a Gateway deleted: its resources are removed', async () => {
     const st = open('DeltaAggregatedResources', { token });
