@@ -34,6 +34,7 @@ COPY bin ./bin
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 USER node
-EXPOSE 8080
+# 8080: the API; 18000: xDS (XDS_PORT, gRPC: TLS, or plaintext from loopback unless XDS_PLAINTEXT=true)
+EXPOSE 8080 18000
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "--max-semi-space-size=4", "--v8-pool-size=1", "dist/main.js"]

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { perKindPaths } from './per-kind-paths';
+import { genXds } from './gen-xds';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const check = process.argv.includes('--check');
@@ -47,5 +48,6 @@ for (const [file, content] of outputs) {
     }
   } else writeFileSync(file, content);
 }
+stale += genXds(root, check);
 if (check && stale) process.exit(1);
-console.log(check ? 'generated files are current' : 'generated src/generated/openapi.json and src/generated/api.ts');
+console.log(check ? 'generated files are current' : 'generated src/generated/openapi.json, src/generated/api.ts and src/generated/xds/');

@@ -39,11 +39,15 @@ import { KUBE_PREFIX } from './adapters/http/kube/router';
 import { localServerUrl, writeAdminKubeconfig } from './runtime/kubeconfig-file';
 import { kubeTls } from './runtime/kube-tls';
 import { acceptTlsToo } from './runtime/tls-on-same-port';
+import { startXdsServer, type RunningXds } from './adapters/grpc/xds-server';
+import { reportProxy } from './service/report-proxy';
 
 export interface Running {
   url: string;
   port: number;
   ctx: AppContext;
+  /** the xDS server, unless XDS_PORT is 0 */
+  xds: RunningXds | null;
   /** the in-process worker, when this process runs one on the API's thread */
   worker: RunningWorker | null;
   /** the worker's thread, when this process runs it on one */
@@ -156,6 +160,26 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     deleteExpiredEvents(db.sql, retention).catch((err: unknown) => logger.warn({ err }, 'deleting expired Kubernetes Events failed; the next sweep retries'));
   }, Math.min(60, Math.max(1, retention / 2)) * 1000) : null;
   eventSweep?.unref();
+  let xds: RunningXds | null = null;
+  if (config.xdsPort) {
+    const xdsTls = config.xdsTlsCertFile && config.xdsTlsKeyFile
+      ? { cert: readFileSync(config.xdsTlsCertFile, 'utf8'), key: readFileSync(config.xdsTlsKeyFile, 'utf8') } : tlsPair;
+    try {
+      xds = await startXdsServer({ port: config.xdsPort, host: config.host, tls: xdsTls, plaintextAnywhere: config.xdsPlaintext, auth, hub: ctx.snapshots, logger, metrics: metrics.xds,
+        report: (gateway, row) => reportProxy({ sql: db.sql, controllerName: config.controllerName, eventsRetentionSeconds: config.kubeEventsRetentionSeconds, logger }, gateway, row) });
+    } catch (e) {
+      // the port is taken (or the protos cannot be read): nothing this start opened stays open
+      ctx.snapshots.close();
+      await worker?.close();
+      await workerThread?.close();
+      await bus.close();
+      redisPing?.disconnect();
+      if (!opts.db) await db.close();
+      server.close();
+      secure.close();
+      throw e;
+    }
+  }
   app = createApp(ctx, [tokensRouter, deliveryRouter, proxiesRouter]);
   const port = (server.address() as AddressInfo).port;
   // next to a token the server keeps in a file; a token from the environment is not written anywhere
@@ -171,6 +195,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     url: `http://127.0.0.1:${port}`,
     port,
     ctx,
+    xds,
     worker,
     workerThread,
     close() {
@@ -179,6 +204,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         if (eventSweep) clearInterval(eventSweep);
         const closed = new Promise<void>((res) => server.close(() => res()));
         // long-polls are answered (304) and streams ended now; clients reconnect to another process
+        const xdsClosed = xds?.close();
         ctx.snapshots.close();
         for (const res of sse) res.end();
         const idle = setInterval(() => { server.closeIdleConnections(); secure.closeIdleConnections(); }, 50);
@@ -186,6 +212,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         secure.closeIdleConnections();
         const hard = setTimeout(() => { server.closeAllConnections(); secure.closeAllConnections(); }, SHUTDOWN_GRACE_MS);
         await closed;
+        await xdsClosed;
         clearInterval(idle);
         clearTimeout(hard);
         await worker?.close();

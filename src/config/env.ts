@@ -47,6 +47,13 @@ export interface Config {
   /** the certificate and key the Kubernetes paths are served with over TLS; unset: a self-signed one in dataDir */
   kubeTlsCertFile?: string;
   kubeTlsKeyFile?: string;
+  /** XDS_PORT: the port of the xDS (ADS) gRPC server; 0: none */
+  xdsPort: number;
+  /** XDS_PLAINTEXT=true: plaintext gRPC from any client (by default from loopback clients only) */
+  xdsPlaintext: boolean;
+  /** the certificate and key of the xDS server's TLS; unset: those of the Kubernetes paths */
+  xdsTlsCertFile?: string;
+  xdsTlsKeyFile?: string;
 }
 
 export const ACCESS_LOG_MODES = ['all', 'errors', 'off'] as const;
@@ -79,6 +86,12 @@ function int(name: string, def: number, env: NodeJS.ProcessEnv): number {
   if (raw === undefined || raw === '') return def;
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return n;
+}
+
+function port(name: string, def: number, env: NodeJS.ProcessEnv): number {
+  const n = int(name, def, env);
+  if (!Number.isInteger(n) || n > 65535) throw new Error(`${name} must be a port number (0: none), got "${env[name]}"`);
   return n;
 }
 
@@ -124,5 +137,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kubeEventsRetentionSeconds: int('KUBE_EVENTS_RETENTION_SECONDS', DEFAULT_KUBE_EVENTS_RETENTION_SECONDS, env),
     kubeTlsCertFile: env.KUBE_TLS_CERT_FILE || undefined,
     kubeTlsKeyFile: env.KUBE_TLS_KEY_FILE || undefined,
+    xdsPort: port('XDS_PORT', 18000, env),
+    xdsPlaintext: flag('XDS_PLAINTEXT', false, env),
+    xdsTlsCertFile: env.XDS_TLS_CERT_FILE || undefined,
+    xdsTlsKeyFile: env.XDS_TLS_KEY_FILE || undefined,
   };
 }

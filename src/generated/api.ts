@@ -4245,13 +4245,34 @@ export interface components {
             version: number | null;
             hash: string | null;
             /**
-             * @description SYNCED: it serves the Gateway's current snapshot; STALE: an older one (see error); NOT_SENT: none yet.
+             * @description SYNCED: it serves the Gateway's current snapshot; STALE: an older one (see error); NOT_SENT: none yet; NACKED (xDS nodes): it refused what it was last sent (see error and xds), and keeps what it accepted before.
              * @enum {string}
              */
-            state: "SYNCED" | "STALE" | "NOT_SENT";
+            state: "SYNCED" | "STALE" | "NOT_SENT" | "NACKED";
             /** Format: date-time */
             lastSeen: string;
             error?: string;
+            xds?: components["schemas"]["XdsNodeStatus"];
+        };
+        /** @description For an xDS node (id "xds:<node id>"), absent for a snapshot proxy. `version` of the item is the snapshot version whose resources the node has acknowledged in full. */
+        XdsNodeStatus: {
+            /**
+             * @description StreamAggregatedResources (state of the world) or DeltaAggregatedResources.
+             * @enum {string}
+             */
+            variant: "sotw" | "delta";
+            /** @description Per resource type (listener, route, cluster, endpoint, secret). */
+            types: {
+                [key: string]: {
+                    /** @description The version the node acknowledged last (SotW version_info; delta, a digest of the resources of the response). */
+                    acked?: string;
+                    nacked?: {
+                        version: string;
+                        /** @description The error detail the node sent with its NACK. */
+                        error: string;
+                    };
+                };
+            };
         };
         ProxyStatusList: {
             /** @description The Gateway's current snapshot version, that SYNCED is measured against. */

@@ -1,5 +1,5 @@
 // Binding a port, with the two failures an operator can fix told in one line instead of a stack.
-import type { Server } from 'node:http';
+import type { Server } from 'node:net';
 import { StartupError } from './startup-error';
 
 export function listen(server: Server, port: number, host: string | undefined, setting = 'PORT'): Promise<void> {

@@ -39,6 +39,7 @@ export function mayList(p: Principal, namespace: string, name: string): void {
 
 /** How a report stands against the Gateway's current snapshot version (null: it has none). */
 export function proxyStatus(r: ReportRow, current: number | null): ProxyStatus {
-  const state: ProxyStatus['state'] = r.version === null ? 'NOT_SENT' : current !== null && r.version >= current ? 'SYNCED' : 'STALE';
-  return { id: r.proxyId, version: r.version, hash: r.hash, state, lastSeen: r.lastSeen.toISOString(), ...(r.error ? { error: r.error } : {}) };
+  const nacked = r.xds && Object.values(r.xds.types).some((t) => t.nacked);
+  const state: ProxyStatus['state'] = nacked ? 'NACKED' : r.version === null ? 'NOT_SENT' : current !== null && r.version >= current ? 'SYNCED' : 'STALE';
+  return { id: r.proxyId, version: r.version, hash: r.hash, state, lastSeen: r.lastSeen.toISOString(), ...(r.error ? { error: r.error } : {}), ...(r.xds ? { xds: r.xds } : {}) };
 }

@@ -40,7 +40,7 @@ async function startContainer(dataDir: string): Promise<Container> {
   const child = spawn(cmd, args, {
     cwd: ROOT,
     env: {
-      ...env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info',
+      ...env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', XDS_PORT: '0',
       SWITCHYARD_DATA_DIR: dataDir, ADMIN_TOKEN: TOKEN,
       // here tini is not PID 1: as a child subreaper it reaps and forwards as PID 1 would
       TINI_SUBREAPER: '1',

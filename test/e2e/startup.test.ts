@@ -17,7 +17,7 @@ function runToExit(env: Record<string, string>): Promise<{ code: number | null; 
   delete clean.DATABASE_URL;
   delete clean.REDIS_URL;
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
-    cwd: ROOT, env: { ...clean, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ADMIN_TOKEN: TOKEN, ...env }, stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: ROOT, env: { ...clean, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ADMIN_TOKEN: TOKEN, XDS_PORT: '0', ...env }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));

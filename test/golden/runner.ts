@@ -47,7 +47,7 @@ const CLUSTER_KINDS = new Set(['GatewayClass', 'Namespace']);
 const INPUT_OWNER = '';
 
 interface Request { gateway?: string; context?: { random?: number; readable?: string[] }; [k: string]: unknown }
-interface Options { now?: string; controllerName?: string; supportedFeatures?: string[]; unavailablePorts?: number[]; addressPool?: string[]; epoch?: string; description?: string; requests?: Request[] }
+interface Options { [other: string]: unknown; now?: string; controllerName?: string; supportedFeatures?: string[]; unavailablePorts?: number[]; addressPool?: string[]; epoch?: string; description?: string; requests?: Request[] }
 interface Step { now?: string; description?: string; delete?: { kind: string; namespace?: string; name: string }[]; supportedFeatures?: string[]; requests?: Request[] }
 interface Phase { step: Step; docs: K8sObject[] }
 
@@ -111,6 +111,8 @@ export interface CaseRun {
   text: string;
   /** each phase's tables, rendered */
   tables: string[];
+  /** each phase's compiled tables by Gateway ("ns/name"), for the data planes' translations */
+  compiled: Map<string, CompiledTable>[];
 }
 
 /** `reverse`: every list of each loaded world in reverse order (tables must not depend on it). */
@@ -130,6 +132,7 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
   const slicesOf = (svc: K8sObject) => stand.get(svc) ?? stand.set(svc, [conformanceEndpointSlice(svc), ...testEndpointSlices(svc)].filter(Boolean)).get(svc)!;
   const out: string[] = [];
   const tablesOut: string[] = [];
+  const compiled: Map<string, CompiledTable>[] = [];
   let features = options.supportedFeatures;
   const writtenFor = (gw: string) => written.get(gw) ?? written.set(gw, emptyWritten()).get(gw)!;
 
@@ -279,9 +282,10 @@ export async function runCase(text: string, opts: { reverse?: boolean } = {}): P
     const requests = pi === 0 ? options.requests : phase.step.requests;
     if (requests?.length) doc.resolve = requests.map((req) => ({ request: req, response: answer(tables, req) }));
     tablesOut.push(render(doc.tables));
+    compiled.push(new Map([...tables].map(([gw, t]) => [gw, t.table])));
     out.push(render(doc));
   }
-  return { text: out.join('---\n'), tables: tablesOut };
+  return { text: out.join('---\n'), tables: tablesOut, compiled };
 }
 
 interface Compiled { table: CompiledTable; unattached: CompiledTable['unattached'] }

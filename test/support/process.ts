@@ -75,7 +75,8 @@ async function startOnce(env: Record<string, string | undefined>, script: string
   const flags = (process.env.SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeFlags, ...flags, ...entryArgs(script), ...args], {
     cwd: ROOT,
-    env: { ...clean, [portVariable]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    // XDS_PORT 0: several services run at once; a test that wants the xDS server names a port
+    env: { ...clean, [portVariable]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', XDS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -71,6 +71,8 @@ export async function startTestServer(overrides: Partial<Config> = {}, opts: { d
     logLevel: process.env.TEST_LOG_LEVEL || 'silent',
     // tests set up the classes they need (one test checks the default: test/int/default-gateway-class.test.ts)
     defaultGatewayClass: null,
+    // no xDS server unless a test asks for one (on a free port: see freePort)
+    xdsPort: 0,
     ...overrides,
   };
   const ownDb = fresh.url || sharedEmbedded ? undefined : await openDatabase({ dataDir: 'memory://' });
@@ -130,4 +132,17 @@ export async function reconciled(s: TestServer, timeoutMs = 20_000): Promise<voi
     if (Date.now() > deadline) throw new Error(`the API's snapshot cache did not catch up with the stored snapshots within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A port free on loopback a moment ago (for servers whose port 0 means "none"). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
 }

@@ -29,6 +29,31 @@ export class Metrics {
     labelNames: ['stream'], registers: [this.registry],
   });
 
+  readonly xdsStreams = new Gauge({
+    name: 'switchyard_xds_streams', help: 'xDS (ADS) streams open now, by variant (sotw, delta)', labelNames: ['variant'], registers: [this.registry],
+  });
+  readonly xdsResponses = new Counter({
+    name: 'switchyard_xds_responses_total', help: 'xDS responses sent, by variant and resource type', labelNames: ['variant', 'type'], registers: [this.registry],
+  });
+  readonly xdsAnswers = new Counter({
+    name: 'switchyard_xds_answers_total', help: 'ACKs and NACKs xDS clients sent, by resource type', labelNames: ['type', 'answer'], registers: [this.registry],
+  });
+  readonly xdsPush = new Histogram({
+    name: 'switchyard_xds_push_duration_seconds', help: 'From a new table version reaching a stream to its responses written (table load, translation, encoding)',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [this.registry],
+  });
+
+  /** What the xDS server counts (src/adapters/grpc/xds-server.ts). */
+  readonly xds = {
+    streamOpened: (variant: 'sotw' | 'delta') => {
+      this.xdsStreams.inc({ variant });
+      return () => this.xdsStreams.dec({ variant });
+    },
+    responded: (variant: 'sotw' | 'delta', typeUrl: string) => this.xdsResponses.inc({ variant, type: typeUrl.slice(typeUrl.lastIndexOf('.') + 1) }),
+    answered: (type: string, acked: boolean) => this.xdsAnswers.inc({ type, answer: acked ? 'ACK' : 'NACK' }),
+    pushed: (seconds: number) => this.xdsPush.observe(seconds),
+  };
+
   constructor() {
     registerProcessMetrics(this.registry);
   }

@@ -3,11 +3,9 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppContext } from './context';
 import { requireBody } from './body';
-import { deleteQuietReports, listReports, saveReport } from '../store/proxy-reports';
+import { deleteQuietReports, listReports } from '../store/proxy-reports';
 import { mayList, mayReport, proxyStatus, readReport } from '../../service/proxy-reports';
-import { proxyReportEvents } from '../../core/status/events';
-import { recordEvents } from '../store/kube-events';
-import { hostname } from 'node:os';
+import { reportProxy } from '../../service/report-proxy';
 
 /** One report in this many also deletes the long-quiet entries. */
 const SWEEP_EVERY = 100;
@@ -24,16 +22,9 @@ export function proxiesRouter(ctx: AppContext): Router {
       const { namespace, name, id } = req.params as { namespace: string; name: string; id: string };
       mayReport(res.locals.principal, namespace, name);
       const report = readReport(id, requireBody(req, res));
-      const saved = await saveReport(ctx.db.sql, `${namespace}/${name}`, report);
+      const saved = await reportProxy({ sql: ctx.db.sql, controllerName: ctx.config.controllerName, eventsRetentionSeconds: ctx.config.kubeEventsRetentionSeconds, logger: ctx.logger }, `${namespace}/${name}`, report);
       const row = saved.row;
       if (++reports % SWEEP_EVERY === 0) void deleteQuietReports(ctx.db.sql, ttl).catch(() => undefined);
-      // a rejected table, a proxy falling behind or back in sync: a Kubernetes Event on the Gateway
-      const events = ctx.config.kubeEventsRetentionSeconds > 0
-        ? proxyReportEvents({ namespace, name }, row.proxyId, saved.previous, { error: row.error, stale: saved.stale, version: row.version }, saved.current) : [];
-      if (events.length) {
-        await recordEvents(ctx.db.sql, events, { controller: ctx.config.controllerName, instance: hostname(), retentionSeconds: ctx.config.kubeEventsRetentionSeconds })
-          .catch((err: unknown) => ctx.logger.warn({ err, gateway: `${namespace}/${name}` }, 'recording the Kubernetes Events of a proxy report failed'));
-      }
       res.json(proxyStatus(row, await current(namespace, name)));
     } catch (e) {
       next(e);

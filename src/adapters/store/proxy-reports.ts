@@ -11,12 +11,20 @@ export interface ReportRow {
   hash: string | null;
   error: string | null;
   lastSeen: Date;
+  /** an xDS node's per-type acknowledgements (see service/proxy-reports), absent for a snapshot proxy */
+  xds?: XdsReport | null;
 }
 
-interface Row { proxy_id: string; version: string | number | null; hash: string | null; error: string | null; last_seen: Date | string }
+export interface XdsReport {
+  variant: 'sotw' | 'delta';
+  types: Record<string, { acked?: string; nacked?: { version: string; error: string } }>;
+}
+
+interface Row { proxy_id: string; version: string | number | null; hash: string | null; error: string | null; last_seen: Date | string; xds: XdsReport | string | null }
 
 const toRow = (r: Row): ReportRow => ({
   proxyId: r.proxy_id, version: r.version === null ? null : Number(r.version), hash: r.hash, error: r.error, lastSeen: new Date(r.last_seen),
+  ...(r.xds ? { xds: typeof r.xds === 'string' ? JSON.parse(r.xds) : r.xds } : {}),
 });
 
 /**
@@ -38,12 +46,12 @@ export async function saveReport(db: Runner, gateway: string, report: Omit<Repor
   const [row] = await db.$queryRawUnsafe<(Row & { stale: boolean; current: string | number | null; old_version: string | number | null; old_error: string | null; old_stale: boolean | null; existed: boolean })[]>(
     `WITH old AS (SELECT version, error, stale FROM proxy_reports WHERE gateway = $1 AND proxy_id = $2),
        cur AS (SELECT version, updated_at FROM snapshots WHERE gateway = $6)
-     INSERT INTO proxy_reports (gateway, proxy_id, version, hash, error, last_seen, stale)
-     VALUES ($1, $2, $3, $4, $5, now(), coalesce((SELECT $3::bigint < version AND updated_at < now() - make_interval(secs => $7::float8) FROM cur), false))
-     ON CONFLICT (gateway, proxy_id) DO UPDATE SET version = excluded.version, hash = excluded.hash, error = excluded.error, last_seen = excluded.last_seen, stale = excluded.stale
-     RETURNING proxy_id, version, hash, error, last_seen, stale, (SELECT version FROM cur) AS current,
+     INSERT INTO proxy_reports (gateway, proxy_id, version, hash, error, last_seen, stale, xds)
+     VALUES ($1, $2, $3, $4, $5, now(), coalesce((SELECT $3::bigint < version AND updated_at < now() - make_interval(secs => $7::float8) FROM cur), false), $8::jsonb)
+     ON CONFLICT (gateway, proxy_id) DO UPDATE SET version = excluded.version, hash = excluded.hash, error = excluded.error, last_seen = excluded.last_seen, stale = excluded.stale, xds = excluded.xds
+     RETURNING proxy_id, version, hash, error, last_seen, stale, xds, (SELECT version FROM cur) AS current,
        (SELECT version FROM old) AS old_version, (SELECT error FROM old) AS old_error, (SELECT stale FROM old) AS old_stale, EXISTS (SELECT 1 FROM old) AS existed`,
-    gateway, report.proxyId, report.version, report.hash, report.error, `Gateway/${gateway}`, STALE_AFTER_SECONDS);
+    gateway, report.proxyId, report.version, report.hash, report.error, `Gateway/${gateway}`, STALE_AFTER_SECONDS, report.xds ? JSON.stringify(report.xds) : null);
   return {
     row: toRow(row), stale: Boolean(row.stale), current: row.current === null ? null : Number(row.current),
     ...(row.existed ? { previous: { version: row.old_version === null ? null : Number(row.old_version), error: row.old_error, stale: Boolean(row.old_stale) } } : {}),
@@ -52,7 +60,7 @@ export async function saveReport(db: Runner, gateway: string, report: Omit<Repor
 
 export async function listReports(db: Runner, gateway: string, ttlSeconds: number): Promise<ReportRow[]> {
   const rows = await db.$queryRawUnsafe<Row[]>(
-    `SELECT proxy_id, version, hash, error, last_seen FROM proxy_reports
+    `SELECT proxy_id, version, hash, error, last_seen, xds FROM proxy_reports
      WHERE gateway = $1 AND last_seen > now() - make_interval(secs => $2) ORDER BY proxy_id`,
     gateway, ttlSeconds);
   return rows.map(toRow);

@@ -1,0 +1,113 @@
+// The Gateways' tables as the xDS streams of this process see them: followed through the snapshot
+// hub (src/adapters/delivery/snapshots.ts), which holds each Gateway's current table and hears of
+// new versions from whichever worker made them, so any API process serves any Gateway. Each table
+// version is translated per listener name once, whatever the number of streams, and each resource
+// encoded once.
+import { createHash } from 'node:crypto';
+import type { SnapshotHub } from '../delivery/snapshots';
+import type { CompiledTable } from '../../core/compile';
+import { proxylessListener, proxylessResources, type ProxylessListener } from '../../core/xds/proxyless';
+import { TYPE_URL, type ResourceKind } from '../../core/xds/types';
+import type { Encoded, Universe } from './ads-streams';
+import { encodeMessage } from './xds-protos';
+
+export interface GatewayTable {
+  /** the snapshot version; null when the Gateway has no table (it does not exist, or is not ours) */
+  version: number | null;
+  table: CompiledTable | null;
+  /** per listener name, its translation (made when first asked for) */
+  memo: Map<string, ProxylessListener | null>;
+  /** milliseconds from the hub's notice of this version to the table in hand */
+  loadMs: number;
+}
+
+const KINDS: ResourceKind[] = ['listener', 'route', 'cluster', 'endpoint', 'secret'];
+const encodedOf = new WeakMap<object, Encoded>();
+
+function encoded(kind: ResourceKind, name: string, res: object): Encoded {
+  let e = encodedOf.get(res);
+  if (!e) {
+    const bytes = encodeMessage(TYPE_URL[kind], res);
+    e = { name, version: createHash('sha256').update(bytes).digest('base64url').slice(0, 16), bytes };
+    encodedOf.set(res, e);
+  }
+  return e;
+}
+
+export class XdsTables {
+  private held = new Map<string, GatewayTable>();
+  private loading = new Map<string, Promise<GatewayTable>>();
+  private watchers = new Map<string, Set<(t: GatewayTable) => void>>();
+  private stops = new Map<string, () => void>();
+
+  constructor(private readonly hub: SnapshotHub) {}
+
+  /** The Gateway's table now (loaded through the hub when this process does not hold it). */
+  current(key: string): Promise<GatewayTable> {
+    const held = this.held.get(key);
+    if (held) return Promise.resolve(held);
+    return this.load(key);
+  }
+
+  private load(key: string): Promise<GatewayTable> {
+    let p = this.loading.get(key);
+    if (p) return p;
+    p = (async () => {
+      const started = performance.now();
+      const snap = await this.hub.get(key);
+      const whole = snap ? await this.hub.whole(snap) : null;
+      const table = whole ? whole.table() : null;
+      const loadMs = performance.now() - started;
+      const next: GatewayTable = whole ? { version: whole.version, table, memo: new Map(), loadMs } : { version: null, table: null, memo: new Map(), loadMs };
+      const prev = this.held.get(key);
+      // a load that lands after a newer version is kept
+      if (prev && prev.version !== null && next.version !== null && prev.version >= next.version) return prev;
+      if (prev && prev.version === next.version) return prev;
+      if (this.watchers.has(key)) this.held.set(key, next);
+      for (const fn of this.watchers.get(key) ?? []) fn(next);
+      return next;
+    })().finally(() => this.loading.delete(key));
+    this.loading.set(key, p);
+    return p;
+  }
+
+  /** Calls fn with each new table of `key` until the returned function is called. */
+  watch(key: string, fn: (t: GatewayTable) => void): () => void {
+    let set = this.watchers.get(key);
+    if (!set) {
+      this.watchers.set(key, (set = new Set()));
+      this.stops.set(key, this.hub.watch(key, () => void this.reloadSoon(key), 'whole'));
+    }
+    set.add(fn);
+    return () => {
+      set!.delete(fn);
+      if (set!.size === 0) {
+        this.watchers.delete(key);
+        this.held.delete(key);
+        this.stops.get(key)?.();
+        this.stops.delete(key);
+      }
+    };
+  }
+
+  private reloadSoon(key: string): void {
+    // a notice during a load: load again after it, so the newest version is the one kept
+    const pending = this.loading.get(key);
+    if (pending) void pending.then(() => this.load(key));
+    else void this.load(key);
+  }
+
+  /** What a proxyless client subscribed to these listener names can be sent from `t`. */
+  universe(t: GatewayTable, listenerNames: string[] | 'wildcard'): Universe {
+    const u = Object.fromEntries(KINDS.map((k) => [k, new Map<string, Encoded>()])) as Universe;
+    // a wildcard listener subscription is an Envoy's: its translation is not served yet
+    if (!t.table || listenerNames === 'wildcard') return u;
+    const table = t.table;
+    const r = proxylessResources(table, listenerNames, (name) => {
+      if (!t.memo.has(name)) t.memo.set(name, proxylessListener(table, name));
+      return t.memo.get(name)!;
+    });
+    for (const k of KINDS) for (const [name, res] of r[k]) u[k].set(name, encoded(k, name, res));
+    return u;
+  }
+}
