@@ -18,17 +18,18 @@ export function mediaType(req: Request): string {
   return (req.header('content-type') ?? 'application/json').split(';')[0].trim().toLowerCase();
 }
 
-export async function objectBody(req: Request, limit: number): Promise<unknown> {
+/** `duplicates` receives the paths of keys the body holds twice (see parseJson). */
+export async function objectBody(req: Request, limit: number, duplicates?: string[]): Promise<unknown> {
   const type = mediaType(req);
   if (type !== 'application/json' && type !== '*/*') throw new HttpError(415, `the body must be application/json, not ${type}`);
-  return parseJson(await readBody(req, limit));
+  return parseJson(await readBody(req, limit), duplicates);
 }
 
-export async function patchBody(req: Request, limit: number): Promise<{ type: PatchType; body: unknown }> {
+export async function patchBody(req: Request, limit: number, duplicates?: string[]): Promise<{ type: PatchType; body: unknown }> {
   const type = mediaType(req) as PatchType;
   if (!(PATCH_TYPES as readonly string[]).includes(type)) throw new HttpError(415, `the patch type ${type} is not supported; use one of ${PATCH_TYPES.join(', ')}`);
   const buf = await readBody(req, limit);
-  if (type !== 'application/apply-patch+yaml') return { type, body: parseJson(buf) };
+  if (type !== 'application/apply-patch+yaml') return { type, body: parseJson(buf, duplicates) };
   // kubectl sends JSON, which is YAML too; a YAML document is read with apply's safe parser
   const text = buf.toString('utf8');
   const entries = parseYamlManifest(text);
