@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * An object at its Kubernetes path
-         * @description Every kind at /k8s/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name} (cluster-scoped kinds without the namespace part; core kinds at /k8s/api/v1/...), with get, list (limit/continue, labelSelector, fieldSelector), watch=true (a stream of KubeWatchEvent lines), create, update, patch (json-patch, merge-patch, strategic-merge-patch for core kinds, apply-patch+yaml with fieldManager and force), delete, the status subresource (read only), dryRun=All and fieldValidation. metadata.resourceVersion is the log position of the object's last change.
+         * @description Every kind at /k8s/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name} (cluster-scoped kinds without the namespace part; core kinds at /k8s/api/v1/...), with get, list (limit/continue, labelSelector, fieldSelector), watch=true (a stream of KubeWatchEvent lines), create, update, patch (json-patch, merge-patch, strategic-merge-patch for core kinds, apply-patch+yaml with fieldManager and force), delete, the status subresource (read only), dryRun=All on every write (nothing written, the answer the write would give; a dry-run create has uid and creationTimestamp and no resourceVersion, as kube-apiserver's) and fieldValidation (unknown fields, and keys a JSON body holds twice: Strict is a BadRequest Status `strict decoding error: duplicate field "spec.hostnames"`, Warn, the default, a Warning header). metadata.resourceVersion is the log position of the object's last change. The token's own reviews are answered from the role table: POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (`kubectl auth can-i`), /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (`kubectl auth can-i --list`) and /apis/authentication.k8s.io/v1/selfsubjectreviews, also v1beta1 (`kubectl auth whoami`: the token's name, groups `switchyard:<role>` and `system:authenticated`, extra `switchyard.dev/namespaces` or `switchyard.dev/gateways`).
          */
         get: operations["kubeGetObject"];
         put?: never;
@@ -2611,7 +2611,7 @@ export interface components {
          *     (a value outside an enumeration, or a field the schema does not have), FieldValueTooLong
          *     (a string or a map's total size over its limit), FieldValueTooMany (a list or map with too many
          *     entries), FieldValueDuplicate (a repeated entry where entries must be unique, a repeated object
-         *     in one apply), FieldValueForbidden (not allowed in this state, e.g. a change to an immutable
+         *     in one apply, a key a JSON object of the body holds twice), FieldValueForbidden (not allowed in this state, e.g. a change to an immutable
          *     ConfigMap), FieldValueInvalid (any other malformed value: a pattern, a format, a range, a CEL
          *     rule of the CRDs, a YAML document that cannot be read), InternalError (the server failed to
          *     check it).
@@ -5234,12 +5234,14 @@ export interface components {
         };
     };
     responses: {
-        /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+        /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
         Object: {
             headers: {
                 ETag?: string;
                 /** @description On reads: the position of the object's last change, its status's included. */
                 "Last-Change-Position"?: string;
+                /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                Warning?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -5300,6 +5302,10 @@ export interface components {
         Limit: number;
         /** @description The opaque token from the previous page's metadata.continue. */
         Continue: string;
+        /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+        DryRun: "All" | "true";
+        /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+        FieldValidation: "Strict" | "Warn" | "Ignore";
         /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
         IfMatch: string;
     };
@@ -5475,7 +5481,12 @@ export interface operations {
     };
     createCluster: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 /** @description The kind's path segment. */
@@ -5508,7 +5519,12 @@ export interface operations {
     };
     replaceCluster: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -5529,7 +5545,10 @@ export interface operations {
     };
     deleteCluster: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -5549,7 +5568,12 @@ export interface operations {
     };
     patchCluster: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -5644,7 +5668,12 @@ export interface operations {
     };
     createNamespaced: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -5677,7 +5706,12 @@ export interface operations {
     };
     replaceNamespaced: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -5698,7 +5732,10 @@ export interface operations {
     };
     deleteNamespaced: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -5718,7 +5755,12 @@ export interface operations {
     };
     patchNamespaced: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6390,7 +6432,12 @@ export interface operations {
     };
     createClusterGatewayClass: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6401,12 +6448,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6698,7 +6747,12 @@ export interface operations {
     };
     createClusterNamespace: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6709,12 +6763,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6847,12 +6903,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6864,7 +6922,12 @@ export interface operations {
     };
     replaceClusterGatewayClass: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6880,24 +6943,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GatewayClass"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6909,7 +6976,10 @@ export interface operations {
     };
     deleteClusterGatewayClass: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6921,12 +6991,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6938,7 +7010,12 @@ export interface operations {
     };
     patchClusterGatewayClass: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6950,12 +7027,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6976,12 +7055,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6993,7 +7074,12 @@ export interface operations {
     };
     replaceClusterNamespace: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7009,24 +7095,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Namespace"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7038,7 +7128,10 @@ export interface operations {
     };
     deleteClusterNamespace: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7050,12 +7143,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7067,7 +7162,12 @@ export interface operations {
     };
     patchClusterNamespace: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7079,12 +7179,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7136,12 +7238,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7163,12 +7267,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7240,7 +7346,12 @@ export interface operations {
     };
     createNamespacedGateway: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7253,12 +7364,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7300,7 +7413,12 @@ export interface operations {
     };
     createNamespacedHTTPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7313,12 +7431,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7360,7 +7480,12 @@ export interface operations {
     };
     createNamespacedGRPCRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7373,12 +7498,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7420,7 +7547,12 @@ export interface operations {
     };
     createNamespacedTLSRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7433,12 +7565,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7480,7 +7614,12 @@ export interface operations {
     };
     createNamespacedTCPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7493,12 +7632,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7540,7 +7681,12 @@ export interface operations {
     };
     createNamespacedUDPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7553,12 +7699,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7600,7 +7748,12 @@ export interface operations {
     };
     createNamespacedReferenceGrant: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7613,12 +7766,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7660,7 +7815,12 @@ export interface operations {
     };
     createNamespacedBackendTLSPolicy: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7673,12 +7833,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7720,7 +7882,12 @@ export interface operations {
     };
     createNamespacedListenerSet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7733,12 +7900,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7780,7 +7949,12 @@ export interface operations {
     };
     createNamespacedService: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7793,12 +7967,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7840,7 +8016,12 @@ export interface operations {
     };
     createNamespacedEndpointSlice: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7853,12 +8034,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7900,7 +8083,12 @@ export interface operations {
     };
     createNamespacedSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7913,12 +8101,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7960,7 +8150,12 @@ export interface operations {
     };
     createNamespacedConfigMap: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7973,12 +8168,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8000,12 +8197,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8017,7 +8216,12 @@ export interface operations {
     };
     replaceNamespacedGateway: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8034,24 +8238,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Gateway"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8063,7 +8271,10 @@ export interface operations {
     };
     deleteNamespacedGateway: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8076,12 +8287,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8093,7 +8306,12 @@ export interface operations {
     };
     patchNamespacedGateway: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8106,12 +8324,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8133,12 +8353,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8150,7 +8372,12 @@ export interface operations {
     };
     replaceNamespacedHTTPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8167,24 +8394,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPRoute"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8196,7 +8427,10 @@ export interface operations {
     };
     deleteNamespacedHTTPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8209,12 +8443,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8226,7 +8462,12 @@ export interface operations {
     };
     patchNamespacedHTTPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8239,12 +8480,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8266,12 +8509,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8283,7 +8528,12 @@ export interface operations {
     };
     replaceNamespacedGRPCRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8300,24 +8550,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GRPCRoute"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8329,7 +8583,10 @@ export interface operations {
     };
     deleteNamespacedGRPCRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8342,12 +8599,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8359,7 +8618,12 @@ export interface operations {
     };
     patchNamespacedGRPCRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8372,12 +8636,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8399,12 +8665,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8416,7 +8684,12 @@ export interface operations {
     };
     replaceNamespacedTLSRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8433,24 +8706,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8462,7 +8739,10 @@ export interface operations {
     };
     deleteNamespacedTLSRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8475,12 +8755,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8492,7 +8774,12 @@ export interface operations {
     };
     patchNamespacedTLSRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8505,12 +8792,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8532,12 +8821,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8549,7 +8840,12 @@ export interface operations {
     };
     replaceNamespacedTCPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8566,24 +8862,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8595,7 +8895,10 @@ export interface operations {
     };
     deleteNamespacedTCPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8608,12 +8911,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8625,7 +8930,12 @@ export interface operations {
     };
     patchNamespacedTCPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8638,12 +8948,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8665,12 +8977,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8682,7 +8996,12 @@ export interface operations {
     };
     replaceNamespacedUDPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8699,24 +9018,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8728,7 +9051,10 @@ export interface operations {
     };
     deleteNamespacedUDPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8741,12 +9067,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8758,7 +9086,12 @@ export interface operations {
     };
     patchNamespacedUDPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8771,12 +9104,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8798,12 +9133,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8815,7 +9152,12 @@ export interface operations {
     };
     replaceNamespacedReferenceGrant: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8832,24 +9174,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReferenceGrant"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8861,7 +9207,10 @@ export interface operations {
     };
     deleteNamespacedReferenceGrant: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8874,12 +9223,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8891,7 +9242,12 @@ export interface operations {
     };
     patchNamespacedReferenceGrant: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8904,12 +9260,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8931,12 +9289,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8948,7 +9308,12 @@ export interface operations {
     };
     replaceNamespacedBackendTLSPolicy: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8965,24 +9330,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BackendTLSPolicy"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8994,7 +9363,10 @@ export interface operations {
     };
     deleteNamespacedBackendTLSPolicy: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9007,12 +9379,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9024,7 +9398,12 @@ export interface operations {
     };
     patchNamespacedBackendTLSPolicy: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9037,12 +9416,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9064,12 +9445,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9081,7 +9464,12 @@ export interface operations {
     };
     replaceNamespacedListenerSet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9098,24 +9486,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ListenerSet"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9127,7 +9519,10 @@ export interface operations {
     };
     deleteNamespacedListenerSet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9140,12 +9535,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9157,7 +9554,12 @@ export interface operations {
     };
     patchNamespacedListenerSet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9170,12 +9572,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9197,12 +9601,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9214,7 +9620,12 @@ export interface operations {
     };
     replaceNamespacedService: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9231,24 +9642,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Service"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9260,7 +9675,10 @@ export interface operations {
     };
     deleteNamespacedService: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9273,12 +9691,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9290,7 +9710,12 @@ export interface operations {
     };
     patchNamespacedService: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9303,12 +9728,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9330,12 +9757,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9347,7 +9776,12 @@ export interface operations {
     };
     replaceNamespacedEndpointSlice: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9364,24 +9798,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EndpointSlice"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9393,7 +9831,10 @@ export interface operations {
     };
     deleteNamespacedEndpointSlice: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9406,12 +9847,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9423,7 +9866,12 @@ export interface operations {
     };
     patchNamespacedEndpointSlice: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9436,12 +9884,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9463,12 +9913,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9480,7 +9932,12 @@ export interface operations {
     };
     replaceNamespacedSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9497,24 +9954,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Secret"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9526,7 +9987,10 @@ export interface operations {
     };
     deleteNamespacedSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9539,12 +10003,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9556,7 +10022,12 @@ export interface operations {
     };
     patchNamespacedSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9569,12 +10040,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9596,12 +10069,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9613,7 +10088,12 @@ export interface operations {
     };
     replaceNamespacedConfigMap: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9630,24 +10110,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigMap"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9659,7 +10143,10 @@ export interface operations {
     };
     deleteNamespacedConfigMap: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9672,12 +10159,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9689,7 +10178,12 @@ export interface operations {
     };
     patchNamespacedConfigMap: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9702,12 +10196,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9938,12 +10434,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9966,12 +10464,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9994,12 +10494,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10022,12 +10524,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10050,12 +10554,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10078,12 +10584,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10106,12 +10614,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10134,12 +10644,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10162,12 +10674,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10190,12 +10704,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10218,12 +10734,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10246,12 +10764,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10274,12 +10794,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
