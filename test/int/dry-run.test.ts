@@ -205,6 +205,17 @@ describe('dryRun on the Kubernetes paths', () => {
     const ignored = await dev('PATCH', `${kube('shop')}/k-dup?fieldValidation=Ignore`, '{"metadata":{"labels":{"a":"1","a":"2"}}}');
     expect(ignored.status, ignored.text).toBe(200);
     expect(ignored.headers.get('warning')).toBeNull();
+    // server-side apply as kubectl sends it: JSON under the apply media type
+    const apply = `{"apiVersion":"${GW}/v1","kind":"HTTPRoute","metadata":{"name":"k-ssa"},"spec":{"hostnames":["a.example"],"hostnames":["b.example"],"parentRefs":[{"name":"gw"}]}}`;
+    const yaml = { 'content-type': 'application/apply-patch+yaml' };
+    const refused = await dev('PATCH', `${kube('shop')}/k-ssa?fieldManager=ci&fieldValidation=Strict`, apply, yaml);
+    expect(refused.body).toMatchObject({ code: 400, message: 'strict decoding error: duplicate field "spec.hostnames"' });
+    const applied = await dev('PATCH', `${kube('shop')}/k-ssa?fieldManager=ci`, apply, yaml);
+    expect(applied.status, applied.text).toBe(201);
+    expect(applied.headers.get('warning')).toBe('299 - "duplicate field \\"spec.hostnames\\""');
+    expect(applied.body.spec.hostnames).toEqual(['b.example']);
+    // and a YAML flow mapping is still YAML
+    expect((await dev('PATCH', `${kube('shop')}/k-flow?fieldManager=ci`, `{apiVersion: ${GW}/v1, kind: HTTPRoute, metadata: {name: k-flow}, spec: {parentRefs: [{name: gw}]}}`, yaml)).status).toBe(201);
   });
 });
 

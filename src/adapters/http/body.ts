@@ -32,6 +32,9 @@ export function readBody(req: Request, limit: number): Promise<Buffer> {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** A body that is not JSON text (a caller that also takes YAML may read it as such). */
+export class NotJsonError extends HttpError {}
+
 /** `duplicates`, when given, receives the paths of the keys an object of the body holds twice (JSON.parse keeps the last). */
 export function parseJson(buf: Buffer, duplicates?: string[]): unknown {
   if (buf.length === 0) throw new HttpError(400, 'the request body is empty; a JSON object is required');
@@ -46,7 +49,7 @@ export function parseJson(buf: Buffer, duplicates?: string[]): unknown {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new HttpError(400, `the request body is not valid JSON: ${(e as Error).message}`);
+    throw new NotJsonError(400, `the request body is not valid JSON: ${(e as Error).message}`);
   }
   // here, before any recursive step (merge patch, stripping server fields) can overflow the stack
   if (nestedDeeperThan(value, MAX_BODY_DEPTH)) throw new HttpError(400, `the request body is nested more than ${MAX_BODY_DEPTH} levels deep`);
