@@ -145,6 +145,17 @@ describe('duplicate keys on this API\'s own paths', () => {
   });
 });
 
+describe('duplicate keys in an apply', () => {
+  it('a JSON apply body with a key given twice is refused as a YAML one is, and writes nothing', async () => {
+    const before = await footprint();
+    const text = `{"items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"twice","namespace":"shop"},"data":{"k":"1","k":"2"}}]}`;
+    const r = await s.api('POST', '/api/v1/apply', text, { 'content-type': 'application/json' });
+    expect(r.status, r.text).toBe(400);
+    expect(r.body.detail).toContain('duplicate field "items[0].data.k"');
+    expect(await footprint()).toEqual(before);
+  });
+});
+
 describe('dryRun on the Kubernetes paths', () => {
   it('a dry-run create answers 201 with uid and creationTimestamp and no resourceVersion, and writes nothing', async () => {
     const before = await footprint();
