@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * An object at its Kubernetes path
-         * @description Every kind at /k8s/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name} (cluster-scoped kinds without the namespace part; core kinds at /k8s/api/v1/...), with get, list (limit/continue, labelSelector, fieldSelector), watch=true (a stream of KubeWatchEvent lines), create, update, patch (json-patch, merge-patch, strategic-merge-patch for core kinds, apply-patch+yaml with fieldManager and force), delete, the status subresource (read only), dryRun=All and fieldValidation. metadata.resourceVersion is the log position of the object's last change.
+         * @description Every kind at /k8s/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name} (cluster-scoped kinds without the namespace part; core kinds at /k8s/api/v1/...), with get, list (limit/continue, labelSelector, fieldSelector), watch=true (a stream of KubeWatchEvent lines), create, update, patch (json-patch, merge-patch, strategic-merge-patch for core kinds, apply-patch+yaml with fieldManager and force), delete, the status subresource (read only), dryRun=All on every write (nothing written, the answer the write would give; a dry-run create has uid and creationTimestamp and no resourceVersion, as kube-apiserver's) and fieldValidation (unknown fields, and keys a JSON body holds twice: Strict is a BadRequest Status `strict decoding error: duplicate field "spec.hostnames"`, Warn, the default, a Warning header). metadata.resourceVersion is the log position of the object's last change. The token's own reviews are answered from the role table: POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews (`kubectl auth can-i`), /apis/authorization.k8s.io/v1/selfsubjectrulesreviews (`kubectl auth can-i --list`) and /apis/authentication.k8s.io/v1/selfsubjectreviews, also v1beta1 (`kubectl auth whoami`: the token's name, groups `switchyard:<role>` and `system:authenticated`, extra `switchyard.dev/namespaces` or `switchyard.dev/gateways`).
          */
         get: operations["kubeGetObject"];
         put?: never;
@@ -2611,7 +2611,7 @@ export interface components {
          *     (a value outside an enumeration, or a field the schema does not have), FieldValueTooLong
          *     (a string or a map's total size over its limit), FieldValueTooMany (a list or map with too many
          *     entries), FieldValueDuplicate (a repeated entry where entries must be unique, a repeated object
-         *     in one apply), FieldValueForbidden (not allowed in this state, e.g. a change to an immutable
+         *     in one apply, a key a JSON object of the body holds twice), FieldValueForbidden (not allowed in this state, e.g. a change to an immutable
          *     ConfigMap), FieldValueInvalid (any other malformed value: a pattern, a format, a range, a CEL
          *     rule of the CRDs, a YAML document that cannot be read), InternalError (the server failed to
          *     check it).
@@ -5255,12 +5255,14 @@ export interface components {
         };
     };
     responses: {
-        /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+        /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
         Object: {
             headers: {
                 ETag?: string;
                 /** @description On reads: the position of the object's last change, its status's included. */
                 "Last-Change-Position"?: string;
+                /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                Warning?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -5321,6 +5323,10 @@ export interface components {
         Limit: number;
         /** @description The opaque token from the previous page's metadata.continue. */
         Continue: string;
+        /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+        DryRun: "All" | "true";
+        /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+        FieldValidation: "Strict" | "Warn" | "Ignore";
         /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
         IfMatch: string;
     };
@@ -5496,7 +5502,12 @@ export interface operations {
     };
     createCluster: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 /** @description The kind's path segment. */
@@ -5529,7 +5540,12 @@ export interface operations {
     };
     replaceCluster: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -5550,7 +5566,10 @@ export interface operations {
     };
     deleteCluster: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -5570,7 +5589,12 @@ export interface operations {
     };
     patchCluster: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -5665,7 +5689,12 @@ export interface operations {
     };
     createNamespaced: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -5698,7 +5727,12 @@ export interface operations {
     };
     replaceNamespaced: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -5719,7 +5753,10 @@ export interface operations {
     };
     deleteNamespaced: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -5739,7 +5776,12 @@ export interface operations {
     };
     patchNamespaced: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6411,7 +6453,12 @@ export interface operations {
     };
     createClusterGatewayClass: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6422,12 +6469,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6719,7 +6768,12 @@ export interface operations {
     };
     createClusterNamespace: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6730,12 +6784,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6868,12 +6924,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6885,7 +6943,12 @@ export interface operations {
     };
     replaceClusterGatewayClass: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6901,24 +6964,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GatewayClass"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6930,7 +6997,10 @@ export interface operations {
     };
     deleteClusterGatewayClass: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6942,12 +7012,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6959,7 +7031,12 @@ export interface operations {
     };
     patchClusterGatewayClass: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6971,12 +7048,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6997,12 +7076,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7014,7 +7095,12 @@ export interface operations {
     };
     replaceClusterNamespace: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7030,24 +7116,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Namespace"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7059,7 +7149,10 @@ export interface operations {
     };
     deleteClusterNamespace: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7071,12 +7164,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7088,7 +7183,12 @@ export interface operations {
     };
     patchClusterNamespace: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7100,12 +7200,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7157,12 +7259,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7184,12 +7288,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7261,7 +7367,12 @@ export interface operations {
     };
     createNamespacedGateway: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7274,12 +7385,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7321,7 +7434,12 @@ export interface operations {
     };
     createNamespacedHTTPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7334,12 +7452,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7381,7 +7501,12 @@ export interface operations {
     };
     createNamespacedGRPCRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7394,12 +7519,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7441,7 +7568,12 @@ export interface operations {
     };
     createNamespacedTLSRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7454,12 +7586,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7501,7 +7635,12 @@ export interface operations {
     };
     createNamespacedTCPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7514,12 +7653,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7561,7 +7702,12 @@ export interface operations {
     };
     createNamespacedUDPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7574,12 +7720,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7621,7 +7769,12 @@ export interface operations {
     };
     createNamespacedReferenceGrant: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7634,12 +7787,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7681,7 +7836,12 @@ export interface operations {
     };
     createNamespacedBackendTLSPolicy: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7694,12 +7854,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7741,7 +7903,12 @@ export interface operations {
     };
     createNamespacedListenerSet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7754,12 +7921,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7801,7 +7970,12 @@ export interface operations {
     };
     createNamespacedService: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7814,12 +7988,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7861,7 +8037,12 @@ export interface operations {
     };
     createNamespacedEndpointSlice: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7874,12 +8055,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7921,7 +8104,12 @@ export interface operations {
     };
     createNamespacedSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7934,12 +8122,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7981,7 +8171,12 @@ export interface operations {
     };
     createNamespacedConfigMap: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: never;
             path: {
                 namespace: components["parameters"]["Namespace"];
@@ -7994,12 +8189,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8021,12 +8218,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8038,7 +8237,12 @@ export interface operations {
     };
     replaceNamespacedGateway: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8055,24 +8259,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Gateway"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8084,7 +8292,10 @@ export interface operations {
     };
     deleteNamespacedGateway: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8097,12 +8308,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8114,7 +8327,12 @@ export interface operations {
     };
     patchNamespacedGateway: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8127,12 +8345,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8154,12 +8374,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8171,7 +8393,12 @@ export interface operations {
     };
     replaceNamespacedHTTPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8188,24 +8415,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPRoute"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8217,7 +8448,10 @@ export interface operations {
     };
     deleteNamespacedHTTPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8230,12 +8464,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8247,7 +8483,12 @@ export interface operations {
     };
     patchNamespacedHTTPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8260,12 +8501,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8287,12 +8530,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8304,7 +8549,12 @@ export interface operations {
     };
     replaceNamespacedGRPCRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8321,24 +8571,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GRPCRoute"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8350,7 +8604,10 @@ export interface operations {
     };
     deleteNamespacedGRPCRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8363,12 +8620,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8380,7 +8639,12 @@ export interface operations {
     };
     patchNamespacedGRPCRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8393,12 +8657,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8420,12 +8686,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8437,7 +8705,12 @@ export interface operations {
     };
     replaceNamespacedTLSRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8454,24 +8727,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TLSRoute"] | components["schemas"]["TLSRouteV1alpha2"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8483,7 +8760,10 @@ export interface operations {
     };
     deleteNamespacedTLSRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8496,12 +8776,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8513,7 +8795,12 @@ export interface operations {
     };
     patchNamespacedTLSRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8526,12 +8813,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8553,12 +8842,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8570,7 +8861,12 @@ export interface operations {
     };
     replaceNamespacedTCPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8587,24 +8883,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TCPRoute"] | components["schemas"]["TCPRouteV1alpha2"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8616,7 +8916,10 @@ export interface operations {
     };
     deleteNamespacedTCPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8629,12 +8932,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8646,7 +8951,12 @@ export interface operations {
     };
     patchNamespacedTCPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8659,12 +8969,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8686,12 +8998,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8703,7 +9017,12 @@ export interface operations {
     };
     replaceNamespacedUDPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8720,24 +9039,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UDPRoute"] | components["schemas"]["UDPRouteV1alpha2"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8749,7 +9072,10 @@ export interface operations {
     };
     deleteNamespacedUDPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8762,12 +9088,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8779,7 +9107,12 @@ export interface operations {
     };
     patchNamespacedUDPRoute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8792,12 +9125,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8819,12 +9154,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8836,7 +9173,12 @@ export interface operations {
     };
     replaceNamespacedReferenceGrant: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8853,24 +9195,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReferenceGrant"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8882,7 +9228,10 @@ export interface operations {
     };
     deleteNamespacedReferenceGrant: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8895,12 +9244,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8912,7 +9263,12 @@ export interface operations {
     };
     patchNamespacedReferenceGrant: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8925,12 +9281,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8952,12 +9310,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8969,7 +9329,12 @@ export interface operations {
     };
     replaceNamespacedBackendTLSPolicy: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8986,24 +9351,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BackendTLSPolicy"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9015,7 +9384,10 @@ export interface operations {
     };
     deleteNamespacedBackendTLSPolicy: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9028,12 +9400,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9045,7 +9419,12 @@ export interface operations {
     };
     patchNamespacedBackendTLSPolicy: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9058,12 +9437,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9085,12 +9466,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9102,7 +9485,12 @@ export interface operations {
     };
     replaceNamespacedListenerSet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9119,24 +9507,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ListenerSet"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9148,7 +9540,10 @@ export interface operations {
     };
     deleteNamespacedListenerSet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9161,12 +9556,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9178,7 +9575,12 @@ export interface operations {
     };
     patchNamespacedListenerSet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9191,12 +9593,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9218,12 +9622,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9235,7 +9641,12 @@ export interface operations {
     };
     replaceNamespacedService: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9252,24 +9663,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Service"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9281,7 +9696,10 @@ export interface operations {
     };
     deleteNamespacedService: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9294,12 +9712,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9311,7 +9731,12 @@ export interface operations {
     };
     patchNamespacedService: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9324,12 +9749,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9351,12 +9778,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9368,7 +9797,12 @@ export interface operations {
     };
     replaceNamespacedEndpointSlice: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9385,24 +9819,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EndpointSlice"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9414,7 +9852,10 @@ export interface operations {
     };
     deleteNamespacedEndpointSlice: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9427,12 +9868,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9444,7 +9887,12 @@ export interface operations {
     };
     patchNamespacedEndpointSlice: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9457,12 +9905,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9484,12 +9934,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9501,7 +9953,12 @@ export interface operations {
     };
     replaceNamespacedSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9518,24 +9975,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Secret"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9547,7 +10008,10 @@ export interface operations {
     };
     deleteNamespacedSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9560,12 +10024,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9577,7 +10043,12 @@ export interface operations {
     };
     patchNamespacedSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9590,12 +10061,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9617,12 +10090,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9634,7 +10109,12 @@ export interface operations {
     };
     replaceNamespacedConfigMap: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9651,24 +10131,28 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigMap"];
                 };
             };
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             201: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9680,7 +10164,10 @@ export interface operations {
     };
     deleteNamespacedConfigMap: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9693,12 +10180,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9710,7 +10199,12 @@ export interface operations {
     };
     patchNamespacedConfigMap: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `All` (Kubernetes' spelling) or `true` (as apply takes it): the write is validated and decided exactly as it would be, and answered as it would be (the same status, defaults, uid, creationTimestamp, generation and resourceVersion it would have; 409, 404 and 422 alike), but nothing is written: no event, no object, no Secret data, no recompute. Any other value is a 400 naming it. */
+                dryRun?: components["parameters"]["DryRun"];
+                /** @description What to do with a key a JSON object of the body holds twice (JSON keeps the last one), as kube-apiserver's field validation does: `Strict` refuses the body (400, an `errors[]` entry with reason FieldValueDuplicate whose path names each field, e.g. `spec.hostnames`), `Warn` (the default) writes and answers with a `Warning: 299 - "duplicate field \"spec.hostnames\""` header per field, `Ignore` writes and says nothing. Unknown fields are refused by validation whatever the directive (422). */
+                fieldValidation?: components["parameters"]["FieldValidation"];
+            };
             header?: {
                 /** @description `"<resourceVersion>"`: the write succeeds only against that version (409 otherwise). */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9723,12 +10217,14 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["MergePatch"];
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9959,12 +10455,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9987,12 +10485,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10015,12 +10515,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10043,12 +10545,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10071,12 +10575,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10099,12 +10605,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10127,12 +10635,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10155,12 +10665,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10183,12 +10695,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10211,12 +10725,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10239,12 +10755,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10267,12 +10785,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10295,12 +10815,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. */
+            /** @description The object; ETag carries "<resourceVersion>", the stream version, which only a change of the object itself moves (a status change does not: preconditions on these paths name the stream version). A read also carries Last-Change-Position: where the object's last change stands in the events' position space, a status change included; it is the resourceVersion the Kubernetes paths serve for the object, and the position of its StatusChanged item in the events feed (`?status=true`) when a status change was its last change. A write whose body held a key twice carries a Warning header per such key (fieldValidation=Warn). */
             200: {
                 headers: {
                     ETag?: string;
                     /** @description On reads: the position of the object's last change, its status's included. */
                     "Last-Change-Position"?: string;
+                    /** @description On writes: `299 - "<text>"` entries, comma-separated (a key the body held twice). */
+                    Warning?: string;
                     [name: string]: unknown;
                 };
                 content: {

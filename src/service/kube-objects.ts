@@ -6,7 +6,6 @@
 // a watch and a watch can resume from any event it sent. A precondition in that form must name the
 // last change (else 409, as kube-apiserver answers) and is translated to the stream version the
 // write rules check.
-import { randomUUID } from 'node:crypto';
 import type { Database } from '../adapters/store/database';
 import { getObject, getSecretData, listObjects, type ObjectRow } from '../adapters/store/objects';
 import { currentStatuses, firstEventAfter, lastVisibleChange, statusChangesBetween } from '../adapters/store/kube-watch-reads';
@@ -14,11 +13,11 @@ import type { KindInfo } from '../core/model/kinds';
 import type { K8sObject } from '../core/model/objects';
 import type { Requirement } from '../core/objects/label-selector';
 import { streamKey } from '../core/objects/keys';
-import { decideWrite, stripServerFields, type WriteMode } from '../core/objects/write';
+import { stripServerFields, type WriteMode } from '../core/objects/write';
 import { unknownFieldPaths, withoutPaths } from '../core/kube/prune';
 import { withServerDefaults } from '../core/kube/defaults';
-import { badRequest, conflict, fromDecision, notFound, ServiceError } from './errors';
-import { isSecret, presentSecret, splitSecret } from './secrets';
+import { badRequest, conflict, notFound, ServiceError } from './errors';
+import { isSecret, presentSecret } from './secrets';
 import type { Actor, ResourceService } from './resources';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -144,8 +143,8 @@ export class KubeObjects {
       try {
         const stream = this.stream(info, namespace, name);
         const toWrite = opts.record ? await this.recorded(info, namespace, name, body, mode, precondition, opts.record) : body;
-        if (opts.dryRun) return { ...(await this.dryRun(info, namespace, name, toWrite, mode, precondition)), warnings };
-        const out = await this.resources.write(info, namespace, mode === 'create' ? undefined : name, toWrite, mode, actor);
+        const out = await this.resources.write(info, namespace, mode === 'create' ? undefined : name, toWrite, mode, actor, undefined, { dryRun: opts.dryRun });
+        if (opts.dryRun && out.status === 201) return { status: 201, object: withoutResourceVersion(atPosition(out.object, 0)), changed: true, warnings };
         const row = out.position !== undefined ? null : await getObject(this.db.sql, stream);
         const position = out.position ?? row?.lastChange ?? 0;
         return { status: out.status, object: atPosition(out.object, position), changed: out.changed, warnings };
@@ -167,22 +166,6 @@ export class KubeObjects {
     const defaulted = this.resources.validated(info, object, current?.object);
     const out = record(current?.object, defaulted);
     return { ...out, metadata: { ...out.metadata, ...(precondition !== undefined ? { resourceVersion: precondition } : {}) } };
-  }
-
-  /** What the write would answer, with nothing written. */
-  private async dryRun(info: KindInfo, namespace: string, name: string, body: K8sObject, mode: WriteMode, precondition: string | undefined) {
-    const { object } = this.resources.prepare(info, namespace, mode === 'create' ? undefined : name, body);
-    const current = await getObject(this.db.sql, this.stream(info, namespace, name));
-    const incoming = this.resources.validated(info, object, current && !current.deleted ? current.object : undefined);
-    const toDecide = isSecret(incoming) ? splitSecret(incoming).object : incoming;
-    const base = current ? { ...current, object: stripStatus(current.object) } : null;
-    const decision = decideWrite({ current: base, incoming: toDecide, mode, precondition, now: this.resources.now(), newUid: randomUUID() });
-    if (decision.outcome === 'reject') throw fromDecision(decision);
-    if (decision.outcome === 'unchanged') return { status: 200 as const, object: atPosition(current!.object, current!.lastChange), changed: false };
-    const written = isSecret(incoming) ? presentSecret(decision.object, undefined) : decision.object;
-    // as a real write answers: with the status the object has
-    const o = current && !current.deleted && current.object.status ? { ...written, status: current.object.status } : written;
-    return { status: (decision.type === 'Created' ? 201 : 200) as 200 | 201, object: atPosition(o, current?.lastChange ?? 0), changed: true };
   }
 
   /**
@@ -228,7 +211,8 @@ export class KubeObjects {
   }
 }
 
-function stripStatus(o: K8sObject): K8sObject {
-  const { status: _s, ...rest } = o;
-  return rest;
+/** A dry-run create answers as kube-apiserver's does: uid and creationTimestamp filled in, no resourceVersion (nothing was stored). */
+function withoutResourceVersion(o: K8sObject): K8sObject {
+  const { resourceVersion: _rv, ...metadata } = o.metadata;
+  return { ...o, metadata: metadata as K8sObject['metadata'] };
 }

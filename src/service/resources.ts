@@ -22,6 +22,11 @@ export interface Actor {
   secretReader: boolean;
 }
 
+/** `dryRun`: decide and answer as the write would, and write nothing (no event, no Secret data, no notice). */
+export interface WriteOptions {
+  dryRun?: boolean;
+}
+
 export interface WriteResult {
   status: 200 | 201;
   object: K8sObject;
@@ -94,7 +99,7 @@ export class ResourceService {
     return normalise(info, valid);
   }
 
-  async write(info: KindInfo, namespace: string, name: string | undefined, body: unknown, mode: WriteMode, actor: Actor, ifMatch?: string): Promise<WriteResult> {
+  async write(info: KindInfo, namespace: string, name: string | undefined, body: unknown, mode: WriteMode, actor: Actor, ifMatch?: string, opts: WriteOptions = {}): Promise<WriteResult> {
     const { object, precondition } = this.prepare(info, namespace, name, body);
     const pre = reconcilePreconditions(precondition, ifMatch);
     const objName = String(object.metadata.name ?? '');
@@ -104,14 +109,14 @@ export class ResourceService {
       const current = objName ? await this.reads.submit(stream) : null;
       const incoming = this.validated(info, object, current && !current.deleted ? current.object : undefined);
       try {
-        return await this.commit(info, stream, incoming, mode, pre, actor, current);
+        return await this.commit(info, stream, incoming, mode, pre, actor, current, opts);
       } catch (e) {
         if (!(e instanceof ConflictRetry) || pre !== undefined || mode === 'create' || attempt >= 8) throw unwrapRetry(e);
       }
     }
   }
 
-  async patch(info: KindInfo, namespace: string, name: string, patch: unknown, actor: Actor, ifMatch?: string): Promise<WriteResult> {
+  async patch(info: KindInfo, namespace: string, name: string, patch: unknown, actor: Actor, ifMatch?: string, opts: WriteOptions = {}): Promise<WriteResult> {
     if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw badRequest('a merge patch must be a JSON object');
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
     const current = await getObject(this.db.sql, stream);
@@ -124,16 +129,16 @@ export class ResourceService {
     const pre = reconcilePreconditions(rv === undefined || rv === null ? undefined : String(rv), ifMatch);
     const incoming = this.validated(info, object, current.object);
     try {
-      return await this.commit(info, stream, incoming, 'patch', pre, actor, current);
+      return await this.commit(info, stream, incoming, 'patch', pre, actor, current, opts);
     } catch (e) {
       // a merge patch without a precondition applies to whatever is newest
-      if (e instanceof ConflictRetry && pre === undefined) return this.patch(info, namespace, name, patch, actor, ifMatch);
+      if (e instanceof ConflictRetry && pre === undefined) return this.patch(info, namespace, name, patch, actor, ifMatch, opts);
       throw unwrapRetry(e);
     }
   }
 
   /** `current` carries its status; the rules compare without it. */
-  private async commit(info: KindInfo, stream: string, incoming: K8sObject, mode: WriteMode, precondition: string | undefined, actor: Actor, withStatus: Awaited<ReturnType<typeof getObject>>): Promise<WriteResult> {
+  private async commit(info: KindInfo, stream: string, incoming: K8sObject, mode: WriteMode, precondition: string | undefined, actor: Actor, withStatus: Awaited<ReturnType<typeof getObject>>, opts: WriteOptions): Promise<WriteResult> {
     const status = withStatus && !withStatus.deleted ? withStatus.object.status : undefined;
     const current = withStatus ? { ...withStatus, object: withoutStatus(withStatus.object) } : null;
     let secretData: Record<string, string> | undefined;
@@ -148,6 +153,9 @@ export class ResourceService {
     if (decision.outcome === 'unchanged') {
       return { status: 200, object: this.present(withStatus!.object, secretData, actor), changed: false };
     }
+    const out = status ? { ...decision.object, status } : decision.object;
+    const answer: WriteResult = { status: decision.type === 'Created' ? 201 : 200, object: this.present(out, secretData, actor), changed: true };
+    if (opts.dryRun) return answer;
     const event = toEvent(info, stream, decision, actor, this.now(), current && !current.deleted ? current.object : undefined);
     if (secretData) event.secret = { op: 'put', data: secretData, digest: String(decision.object.dataDigest) };
     let appended: { position: number };
@@ -157,16 +165,16 @@ export class ResourceService {
       if (isConflict(e)) throw new ConflictRetry(e);
       throw e;
     }
-    const out = status ? { ...decision.object, status } : decision.object;
-    return { status: decision.type === 'Created' ? 201 : 200, object: this.present(out, secretData, actor), changed: true, position: appended.position };
+    return { ...answer, position: appended.position };
   }
 
-  async remove(info: KindInfo, namespace: string, name: string, actor: Actor, ifMatch?: string): Promise<K8sObject> {
+  async remove(info: KindInfo, namespace: string, name: string, actor: Actor, ifMatch?: string, opts: WriteOptions = {}): Promise<K8sObject> {
     const stream = streamKey(info.kind, info.scope === 'Namespaced' ? namespace : '', name);
     const current = await getObject(this.db.sql, stream, { status: false });
     const decision = decideDelete({ current, kind: info.kind, name, precondition: parseIfMatch(ifMatch) });
     if (decision.outcome === 'reject') throw fromDecision(decision);
     if (decision.outcome !== 'append') throw new Error(`a delete decided ${decision.outcome}`);
+    if (opts.dryRun) return this.present(decision.object, undefined, actor);
     const event = toEvent(info, stream, decision, actor, this.now(), current?.object);
     if (isSecret(decision.object)) event.secret = { op: 'delete' };
     await this.append([event]);

@@ -2,6 +2,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { HttpError } from './problem';
 import { MAX_BODY_DEPTH, nestedDeeperThan } from '../../core/validate/storable';
+import { duplicateKeys } from '../../core/validate/duplicate-keys';
 
 export function readBody(req: Request, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -31,7 +32,11 @@ export function readBody(req: Request, limit: number): Promise<Buffer> {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export function parseJson(buf: Buffer): unknown {
+/** A body that is not JSON text (a caller that also takes YAML may read it as such). */
+export class NotJsonError extends HttpError {}
+
+/** `duplicates`, when given, receives the paths of the keys an object of the body holds twice (JSON.parse keeps the last). */
+export function parseJson(buf: Buffer, duplicates?: string[]): unknown {
   if (buf.length === 0) throw new HttpError(400, 'the request body is empty; a JSON object is required');
   let text: string;
   try {
@@ -44,10 +49,11 @@ export function parseJson(buf: Buffer): unknown {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new HttpError(400, `the request body is not valid JSON: ${(e as Error).message}`);
+    throw new NotJsonError(400, `the request body is not valid JSON: ${(e as Error).message}`);
   }
   // here, before any recursive step (merge patch, stripping server fields) can overflow the stack
   if (nestedDeeperThan(value, MAX_BODY_DEPTH)) throw new HttpError(400, `the request body is nested more than ${MAX_BODY_DEPTH} levels deep`);
+  if (duplicates) duplicates.push(...duplicateKeys(text, value));
   return value;
 }
 
@@ -69,7 +75,9 @@ export function jsonBody(limit: number) {
       } else if (type !== 'application/json' && !type.endsWith('+json')) {
         throw new HttpError(415, `the body must be application/json, not ${type}`);
       }
-      req.body = parseJson(buf);
+      const duplicates: string[] = [];
+      req.body = parseJson(buf, duplicates);
+      res.locals.duplicateFields = duplicates;
       next();
     } catch (e) {
       if (!(e instanceof HttpError)) return next(e);

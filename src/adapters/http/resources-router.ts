@@ -9,6 +9,7 @@ import type { Actor } from '../../service/resources';
 import type { Principal } from '../../service/principal';
 import { actorOf, canRead, canWrite, listScope } from '../../service/access';
 import { requireBody, sendJson } from './body';
+import { checkDuplicates, dryRunOf, fieldValidationOf, setWarnings } from './field-validation';
 import { ExplainService } from '../../service/explain';
 
 export interface ObjectPath {
@@ -84,6 +85,9 @@ function authorize(p: Principal, method: string, path: ObjectPath): void {
   if (!canWrite(p, info.kind, ns, name)) throw forbidden(p, 'write', info, namespace, name);
 }
 
+/** "All" as Kubernetes spells it, "true" as this API's apply does. */
+const DRY_RUN_VALUES = ['All', 'true'];
+
 function listVersion(info: KindInfo): string {
   return info.group ? `${info.group}/v1` : 'v1';
 }
@@ -129,6 +133,10 @@ export function resourcesRouter(ctx: AppContext): Router {
     try {
       authorize(principal, req.method, path);
       requireBody(req, res);
+      const writes = !path.sub && req.method !== 'GET' && req.method !== 'HEAD';
+      // a dry run writes nothing and answers what the write would have (defaults, generation, 409s)
+      const opts = { dryRun: writes && dryRunOf(req, DRY_RUN_VALUES) };
+      if (writes) setWarnings(res, checkDuplicates(res.locals.duplicateFields, fieldValidationOf(req)));
       if (path.sub === 'explain') {
         if (req.method !== 'GET') throw new HttpError(405, 'explain is read-only', undefined, { Allow: 'GET' });
         return sendJson(res, 200, await explainer.explain(info, namespace, name!, actor));
@@ -143,7 +151,7 @@ export function resourcesRouter(ctx: AppContext): Router {
         if (req.method === 'GET') return await list(ctx, req, res, path, actor);
         if (req.method === 'POST') {
           if (info.scope === 'Namespaced' && !namespace) throw new HttpError(405, `create ${info.kind} objects under /api/v1/namespaces/{namespace}/${info.plural}`);
-          const out = await ctx.resources.write(info, namespace, undefined, req.body, 'create', actor);
+          const out = await ctx.resources.write(info, namespace, undefined, req.body, 'create', actor, undefined, opts);
           return sendObject(res, 201, out.object);
         }
         throw new HttpError(405, `${req.method} is not allowed on a collection`);
@@ -156,15 +164,15 @@ export function resourcesRouter(ctx: AppContext): Router {
           res.setHeader('Last-Change-Position', String(read.lastChange));
           return sendObject(res, 200, read.object);
         case 'PUT': {
-          const out = await ctx.resources.write(info, namespace, name, req.body, 'replace', actor, ifMatch);
+          const out = await ctx.resources.write(info, namespace, name, req.body, 'replace', actor, ifMatch, opts);
           return sendObject(res, out.status, out.object);
         }
         case 'PATCH': {
-          const out = await ctx.resources.patch(info, namespace, name, req.body, actor, ifMatch);
+          const out = await ctx.resources.patch(info, namespace, name, req.body, actor, ifMatch, opts);
           return sendObject(res, 200, out.object);
         }
         case 'DELETE':
-          return sendObject(res, 200, await ctx.resources.remove(info, namespace, name, actor, ifMatch));
+          return sendObject(res, 200, await ctx.resources.remove(info, namespace, name, actor, ifMatch, opts));
         default:
           throw new HttpError(405, `${req.method} is not allowed on an object`);
       }

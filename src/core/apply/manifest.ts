@@ -8,6 +8,7 @@
 import { Composer, LineCounter, Parser, isAlias, visit, type Document } from 'yaml';
 import { ApplyRejection, type ApplyIssue, type ManifestEntry } from './types';
 import { MAX_BODY_DEPTH, nestedDeeperThan } from '../validate/storable';
+import { duplicateKeys } from '../validate/duplicate-keys';
 
 export const MAX_ALIAS_COUNT = 100;
 
@@ -55,6 +56,10 @@ export function parseJsonManifest(text: string): ManifestEntry[] {
     throw new ApplyRejection(400, `the request body is not valid JSON: ${(e as Error).message}`);
   }
   if (nestedDeeperThan(body, MAX_BODY_DEPTH)) throw new ApplyRejection(400, `the request body is nested more than ${MAX_BODY_DEPTH} levels deep`);
+  // as the YAML reader refuses a key given twice, so does the JSON one (JSON.parse would keep the last)
+  const duplicates = duplicateKeys(text, body);
+  if (duplicates.length)
+    throw new ApplyRejection(400, `the request body holds keys twice: ${duplicates.map((d) => `duplicate field "${d}"`).join(', ')}`, duplicates.map((path) => ({ document: 0, path, message: 'duplicate field' })));
   if (!isMap(body)) throw new ApplyRejection(400, 'a JSON apply body must be an object: {"items": [...]} or a List');
   if ('items' in body) {
     if (!Array.isArray(body.items)) throw new ApplyRejection(400, 'items must be an array of objects');

@@ -7,12 +7,23 @@ import { EVENTS_GROUP, eventsAggregatedResource, eventsApiResource } from './eve
 
 export const OBJECT_VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
-/** Served besides the object kinds: `kubectl auth can-i` posts here. */
+/** Served besides the object kinds: `kubectl auth can-i` (and `--list`) posts here. */
 export const AUTHORIZATION_GROUP = 'authorization.k8s.io';
-const ACCESS_REVIEW: APIResource = {
-  name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false,
-  kind: 'SelfSubjectAccessReview', verbs: ['create'],
+/** and `kubectl auth whoami` here (v1 first, then v1beta1 where v1 is not found). */
+export const AUTHENTICATION_GROUP = 'authentication.k8s.io';
+
+const review = (name: string, kind: string): APIResource => ({ name, singularName: name.replace(/s$/, ''), namespaced: false, kind, verbs: ['create'] });
+
+/** The review resources, by group and version: each answers a create (POST) about its caller, from the role table. */
+export const REVIEWS: Readonly<Record<string, Readonly<Record<string, readonly APIResource[]>>>> = {
+  [AUTHORIZATION_GROUP]: { v1: [review('selfsubjectaccessreviews', 'SelfSubjectAccessReview'), review('selfsubjectrulesreviews', 'SelfSubjectRulesReview')] },
+  [AUTHENTICATION_GROUP]: { v1: [review('selfsubjectreviews', 'SelfSubjectReview')], v1beta1: [review('selfsubjectreviews', 'SelfSubjectReview')] },
 };
+
+/** The review a POST to /apis/{group}/{version}/{resource} makes, or undefined. */
+export function reviewAt(group: string, version: string, resource: string): APIResource | undefined {
+  return REVIEWS[group]?.[version]?.find((r) => r.name === resource);
+}
 
 function apiResources(r: KubeResource): APIResource[] {
   const main: APIResource = {
@@ -26,7 +37,7 @@ function apiResources(r: KubeResource): APIResource[] {
 }
 
 function groupVersions(): { name: string; versions: string[] }[] {
-  return [...groups().filter((g) => g.name !== ''), { name: EVENTS_GROUP, versions: ['v1'] }, { name: AUTHORIZATION_GROUP, versions: ['v1'] }];
+  return [...groups().filter((g) => g.name !== ''), { name: EVENTS_GROUP, versions: ['v1'] }, ...Object.entries(REVIEWS).map(([name, versions]) => ({ name, versions: Object.keys(versions) }))];
 }
 
 /** Events are served in core v1 and in events.k8s.io/v1 (core/kube/events.ts), beside the stored kinds. */
@@ -39,7 +50,10 @@ export function coreVersions() {
 /** An APIResourceList, or null when the group/version is not served. */
 export function resourceList(group: string, version: string) {
   const groupVersion = group ? `${group}/${version}` : version;
-  if (group === AUTHORIZATION_GROUP) return version === 'v1' ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources: [ACCESS_REVIEW] } : null;
+  if (Object.hasOwn(REVIEWS, group)) {
+    const reviews = REVIEWS[group][version];
+    return reviews ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources: [...reviews] } : null;
+  }
   const served = resourcesAt(group, version);
   const events = servesEvents(group, version) ? [eventsApiResource()] : [];
   if (served.length === 0 && events.length === 0) return null;
@@ -89,8 +103,8 @@ export function aggregated(core: boolean) {
     metadata: g.name ? { name: g.name } : {},
     versions: g.versions.map((v) => ({
       version: v,
-      resources: g.name === AUTHORIZATION_GROUP
-        ? [{ resource: ACCESS_REVIEW.name, responseKind: { group: g.name, version: v, kind: ACCESS_REVIEW.kind }, scope: 'Cluster', singularResource: ACCESS_REVIEW.singularName, verbs: ACCESS_REVIEW.verbs }]
+      resources: Object.hasOwn(REVIEWS, g.name)
+        ? REVIEWS[g.name][v].map((r) => ({ resource: r.name, responseKind: { group: g.name, version: v, kind: r.kind }, scope: 'Cluster', singularResource: r.singularName, verbs: r.verbs }))
         : [...resourcesAt(g.name, v).map((r) => aggregatedResource(r, v)), ...(servesEvents(g.name, v) ? [eventsAggregatedResource(g.name)] : [])],
       freshness: 'Current',
     })),

@@ -1,7 +1,8 @@
 // kubectl's typed clients (`kubectl auth can-i` among them) send built-in kinds as Kubernetes
 // protobuf: the "k8s\0" magic, then a runtime.Unknown {typeMeta, raw}. Only the request bodies such
 // clients post need reading here (answers go back as JSON, which they also accept), so this is a
-// reader of the wire format and of the one message posted, SelfSubjectAccessReview.
+// reader of the wire format and of the messages posted: SelfSubjectAccessReview, and the spec of
+// SelfSubjectRulesReview (SelfSubjectReview has none).
 
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
@@ -80,4 +81,11 @@ export function accessReviewSpec(raw: Buffer): { resourceAttributes?: Record<str
   const nra = msg(spec, 2);
   if (nra) out.nonResourceAttributes = { path: str(nra, 1) ?? '', verb: str(nra, 2) ?? '' };
   return out;
+}
+
+/** SelfSubjectRulesReview's spec ({namespace}), as JSON would hold it. */
+export function rulesReviewSpec(raw: Buffer): { namespace?: string } {
+  const spec = msg(fields(raw), 2) ?? [];
+  const namespace = str(spec, 1);
+  return namespace ? { namespace } : {};
 }

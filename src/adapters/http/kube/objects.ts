@@ -13,7 +13,8 @@ import { selectorsOf } from './selectors';
 import type { K8sObject } from '../../../core/model/objects';
 import type { Principal } from '../../../service/principal';
 import { actorOf, canRead, canWrite, listScope } from '../../../service/access';
-import { resourceName, type FieldValidation, type KubeObjects, type KubeWriteOptions } from '../../../service/kube-objects';
+import { resourceName, type KubeObjects, type KubeWriteOptions } from '../../../service/kube-objects';
+import { checkDuplicates, dryRunOf, fieldValidationOf, setWarnings } from '../field-validation';
 import { objectBody, patchBody } from './body';
 import { applyPatchTo, createsMissing, fieldManagerOf, recordWrite } from './patches';
 import { watch } from './watch';
@@ -55,11 +56,7 @@ export function authorizeKube(p: Principal, verb: string, path: KubePath): void 
 }
 
 function writeOptions(req: Request): KubeWriteOptions {
-  const dry = req.query.dryRun;
-  if (dry !== undefined && dry !== 'All') throw new HttpError(400, `dryRun: Unsupported value: "${String(dry)}": supported values: "All"`);
-  const fv = req.query.fieldValidation ?? 'Warn';
-  if (fv !== 'Strict' && fv !== 'Warn' && fv !== 'Ignore') throw new HttpError(400, `fieldValidation: Unsupported value: "${String(fv)}": supported values: "Ignore", "Warn", "Strict"`);
-  return { dryRun: dry === 'All', fieldValidation: fv as FieldValidation };
+  return { dryRun: dryRunOf(req, ['All']), fieldValidation: fieldValidationOf(req) };
 }
 
 function encodeContinue(o: { namespace?: string; name: string }, rv: number): string {
@@ -92,10 +89,6 @@ export function inVersion(path: KubePath, o: K8sObject): K8sObject {
   return o.apiVersion !== av && versions[o.apiVersion] === versions[av] ? { ...o, apiVersion: av } : o;
 }
 
-function warnings(res: Response, list: string[]): void {
-  if (list.length) res.setHeader('Warning', list.map((w) => `299 - ${JSON.stringify(w)}`).join(', '));
-}
-
 export function objectHandler(ctx: AppContext, objects: KubeObjects) {
   return async (req: Request, res: Response, path: KubePath): Promise<void> => {
     const { info } = path.resource;
@@ -126,23 +119,31 @@ export function objectHandler(ctx: AppContext, objects: KubeObjects) {
       case 'watch':
         return watch(ctx, objects, req, res, path, selectorsOf(req));
       case 'create': {
-        const body = await objectBody(req, ctx.config.bodyLimitBytes);
-        checkApiVersion(path, body);
+        const opts = writeOptions(req);
+        const duplicates: string[] = [];
+        const body = await objectBody(req, ctx.config.bodyLimitBytes, duplicates);
         res.locals.kubeTarget = { ...res.locals.kubeTarget, name: (body as K8sObject | null)?.metadata?.name };
-        const out = await objects.write(info, ns, undefined, withPathVersion(path, body), 'create', actor, { ...writeOptions(req), record: recorder(req, path) });
-        warnings(res, out.warnings);
+        const dupWarnings = checkDuplicates(duplicates, opts.fieldValidation);
+        checkApiVersion(path, body);
+        const out = await objects.write(info, ns, undefined, withPathVersion(path, body), 'create', actor, { ...opts, record: recorder(req, path) });
+        setWarnings(res, [...dupWarnings, ...out.warnings]);
         return send(201, out.object);
       }
       case 'update': {
-        const body = await objectBody(req, ctx.config.bodyLimitBytes);
+        const opts = writeOptions(req);
+        const duplicates: string[] = [];
+        const body = await objectBody(req, ctx.config.bodyLimitBytes, duplicates);
+        const dupWarnings = checkDuplicates(duplicates, opts.fieldValidation);
         checkApiVersion(path, body);
-        const out = await objects.write(info, ns, path.name!, withPathVersion(path, body), 'update', actor, { ...writeOptions(req), record: recorder(req, path) });
-        warnings(res, out.warnings);
+        const out = await objects.write(info, ns, path.name!, withPathVersion(path, body), 'update', actor, { ...opts, record: recorder(req, path) });
+        setWarnings(res, [...dupWarnings, ...out.warnings]);
         return send(200, out.object);
       }
       case 'patch': {
         const opts = writeOptions(req);
-        const { type, body } = await patchBody(req, ctx.config.bodyLimitBytes);
+        const duplicates: string[] = [];
+        const { type, body } = await patchBody(req, ctx.config.bodyLimitBytes, duplicates);
+        const dupWarnings = checkDuplicates(duplicates, opts.fieldValidation);
         const named = typeof req.query.fieldManager === 'string' && req.query.fieldManager ? req.query.fieldManager : undefined;
         if (type === 'application/apply-patch+yaml' && !named) throw new HttpError(422, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', [{ path: 'fieldManager', message: 'Required value: is required for apply patch', reason: 'FieldValueRequired' }]);
         const force = req.query.force === 'true';
@@ -152,7 +153,7 @@ export function objectHandler(ctx: AppContext, objects: KubeObjects) {
           return { ...next, apiVersion: next.apiVersion ?? apiVersion, kind: info.kind, metadata: { ...(next.metadata ?? {}), name: path.name!, ...(info.scope === 'Namespaced' ? { namespace: ns } : {}) } as K8sObject['metadata'] };
         // an apply records its own managedFields; every other patch is an update of its manager
         }, actor, { ...opts, createIfMissing: createsMissing(type), record: type === 'application/apply-patch+yaml' ? undefined : recorder(req, path) });
-        warnings(res, out.warnings);
+        setWarnings(res, [...dupWarnings, ...out.warnings]);
         return send(out.status, out.object);
       }
       case 'delete': {

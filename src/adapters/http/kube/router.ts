@@ -1,6 +1,6 @@
-// The Kubernetes API: discovery, OpenAPI, the objects at their Kubernetes paths, watch, and
-// SelfSubjectAccessReview, answered as kube-apiserver answers so kubectl and client libraries work
-// unchanged. Served at the root for what does not collide with the Switchyard paths (/apis/...,
+// The Kubernetes API: discovery, OpenAPI, the objects at their Kubernetes paths, watch, and the
+// self-reviews (can-i, can-i --list, whoami), answered as kube-apiserver answers so kubectl and
+// client libraries work unchanged. Served at the root for what does not collide with the Switchyard paths (/apis/...,
 // /openapi/v2|v3, GET /api and /api/v1), and whole under KUBE_PREFIX, which is where the kubeconfig
 // points: there /api/v1/namespaces/{ns}/services/{name} is the Kubernetes path, while at the root it
 // stays the Switchyard one (problem+json, per-object resourceVersions).
@@ -9,14 +9,14 @@ import type { AppContext } from '../context';
 import { bearerToken } from '../auth';
 import { HttpError } from '../problem';
 import { kubeErrors, sendStatus } from './errors';
-import { aggregated, AGGREGATED_V2, AUTHORIZATION_GROUP, coreVersions, group, groupList, resourceList, wantsAggregated } from '../../../core/kube/discovery';
+import { aggregated, AGGREGATED_V2, coreVersions, group, groupList, resourceList, reviewAt, wantsAggregated } from '../../../core/kube/discovery';
 import { parseKubePath } from '../../../core/kube/paths';
 import { openApiDocuments } from '../../../core/kube/openapi';
 import { PROTOBUF_V2, sendDocument, wantsProtobufV2 } from './documents';
 import { failure } from '../../../core/kube/status';
 import { sendJson } from '../body';
 import { objectHandler } from './objects';
-import { accessReview } from './access-review';
+import { review } from './access-review';
 import { eventsHandler } from './events';
 import { parseEventsPath } from '../../../core/kube/events';
 import { KubeObjects } from '../../../service/kube-objects';
@@ -109,7 +109,7 @@ export function kubeRouter(ctx: AppContext): Router {
       return sendJson(res, 200, doc);
     }
     if (segs.length === 3) return groupVersion(g, segs[2], res);
-    if (g === AUTHORIZATION_GROUP && segs[2] === 'v1' && segs[3] === 'selfsubjectaccessreviews' && segs.length === 4) return accessReview(ctx, req, res);
+    if (segs.length === 4 && reviewAt(g, segs[2], segs[3])) return review(ctx, req, res, g, segs[2], segs[3]);
     const events = parseEventsPath(g, segs[2], segs.slice(3));
     if (events) return handleEvents(req, res, events);
     const path = parseKubePath(g, segs[2], segs.slice(3));
