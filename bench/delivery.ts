@@ -10,6 +10,10 @@
 // BENCH_STOP_AFTER=1000, BENCH_KEEP_DB=1, BENCH_RSS_TRACE=<seconds> and BENCH_NODE_OPTIONS (given to the API
 // and the worker; with an --import preload they get SIGUSR2 before the 1,000-route propagation and
 // at the 10,000-route memory reading, e.g. to start a CPU profile or dump heap statistics).
+// BENCH_BASELINE=<commit> compares conditional GETs with that commit's (bench/baseline.ts builds it
+// once under the temporary directory): each build's API alone on a database of its own holding the
+// same 1,000-route Gateway, measured in turn for BENCH_BASELINE_ROUNDS (6) rounds, the order
+// alternating, and the median of the rounds' ratios printed; BENCH_BASELINE_ONLY=1 runs only that.
 import { busChannel } from '../src/adapters/queue/redis-keys';
 import { SNAPSHOT_CHANNEL } from '../src/adapters/delivery/channels';
 import http from 'node:http';
@@ -22,6 +26,7 @@ import { Redis } from 'ioredis';
 import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, oneGatewayFigures, percentile, report, startService, timedClient, workerNodeFlags, cpuMs, reconciled, sseWatch, type SseWatch } from './support';
 import { ROOT } from '../test/support/process';
 import { httpRoute as largeGatewayRoute, teamOf } from './large-gateway';
+import { baselineTree, startBaseline } from './baseline';
 
 const ROUTES_PER_GATEWAY = 100;
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 150);
@@ -273,8 +278,12 @@ function reportPropagation(label: string, p: Propagation, targets: { p50: string
   report(`propagation_${label}_cpu_per_change_postgres`, p.cpu.postgres, 'ms', 'informational');
 }
 
-/** Requests per second of GET snapshot with GET_CONCURRENCY keep-alive loops. */
+/** Requests per second of GET snapshot with GET_CONCURRENCY keep-alive loops (and how many were answered). */
 async function getRate(base: string, path: string, headers: Record<string, string>, expect: number, seconds: number): Promise<number> {
+  return (await getRun(base, path, headers, expect, seconds)).rate;
+}
+
+async function getRun(base: string, path: string, headers: Record<string, string>, expect: number, seconds: number): Promise<{ rate: number; count: number }> {
   const a = new http.Agent({ keepAlive: true, maxSockets: GET_CONCURRENCY });
   const one = () => new Promise<void>((res, rej) => {
     const req = http.get(base + path, { agent: a, headers: { authorization: AUTH, ...headers } }, (r) => {
@@ -294,7 +303,8 @@ async function getRate(base: string, path: string, headers: Record<string, strin
   const counts = await Promise.all(Array.from({ length: GET_CONCURRENCY }, () => loop(t0 + seconds * 1000)));
   const elapsed = (performance.now() - t0) / 1000;
   a.destroy();
-  return counts.reduce((x, y) => x + y, 0) / elapsed;
+  const count = counts.reduce((x, y) => x + y, 0);
+  return { rate: count / elapsed, count };
 }
 
 interface SubscriberProc {
@@ -322,6 +332,96 @@ function startSubscribers(base: string, path: string, count: number): Subscriber
       }
     },
   };
+}
+
+const BIG_SNAPSHOT = '/api/v1/namespaces/infra/gateways/big/snapshot';
+
+/** The Gateway "big" with 1,000 routes of its own. */
+async function seedBig(base: string): Promise<void> {
+  await put(base, '/api/v1/namespaces/infra/gateways/big', gatewayBody());
+  const bigRoutes = Array.from({ length: 1000 }, (_, k) => 100_000 + k);
+  await pool(bigRoutes, SEED_CONCURRENCY, (i) => put(base, `/api/v1/namespaces/${teamOf(i)}/httproutes/r-${i}`, httpRoute(i, 'big', `/big-${i}`)));
+}
+
+/** The ETag of the big snapshot once it holds all 1,000 routes (a build's own API says when its worker is done). */
+async function bigSnapshotEtag(base: string, timeoutMs = 180_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await request(base, 'GET', BIG_SNAPSHOT);
+    if (r.status === 200 && new Set(r.body.match(/"r-1\d{5}"/g)).size === 1000) return `"${JSON.parse(r.body).version}"`;
+    if (Date.now() > deadline) throw new Error(`${base}: the big snapshot did not hold 1,000 routes within ${timeoutMs / 1000} s (last answer ${r.status})`);
+    await new Promise((res) => setTimeout(res, 500));
+  }
+}
+
+/**
+ * Conditional GETs of ours against an older commit's (BENCH_BASELINE): each build's API and worker
+ * on a fresh database of their own, seeded alike; the workers stopped once the snapshot is
+ * compiled, so that each API runs alone; then the two measured in turn, the order alternating
+ * (ABBA) so that neither always runs in the other's wake on a machine whose load drifts.
+ */
+async function baselineComparison(ref: string): Promise<void> {
+  const tree = baselineTree(ref);
+  const short = tree.commit.slice(0, 7);
+  const rounds = Number(process.env.BENCH_BASELINE_ROUNDS ?? 6);
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const dbs: Awaited<ReturnType<typeof freshDatabase>>[] = [];
+  const prefixes: string[] = [];
+  const stops: (() => Promise<unknown>)[] = [];
+  try {
+    const world = async () => {
+      const db = await freshDatabase();
+      dbs.push(db);
+      const prefix = `sy-bench-${randomBytes(4).toString('hex')}`;
+      prefixes.push(prefix);
+      // a commit from before REDIS_PREFIX keeps its keys under its fixed prefix
+      return { DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, ...CHILD_NODE_OPTIONS };
+    };
+    const oursEnv = await world();
+    const theirsEnv = await world();
+    const ours = await startService({ ...oursEnv }, 'src/main.ts', ['--role=api']);
+    stops.push(() => ours.stop());
+    const oursWorker = await startWorker(oursEnv);
+    stops.push(() => oursWorker.stop());
+    // the settings startService gives ours (a warn log level, no rate limit in the way)
+    const theirs = await startBaseline(tree, 'api', { ...theirsEnv, ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn', RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000' });
+    stops.push(() => theirs.stop());
+    const theirsWorker = await startBaseline(tree, 'worker', { ...theirsEnv, ADMIN_TOKEN: BENCH_TOKEN, LOG_LEVEL: 'info' });
+    stops.push(() => theirsWorker.stop());
+    for (const base of [ours.url, theirs.url]) {
+      await seedBase(base);
+      await seedBig(base);
+    }
+    const etags = [await bigSnapshotEtag(ours.url), await bigSnapshotEtag(theirs.url)];
+    await oursWorker.stop();
+    await theirsWorker.stop();
+    const apis = [{ url: ours.url, pid: ours.child.pid!, etag: etags[0] }, { url: theirs.url, pid: theirs.child.pid!, etag: etags[1] }];
+    const measure = async (k: number, seconds: number) => {
+      const cpu0 = cpuMs(apis[k].pid);
+      const run = await getRun(apis[k].url, BIG_SNAPSHOT, { 'if-none-match': apis[k].etag }, 304, seconds);
+      return { rate: run.rate, cpuUs: ((cpuMs(apis[k].pid) - cpu0) * 1000) / run.count };
+    };
+    // warm both (the engine's optimizing tiers), then the rounds
+    for (const k of [0, 1]) await measure(k, 2);
+    const got: { rate: number; cpuUs: number }[][] = [[], []];
+    for (let r = 0; r < rounds; r++) for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) got[k].push(await measure(k, GET_SECONDS));
+    const median = (xs: number[]) => percentile([...xs].sort((x, y) => x - y), 50);
+    const ratios = got[0].map((o, r) => o.rate / got[1][r].rate);
+    const cpuRatios = got[0].map((o, r) => got[1][r].cpuUs / o.cpuUs);
+    console.log(`# conditional GETs of a 1,000-route snapshot, ours and ${short}'s, each API alone, ${rounds} alternating rounds of ${GET_SECONDS} s`);
+    report('conditional_gets_per_second_ours', Math.round(median(got[0].map((g) => g.rate))), 'req/s', 'informational');
+    report(`conditional_gets_per_second_${short}`, Math.round(median(got[1].map((g) => g.rate))), 'req/s', 'informational');
+    report(`conditional_gets_vs_${short}`, median(ratios), 'ratio', '>= 1.0');
+    console.log(`# per round: ${ratios.map((x) => x.toFixed(2)).join(' ')}`);
+    // CPU the API spent per answer: steadier than the rate on a loaded machine, which shares the cores out unevenly
+    report('conditional_get_cpu_ours', median(got[0].map((g) => g.cpuUs)), 'µs', 'informational');
+    report(`conditional_get_cpu_${short}`, median(got[1].map((g) => g.cpuUs)), 'µs', 'informational');
+    report(`conditional_get_cpu_${short}_vs_ours`, median(cpuRatios), 'ratio', 'informational');
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    for (const db of dbs) await db.drop().catch(() => undefined);
+    for (const prefix of prefixes) await dropRedisPrefix(redisUrl, prefix).catch(() => undefined);
+  }
 }
 
 async function main(): Promise<void> {
@@ -424,11 +524,9 @@ async function main(): Promise<void> {
     for (const p of subs) p.child.send({ type: 'exit' });
 
     // GETs of a 1,000-route snapshot: one more Gateway with 1,000 routes of its own
-    await put(base, '/api/v1/namespaces/infra/gateways/big', gatewayBody());
-    const bigRoutes = Array.from({ length: 1000 }, (_, k) => 100_000 + k);
-    await pool(bigRoutes, SEED_CONCURRENCY, (i) => put(base, `/api/v1/namespaces/${teamOf(i)}/httproutes/r-${i}`, httpRoute(i, 'big', `/big-${i}`)));
+    await seedBig(base);
     await reconciled(client);
-    const snapPath = '/api/v1/namespaces/infra/gateways/big/snapshot';
+    const snapPath = BIG_SNAPSHOT;
     const full = await request(base, 'GET', snapPath);
     if (full.status !== 200) throw new Error(`GET ${snapPath}: ${full.status}`);
     const snap = JSON.parse(full.body);
@@ -464,7 +562,11 @@ async function main(): Promise<void> {
 }
 
 if (process.argv.includes('--subscribers')) await subscriberMain();
-else {
+else if (process.env.BENCH_BASELINE_ONLY === '1') {
+  if (!process.env.BENCH_BASELINE) throw new Error('BENCH_BASELINE_ONLY=1 needs BENCH_BASELINE=<commit>');
+  await baselineComparison(process.env.BENCH_BASELINE);
+} else {
   await main();
+  if (process.env.BENCH_BASELINE && process.env.BENCH_STOP_AFTER === undefined) await baselineComparison(process.env.BENCH_BASELINE);
   if (process.env.BENCH_STOP_AFTER === undefined) await oneGatewayFigures();
 }

@@ -180,7 +180,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       throw e;
     }
   }
-  app = createApp(ctx, [tokensRouter, deliveryRouter, proxiesRouter]);
+  app = createApp(ctx, { delivery: deliveryRouter, extra: [tokensRouter, proxiesRouter] });
   const port = (server.address() as AddressInfo).port;
   // next to a token the server keeps in a file; a token from the environment is not written anywhere
   if (!config.adminToken) {

@@ -50,9 +50,8 @@ export function accessLog(logger: Logger, o: AccessLogOptions): RequestHandler |
   return (req, res, next) => {
     const sampled = o.mode === 'all' && (o.sample >= 1 || (o.sample > 0 && random() < o.sample));
     const started = Date.now();
-    const done = () => {
-      res.off('finish', done);
-      res.off('close', done);
+    // 'close' ends every answer, after 'finish' when it was sent whole: one listener for both
+    res.on('close', () => {
       const level = levelFor(sampled ? everything : failuresOnly, res.statusCode, false);
       // a line LOG_LEVEL drops is not built either
       if (level === 'silent' || !logger.isLevelEnabled(level)) return;
@@ -63,9 +62,7 @@ export function accessLog(logger: Logger, o: AccessLogOptions): RequestHandler |
           ...(failed ? { err: new Error(`failed with status code ${res.statusCode}`) } : {}),
         }),
       }, failed ? 'request errored' : res.writableEnded ? 'request completed' : 'request aborted');
-    };
-    res.on('finish', done);
-    res.on('close', done);
+    });
     next();
   };
 }

@@ -28,20 +28,50 @@ type Handler = (req: Request, res: Response, next: NextFunction) => unknown;
 const OBJECT_PATH = /^\/api\/v1\/[^/]/i;
 /** what `app.use('/api', …)` matches, tested without express's prefix trimming on every request */
 const UNDER_API = /^\/api(?:\/|$)/i;
+/** what the delivery router serves (case-insensitive, a trailing slash allowed, as express routes) */
+const DELIVERY_PATH = /^\/api\/v1\/namespaces\/[^/]+\/gateways\/[^/]+\/(?:snapshot(?:\/watch)?|resolve)\/?$/i;
 
 const unlessObjectPath = (h: Handler): Handler => (req, res, next) => (OBJECT_PATH.test(req.path) ? next() : h(req, res, next));
 const onlyUnderApi = (h: Handler): Handler => (req, res, next) => (UNDER_API.test(req.path) ? h(req, res, next) : next());
+const onlyMatching = (paths: RegExp, h: Handler): Handler => (req, res, next) => (paths.test(req.path) ? h(req, res, next) : next());
 
-export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express.Express {
+/**
+ * Several middleware as one layer of the app: each calls the next as express would (an error, or
+ * the last one's next, goes on to the app's next layer). Every layer express walks costs a request
+ * its matching, prefix trimming and promise checks; a conditional snapshot GET walked a dozen.
+ */
+export function inSequence(handlers: Handler[]): Handler {
+  if (handlers.length === 1) return handlers[0];
+  return (req, res, next) => {
+    let i = 0;
+    // a router passed through ends with done(undefined), or done(null) after next('route' or 'router')
+    const step = (err?: unknown) => {
+      if (err != null || i === handlers.length) return next(err ?? undefined);
+      try {
+        const out = handlers[i++](req, res, step);
+        if (out instanceof Promise) out.then(undefined, (e: unknown) => step(e ?? new Error('Rejected promise')));
+      } catch (e) {
+        step(e);
+      }
+    };
+    step();
+  };
+}
+
+export interface AppRouters {
+  /** routers after the objects' (tokens, proxies...) */
+  extra?: RouterFactory[];
+  /** the proxies' snapshot paths: matched before the objects' router, which does not serve them */
+  delivery?: RouterFactory;
+}
+
+export function createApp(ctx: AppContext, routers: AppRouters = {}): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
 
-  app.use(requestIds);
-  const log = accessLog(ctx.logger, { mode: ctx.config.accessLog, sample: ctx.config.accessLogSample });
-  if (log) app.use(log);
-  app.use((req: Request, res: Response, next: NextFunction) => {
+  const observe: Handler = (req, res, next) => {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const route = (res.locals.route as string | undefined) ?? (req.path.startsWith('/api/') ? 'unmatched' : req.path);
@@ -52,14 +82,14 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
       ctx.metrics.latency.observe({ method: req.method, route }, seconds);
     });
     next();
-  });
-
-  app.use(checkRequestPath);
-  // Neither serves a path under /api/v1/<name>, and every object write would otherwise walk their layers.
-  app.use(unlessObjectPath(systemRouter(ctx)));
+  };
+  const log = accessLog(ctx.logger, { mode: ctx.config.accessLog, sample: ctx.config.accessLogSample });
+  // request id, access log, metrics and the path's check, in this order, as one layer
+  app.use(inSequence([requestIds, ...(log ? [log] : []), observe, checkRequestPath]));
+  // Neither serves a path under /api/v1/<name>, and every object write would otherwise walk their layers;
   // the Kubernetes paths answer Status errors and read their own bodies: before /api's problem+json
-  app.use(unlessObjectPath(kubeRouter(ctx)));
-  app.use(onlyUnderApi(async (req: Request, res: Response, next: NextFunction) => {
+  app.use(unlessObjectPath(inSequence([systemRouter(ctx), kubeRouter(ctx)])));
+  const authenticate: Handler = async (req, res, next) => {
     try {
       const principal = await ctx.auth.authenticate(bearerToken(req));
       if (!principal) throw new HttpError(401, 'the bearer token is unknown, revoked or expired', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
@@ -68,13 +98,16 @@ export function createApp(ctx: AppContext, extra: RouterFactory[] = []): express
     } catch (e) {
       next(e);
     }
-  }));
-  app.use(onlyUnderApi(ctx.limits.rate));
+  };
+  app.use(onlyUnderApi(inSequence([authenticate, ctx.limits.rate])));
   app.use(jsonBody(ctx.config.bodyLimitBytes));
-  // the objects first, as most requests are theirs: its paths (a kind's plural after /api/v1/ or
-  // /api/v1/namespaces/<ns>/) are none of the other routers' (tokens, apply, events, snapshots, proxies)
+  // what proxies poll, many times a second each, goes straight to its router; the objects' router
+  // passes these paths on, and a path of neither shape no longer walks the delivery router's layers
+  if (routers.delivery) app.use(onlyMatching(DELIVERY_PATH, routers.delivery(ctx)));
+  // the objects next, as most requests are theirs: its paths (a kind's plural after /api/v1/ or
+  // /api/v1/namespaces/<ns>/) are none of the other routers' (tokens, apply, events, proxies)
   app.use(resourcesRouter(ctx));
-  for (const make of extra) app.use(make(ctx));
+  for (const make of routers.extra ?? []) app.use(make(ctx));
   app.use(applyRouter(ctx));
   app.use(eventsRouter(ctx));
 

@@ -63,9 +63,7 @@ export function parseJson(buf: Buffer, duplicates?: string[]): unknown {
  * forbidden request is a 403 whatever its body.
  */
 export function jsonBody(limit: number) {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE' || req.method === 'OPTIONS') return next();
-    if (req.path === '/api/v1/apply') return next();
+  const read = async (req: Request, res: Response, next: NextFunction) => {
     try {
       const type = (req.header('content-type') ?? 'application/json').split(';')[0].trim().toLowerCase();
       const buf = await readBody(req, limit);
@@ -85,6 +83,12 @@ export function jsonBody(limit: number) {
       req.body = undefined;
       next();
     }
+  };
+  // a request without a body is passed on at once, not through an async function's promise
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE' || req.method === 'OPTIONS') return next();
+    if (req.path === '/api/v1/apply') return next();
+    return read(req, res, next);
   };
 }
 

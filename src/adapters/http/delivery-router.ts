@@ -124,10 +124,11 @@ export function deliveryRouter(ctx: AppContext): Router {
       const key = `${namespace}/${name}`;
       let snap = await hub.get(key);
       if (!snap) throw noSnapshot(key);
-      const since = sinceVersion(req.query.since);
+      const query = req.query;
+      const since = sinceVersion(query.since);
       // ?since= answers the delta from that version; it is also the version the client holds
-      const have = since ?? etagVersion(req.header('if-none-match'));
-      const waitRaw = req.query.wait;
+      const have = since ?? etagVersion(req.headers['if-none-match']);
+      const waitRaw = query.wait;
       if (have !== undefined && have >= snap.version && waitRaw !== undefined) {
         const seconds = Number(waitRaw);
         if (!Number.isFinite(seconds) || seconds < 0) throw new HttpError(400, `wait must be a number of seconds, got "${String(waitRaw)}"`);

@@ -32,9 +32,10 @@ declare module 'express-serve-static-core' {
 
 /** Stamps every request with its id (echoed in the response) and its trace context. */
 export function requestIds(req: Request, res: Response, next: NextFunction): void {
-  const id = saneRequestId(req.header(REQUEST_ID_HEADER)) ?? randomUUID();
+  const sent = req.headers['x-request-id'];
+  const id = saneRequestId(typeof sent === 'string' ? sent : undefined) ?? randomUUID();
   req.id = id;
-  const tp = req.header('traceparent');
+  const tp = req.headers.traceparent as string | undefined; // node joins a repeated header: one string
   if (tp !== undefined) req.traceparent = validTraceparent(tp);
   res.setHeader(REQUEST_ID_HEADER, id);
   next();

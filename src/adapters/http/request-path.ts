@@ -6,6 +6,8 @@ import { HttpError } from './problem';
 
 export function checkRequestPath(req: Request, _res: Response, next: NextFunction): void {
   const url = req.originalUrl ?? req.url;
+  // without a % nothing can be badly encoded, nor an encoded NUL (the HTTP parser refuses a raw one)
+  if (!url.includes('%')) return next();
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   let decoded: string;
