@@ -56,6 +56,7 @@ async function until(path: string, ok: (r: Result) => boolean, ms = 20_000): Pro
 
 const tally = (rs: Result[]) => rs.reduce<Record<string, number>>((m, r) => ((m[r.backend ?? r.code ?? '?'] = (m[r.backend ?? r.code ?? '?'] ?? 0) + 1), m), {});
 
+if (!available) console.log(`skipped: the gRPC C core's xDS client tests (${PYTHON} cannot import grpc: apt-get install python3-grpcio)`);
 describe.skipIf(!available)('the gRPC C core (python3-grpcio) against the xDS server', () => {
   beforeAll(async () => {
     s = await startTestServer({ xdsPort: await freePort() });
