@@ -4106,6 +4106,64 @@ export interface components {
                 evaluationError?: string;
             };
         };
+        /** @description authorization.k8s.io/v1 SelfSubjectRulesReview (`kubectl auth can-i --list`): what the bearer of the request's token may do in a namespace, answered from its role. Posted, never stored. */
+        SelfSubjectRulesReview: {
+            apiVersion?: string;
+            kind?: string;
+            metadata?: components["schemas"]["ObjectMeta"];
+            /** @description The namespace to list the rules of. */
+            spec: {
+                /** @description The namespace to evaluate the rules in. */
+                namespace?: string;
+            };
+            /** @description The answer, set by the server. */
+            status?: {
+                /** @description The actions allowed on resources. */
+                resourceRules?: {
+                    /** @description The verbs allowed; "*" means all. */
+                    verbs?: string[];
+                    /** @description The API groups of the resources; "*" means all. */
+                    apiGroups?: string[];
+                    /** @description The resources (plural names); "*" means all. */
+                    resources?: string[];
+                    /** @description The names of the objects; empty means all. */
+                    resourceNames?: string[];
+                }[];
+                /** @description The actions allowed on paths that are not resources. */
+                nonResourceRules?: {
+                    /** @description The HTTP verbs allowed, lower case. */
+                    verbs?: string[];
+                    /** @description The URL paths; a trailing "*" matches any suffix. */
+                    nonResourceURLs?: string[];
+                }[];
+                /** @description Whether the rules may not list everything allowed. */
+                incomplete?: boolean;
+                /** @description What went wrong while listing, if anything. */
+                evaluationError?: string;
+            };
+        };
+        /** @description authentication.k8s.io SelfSubjectReview (`kubectl auth whoami`): who the bearer of the request's token is. Posted, never stored. */
+        SelfSubjectReview: {
+            apiVersion?: string;
+            kind?: string;
+            metadata?: components["schemas"]["ObjectMeta"];
+            /** @description The answer, set by the server. */
+            status?: {
+                /** @description The user the token authenticates as. */
+                userInfo?: {
+                    /** @description The token's name. */
+                    username?: string;
+                    /** @description The token's id. */
+                    uid?: string;
+                    /** @description The groups: switchyard:<role> and system:authenticated. */
+                    groups?: string[];
+                    /** @description What else limits the token: switchyard.dev/namespaces or switchyard.dev/gateways. */
+                    extra?: {
+                        [key: string]: string[];
+                    };
+                };
+            };
+        };
         /** @description Listeners added to an existing Gateway that allows them (gateway.networking.k8s.io v1). */
         ListenerSet: {
             apiVersion: string;

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import spec from '../../generated/openapi.json';
 import { apiVersionOf, groups, resourcesAt } from './resources';
-import { AUTHORIZATION_GROUP } from './discovery';
+import { AUTHENTICATION_GROUP, AUTHORIZATION_GROUP } from './discovery';
 import { EVENTS_GROUP } from './events';
 import { patchTypesOf } from '../kube-patch';
 import { isBuiltInGroup, KubeSchemas, V3_REF, referencedDefinitions, toSwagger2, type Json } from './openapi-schema';
@@ -47,6 +47,9 @@ function served(): Served[] {
     }
   }
   out.push({ group: AUTHORIZATION_GROUP, version: 'v1', kind: 'SelfSubjectAccessReview', plural: 'selfsubjectaccessreviews', namespaced: false, component: 'SelfSubjectAccessReview', patchTypes: null });
+  out.push({ group: AUTHORIZATION_GROUP, version: 'v1', kind: 'SelfSubjectRulesReview', plural: 'selfsubjectrulesreviews', namespaced: false, component: 'SelfSubjectRulesReview', patchTypes: null });
+  for (const version of ['v1', 'v1beta1'])
+    out.push({ group: AUTHENTICATION_GROUP, version, kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', namespaced: false, component: 'SelfSubjectReview', patchTypes: null });
   for (const [group, component] of [['', 'KubeCoreV1Event'], [EVENTS_GROUP, 'KubeEventsV1Event']]) {
     out.push({ group, version: 'v1', kind: 'Event', plural: 'events', namespaced: true, component, patchTypes: null, readOnly: true });
   }
