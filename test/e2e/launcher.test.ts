@@ -89,7 +89,7 @@ describe('two `npm start`s at the same moment in one checkout', () => {
     const start = (i: number) => {
       const c = spawn('npm', ['start'], {
         cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-        env: cleanEnv({ PORT: '0', HOST: '127.0.0.1', SWITCHYARD_DATA_DIR: tempDir('sy-data-'), ADMIN_TOKEN: 'test-admin-token-0123456789', LOG_LEVEL: 'info' }),
+        env: cleanEnv({ PORT: '0', XDS_PORT: '0', WORKER_PORT: '0', HOST: '127.0.0.1', SWITCHYARD_DATA_DIR: tempDir('sy-data-'), ADMIN_TOKEN: 'test-admin-token-0123456789', LOG_LEVEL: 'info' }),
       });
       c.stdout!.on('data', (d) => (outputs[i] += d));
       c.stderr!.on('data', (d) => (outputs[i] += d));
