@@ -139,14 +139,15 @@ export async function watch(ctx: AppContext, objects: KubeObjects, req: Request,
       }));
       let statusNow = new Map<string, unknown>();
       if (tracksStatus) {
-        const changed = await objects.statusChanges(info, cursor, next, { namespace, namespaces });
+        // the two reads are independent: one round trip's wait, not two, between a change and its event
+        const streams = [...new Set(items.filter((ev) => ev.type !== 'Deleted').map((ev) => keyOf(ev.object)))];
+        const [changed, now] = await Promise.all([objects.statusChanges(info, cursor, next, { namespace, namespaces }), objects.statusesNow(streams)]);
+        statusNow = now;
         for (const o of changed) {
           if (!canRead(principal, info.kind, info.scope === 'Namespaced' ? o.metadata.namespace : undefined, o.metadata.name)) continue;
           changes.push({ position: Number(o.metadata.resourceVersion), type: 'MODIFIED', object: o });
         }
         if (changed.length) changes.sort((a, b) => a.position - b.position);
-        const streams = [...new Set(items.filter((ev) => ev.type !== 'Deleted').map((ev) => keyOf(ev.object)))];
-        statusNow = await objects.statusesNow(streams);
       }
       for (const c of changes) {
         const o = c.object;
