@@ -98,7 +98,8 @@ describe.skipIf(restartable.skip)(skippable(restartable, 'informers and watches 
       await until(() => cached('Gateway', 'edge') === 'Programmed=True' && cached('HTTPRoute', 'web') === 'Accepted=True/Accepted', 'the first statuses in the cache');
 
       const port = s.running.port;
-      await s.running.close();
+      // the whole test server: its queue's keys go with it (the database, given by URL, stays)
+      await s.close();
       s = await start(port);
       // the listener stops admitting routes: the route's status changes, its spec does not
       expect((await s.api('PUT', `${gateways}/edge`, gateway('None'))).status).toBe(200);
