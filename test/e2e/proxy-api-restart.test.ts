@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
 import { startEchoBackend, type EchoBackend } from '../support/echo-backend';
 import { startProxyProcess, type ProxyProcess } from '../support/proxy-process';
+import { edgeRoute } from '../support/edge-gateway';
 
 const GW = 'gateway.networking.k8s.io/v1';
 const SNAP = '/api/v1/namespaces/infra/gateways/edge/snapshot';
@@ -32,10 +33,7 @@ async function put(path: string, body: unknown): Promise<void> {
   expect([200, 201], `${path}: ${JSON.stringify(r.body)}`).toContain(r.status);
 }
 
-const route = (name: string, path: string) => put(`/api/v1/namespaces/app/httproutes/${name}`, {
-  apiVersion: GW, kind: 'HTTPRoute',
-  spec: { parentRefs: [{ name: 'edge', namespace: 'infra' }], rules: [{ matches: [{ path: { type: 'PathPrefix', value: path } }], backendRefs: [{ name: 'web', port: 80 }] }] },
-});
+const route = (name: string, path: string) => put(`/api/v1/namespaces/app/httproutes/${name}`, edgeRoute(path));
 
 function status(path: string): Promise<number> {
   return new Promise((resolve, reject) => {
