@@ -16,4 +16,6 @@ export interface Principal {
 /** Turns a bearer token into its principal, or null when the token is unknown, revoked or expired. */
 export interface Authenticator {
   authenticate(token: string): Promise<Principal | null>;
+  /** the principal when it is known without waiting for the store (else undefined: ask authenticate) */
+  peek?(token: string): Principal | undefined;
 }

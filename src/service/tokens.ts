@@ -48,7 +48,19 @@ export function checkTokenRequest(body: TokenRequest, now: Date): Omit<TokenInfo
   return { name: body.name as string, role, namespaces, gateways, ...(expiresAt ? { expiresAt } : {}) };
 }
 
+/**
+ * How long this process trusts a live token it looked up without asking the store again: a proxy
+ * polls its snapshot many times a second, and a query per poll cost more than the answer. A token
+ * revoked through this process stops at once; through another, within this time.
+ */
+export const TOKEN_RECHECK_MS = 1000;
+/** bounds the memory of tokens looked up lately (a flood of distinct live tokens only empties it) */
+const RECENT_TOKENS_MAX = 10_000;
+
 export class TokenStore implements Authenticator {
+  /** live tokens looked up lately, by digest, each until it must be checked again */
+  private readonly recent = new Map<string, { principal: Principal; until: number }>();
+
   constructor(private readonly db: Database) {}
 
   async create(body: TokenRequest, now = new Date()): Promise<TokenInfo & { token: string }> {
@@ -66,12 +78,35 @@ export class TokenStore implements Authenticator {
 
   async revoke(id: string): Promise<TokenInfo> {
     const info = await revokeToken(this.db.sql, id);
+    this.recent.clear();
     if (!info) throw notFound(`no token with id "${id}"`);
     return info;
   }
 
   authenticate(token: string): Promise<Principal | null> {
     // The lookup is by the token's hash: timing reveals nothing about any stored token.
-    return findLiveToken(this.db.sql, tokenDigest(token).toString('hex'));
+    const key = tokenDigest(token).toString('hex');
+    const known = this.known(key);
+    if (known) return Promise.resolve(known);
+    return findLiveToken(this.db.sql, key).then((found) => {
+      if (!found) return null;
+      const { expiresAtMs, ...principal } = found;
+      if (this.recent.size >= RECENT_TOKENS_MAX) this.recent.clear();
+      this.recent.set(key, { principal, until: Math.min(Date.now() + TOKEN_RECHECK_MS, expiresAtMs ?? Infinity) });
+      return principal;
+    });
+  }
+
+  /** The principal of a token looked up lately and still trusted, without a query; undefined otherwise. */
+  peek(token: string): Principal | undefined {
+    return this.known(tokenDigest(token).toString('hex'));
+  }
+
+  private known(key: string): Principal | undefined {
+    const hit = this.recent.get(key);
+    if (!hit) return undefined;
+    if (hit.until > Date.now()) return hit.principal;
+    this.recent.delete(key);
+    return undefined;
   }
 }

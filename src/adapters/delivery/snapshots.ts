@@ -251,6 +251,15 @@ export class SnapshotHub {
     return new Map([...this.cache].map(([key, snap]) => [key, snap?.version ?? null]));
   }
 
+  /**
+   * What get(key) would answer, when it is known now without waiting: the snapshot held (null: none),
+   * or undefined while a load is under way or nothing is held yet.
+   */
+  peek(key: string): HeldSnapshot | null | undefined {
+    if (this.loading.has(key)) return undefined;
+    return this.cache.get(key);
+  }
+
   async get(key: string): Promise<HeldSnapshot | null> {
     // a load under way was started by a notice of a newer version: answer with what it brings
     const pending = this.loading.get(key);

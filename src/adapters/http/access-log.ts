@@ -41,28 +41,40 @@ function fields(req: Req, res: ServerResponse, val: Record<string, unknown>): Re
   };
 }
 
+/** Whether a request arriving now is in the sample of successes written (see levelFor). */
+export type SampleDecision = () => boolean;
+
+export function sampler(o: AccessLogOptions): SampleDecision {
+  const random = o.random ?? Math.random;
+  return () => o.mode === 'all' && (o.sample >= 1 || (o.sample > 0 && random() < o.sample));
+}
+
+const everything: AccessLogOptions = { mode: 'all', sample: 1 };
+const failuresOnly: AccessLogOptions = { mode: 'errors', sample: 0 };
+
+/** Writes the line of an answered request (started: Date.now() at its arrival), when its level is on. */
+export function writeAccessLine(logger: Logger, req: Req, res: ServerResponse, started: number, sampled: boolean): void {
+  const level = levelFor(sampled ? everything : failuresOnly, res.statusCode, false);
+  // a line LOG_LEVEL drops is not built either
+  if (level === 'silent' || !logger.isLevelEnabled(level)) return;
+  const failed = res.statusCode >= 500;
+  logger[level]({
+    ...fields(req, res, {
+      req: serializers.req(req), res: serializers.res(res), responseTime: Date.now() - started,
+      ...(failed ? { err: new Error(`failed with status code ${res.statusCode}`) } : {}),
+    }),
+  }, failed ? 'request errored' : res.writableEnded ? 'request completed' : 'request aborted');
+}
+
 /** The access log middleware, or null when ACCESS_LOG=off. Expects req.id set (see request-id.ts). */
 export function accessLog(logger: Logger, o: AccessLogOptions): RequestHandler | null {
   if (o.mode === 'off') return null;
-  const everything: AccessLogOptions = { mode: 'all', sample: 1 };
-  const failuresOnly: AccessLogOptions = { mode: 'errors', sample: 0 };
-  const random = o.random ?? Math.random;
+  const inSample = sampler(o);
   return (req, res, next) => {
-    const sampled = o.mode === 'all' && (o.sample >= 1 || (o.sample > 0 && random() < o.sample));
+    const sampled = inSample();
     const started = Date.now();
     // 'close' ends every answer, after 'finish' when it was sent whole: one listener for both
-    res.on('close', () => {
-      const level = levelFor(sampled ? everything : failuresOnly, res.statusCode, false);
-      // a line LOG_LEVEL drops is not built either
-      if (level === 'silent' || !logger.isLevelEnabled(level)) return;
-      const failed = res.statusCode >= 500;
-      logger[level]({
-        ...fields(req, res, {
-          req: serializers.req(req as Req), res: serializers.res(res), responseTime: Date.now() - started,
-          ...(failed ? { err: new Error(`failed with status code ${res.statusCode}`) } : {}),
-        }),
-      }, failed ? 'request errored' : res.writableEnded ? 'request completed' : 'request aborted');
-    });
+    res.on('close', () => writeAccessLine(logger, req as Req, res, started, sampled));
     next();
   };
 }

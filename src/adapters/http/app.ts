@@ -16,6 +16,7 @@ import { requestIds } from './request-id';
 import { accessLog } from './access-log';
 import { isDatabaseUnavailable } from '../store/unavailable';
 import { kubeRouter } from './kube/router';
+import { snapshotPoll } from './snapshot-poll';
 
 /** seconds a client is told to wait while PostgreSQL is away: about how long a restart takes */
 const UNAVAILABLE_RETRY_AFTER_S = 2;
@@ -83,7 +84,10 @@ export function createApp(ctx: AppContext, routers: AppRouters = {}): express.Ex
     });
     next();
   };
-  const log = accessLog(ctx.logger, { mode: ctx.config.accessLog, sample: ctx.config.accessLogSample });
+  const logOptions = { mode: ctx.config.accessLog, sample: ctx.config.accessLogSample };
+  const log = accessLog(ctx.logger, logOptions);
+  // proxies' polls that find nothing new, before every other layer (see snapshot-poll.ts)
+  if (routers.delivery) app.use(snapshotPoll(ctx, log ? logOptions : null, ctx.logger));
   // request id, access log, metrics and the path's check, in this order, as one layer
   app.use(inSequence([requestIds, ...(log ? [log] : []), observe, checkRequestPath]));
   // Neither serves a path under /api/v1/<name>, and every object write would otherwise walk their layers;

@@ -15,20 +15,24 @@ export class Limits {
   /** express middleware, after authentication */
   rate = (_req: Request, res: Response, next: NextFunction) => {
     const p: Principal | undefined = res.locals.principal;
-    if (!p || this.ratePerSecond <= 0) return next();
+    if (!p || this.tryTake(p)) return next();
+    const b = this.buckets.get(p.name)!;
+    const retry = Math.max(1, Math.ceil((1 - b.tokens) / this.ratePerSecond));
+    next(new HttpError(429, `token "${p.name}" is over its request rate of ${this.ratePerSecond}/s; retry after ${retry} s`, undefined, { 'Retry-After': String(retry) }));
+  };
+
+  /** Takes one request from the token's bucket; false (nothing taken) when it is empty. */
+  tryTake(p: Principal): boolean {
+    if (this.ratePerSecond <= 0) return true;
     const now = Date.now();
     const b = this.buckets.get(p.name) ?? { tokens: this.burst, at: now };
     b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.ratePerSecond);
     b.at = now;
-    if (b.tokens < 1) {
-      this.buckets.set(p.name, b);
-      const retry = Math.max(1, Math.ceil((1 - b.tokens) / this.ratePerSecond));
-      return next(new HttpError(429, `token "${p.name}" is over its request rate of ${this.ratePerSecond}/s; retry after ${retry} s`, undefined, { 'Retry-After': String(retry) }));
-    }
-    b.tokens -= 1;
     this.buckets.set(p.name, b);
-    next();
-  };
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
+  }
 
   /** Takes one of the token's SSE slots; the returned function gives it back. */
   acquireSse(p: Principal): () => void {

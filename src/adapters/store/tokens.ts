@@ -52,9 +52,11 @@ export async function revokeToken(db: Runner, id: string): Promise<TokenInfo | n
 }
 
 /** The token with this hash, unless it is revoked or expired. */
-export async function findLiveToken(db: Runner, hash: string): Promise<Pick<TokenInfo, 'name' | 'role' | 'namespaces' | 'gateways'> | null> {
-  const rows = await db.$queryRawUnsafe<Pick<TokenRow, 'name' | 'role' | 'namespaces' | 'gateways'>[]>(
-    `SELECT name, role, namespaces, gateways FROM tokens WHERE hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`, hash);
+export async function findLiveToken(db: Runner, hash: string): Promise<(Pick<TokenInfo, 'name' | 'role' | 'namespaces' | 'gateways'> & { expiresAtMs?: number }) | null> {
+  const rows = await db.$queryRawUnsafe<(Pick<TokenRow, 'name' | 'role' | 'namespaces' | 'gateways'> & { expires_at: Date | string | null })[]>(
+    `SELECT name, role, namespaces, gateways, expires_at FROM tokens WHERE hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`, hash);
   const r = rows[0];
-  return r ? { name: r.name, role: r.role, namespaces: r.namespaces ?? [], gateways: r.gateways ?? [] } : null;
+  if (!r) return null;
+  const expiresAtMs = r.expires_at === null || r.expires_at === undefined ? undefined : new Date(r.expires_at).getTime();
+  return { name: r.name, role: r.role, namespaces: r.namespaces ?? [], gateways: r.gateways ?? [], ...(expiresAtMs !== undefined ? { expiresAtMs } : {}) };
 }
