@@ -27,6 +27,7 @@ import { ApplyRejection, summarizeIssues, type ApplyAction, type ApplyIssue, typ
 import { canWrite, WRITABLE } from './access';
 import { analysisScope, analyzeManifests } from '../core/analyze';
 import { readAnalysisObjects } from '../adapters/store/analysis-reads';
+import { BULK_WRITE, refreshLogStatistics } from '../adapters/store/planner-statistics';
 import { streamKey } from '../core/objects/keys';
 import type { Actor, ResourceService } from './resources';
 import { toEvent } from './resources';
@@ -210,6 +211,7 @@ export class ApplyService {
       throw e;
     }
     if (positions.length) this.resources.notifyAppended(positions, events);
+    if (events.length >= BULK_WRITE) void refreshLogStatistics(this.db.sql).catch(() => undefined);
     if (key && ++this.applies % 100 === 0) void expireIdempotency(this.db.sql).catch(() => undefined);
 
     if (o.wait <= 0) return { outcome: 'applied', body: answer, warnings };

@@ -17,10 +17,11 @@ export async function firstEventAfter(db: Database, position: number): Promise<{
 
 /** The newest position of a change a reader can see now, a status's included: a Kubernetes list's resourceVersion. */
 export async function lastVisibleChange(db: Database): Promise<number> {
+  // each max() over a plain bound, as lastVisiblePosition's: PostgreSQL then reads one index entry
+  // from the end; a bound from a CTE made it read every event (13 ms at 10,000, on every list)
   const rows = await db.sql.$queryRawUnsafe<{ p: bigint | number | null }[]>(
-    `WITH h AS (SELECT ${HORIZON} * ${TX_SHIFT} AS bound)
-     SELECT GREATEST((SELECT max(position) FROM events, h WHERE position < h.bound),
-                     (SELECT max(position) FROM status_positions, h WHERE position < h.bound)) AS p`);
+    `SELECT GREATEST((SELECT max(position) FROM events WHERE position < ${HORIZON} * ${TX_SHIFT}),
+                     (SELECT max(position) FROM status_positions WHERE position < ${HORIZON} * ${TX_SHIFT})) AS p`);
   return Number(rows[0]?.p ?? 0);
 }
 
