@@ -1,0 +1,51 @@
+// The signed-in token lives in sessionStorage: it is gone when the tab closes, and never shared with
+// another tab or written to disk as a cookie would be.
+import { useEffect, useState } from 'preact/hooks';
+import { setApiToken, type WhoAmI } from './api';
+import { LiveFeed, type FeedItem, type StreamState } from './live';
+
+const KEY = 'switchyard.token';
+
+export interface Session {
+  token: string;
+  who: WhoAmI;
+  feed: LiveFeed;
+}
+
+let current: Session | undefined;
+
+export function storedToken(): string | null {
+  return sessionStorage.getItem(KEY);
+}
+
+export function begin(token: string, who: WhoAmI): Session {
+  sessionStorage.setItem(KEY, token);
+  setApiToken(token);
+  current?.feed.stop();
+  const feed = new LiveFeed(token);
+  feed.start();
+  current = { token, who, feed };
+  return current;
+}
+
+export function end(): void {
+  sessionStorage.removeItem(KEY);
+  current?.feed.stop();
+  current = undefined;
+  setApiToken('');
+}
+
+export function session(): Session | undefined {
+  return current;
+}
+
+/** Calls `on` with each batch of the feed's items while the view is shown. */
+export function useFeed(on: (items: FeedItem[]) => void, deps: unknown[]): void {
+  useEffect(() => current?.feed.on(on), deps);
+}
+
+export function useStreamState(): { state: StreamState; detail: string } {
+  const [s, setS] = useState({ state: current?.feed.state ?? ('connecting' as StreamState), detail: current?.feed.detail ?? '' });
+  useEffect(() => current?.feed.onState((state, detail) => setS({ state, detail })), [current]);
+  return s;
+}
