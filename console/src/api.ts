@@ -73,13 +73,18 @@ export function objectPath(kind: string, namespace: string | undefined, name: st
   return CLUSTER_KINDS.has(kind) || !namespace ? `/api/v1/${plural}/${encodeURIComponent(name)}` : `/api/v1/namespaces/${encodeURIComponent(namespace)}/${plural}/${encodeURIComponent(name)}`;
 }
 
-/** Every object of a kind the token may read, page by page (the server caps a page). */
-export async function listAll(kind: string): Promise<K8sObject[]> {
+// a small first page draws a view soon; larger ones after it cost fewer round trips
+const FIRST_PAGE = 250;
+const PAGE = 2500;
+
+/** Every object of a kind the token may read, page by page (the server caps a page); `onPage` sees each as it comes. */
+export async function listAll(kind: string, onPage?: (items: K8sObject[]) => void): Promise<K8sObject[]> {
   const out: K8sObject[] = [];
   let cont = '';
   do {
-    const page = await api<{ items: K8sObject[]; metadata?: { continue?: string } }>(`/api/v1/${PLURALS[kind]}?limit=1000${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+    const page = await api<{ items: K8sObject[]; metadata?: { continue?: string } }>(`/api/v1/${PLURALS[kind]}?limit=${cont ? PAGE : FIRST_PAGE}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
     out.push(...page.items);
+    onPage?.(page.items);
     cont = page.metadata?.continue ?? '';
   } while (cont);
   return out;

@@ -22,6 +22,10 @@ export function VirtualList<T>(props: {
   const [focus, setFocus] = useState(0);
   const first = Math.max(0, Math.floor(top / rowHeight) - OVERSCAN);
   const last = Math.min(items.length, Math.ceil((top + height) / rowHeight) + OVERSCAN);
+  // Rows are keyed by their slot in a fixed pool (index modulo the pool's size): a row that stays in
+  // view keeps its element untouched, and a row scrolled in takes over the element of one scrolled
+  // out, so a jump of a whole screen updates text instead of building new elements.
+  const pool = Math.ceil(height / rowHeight) + 2 * OVERSCAN + 2;
 
   useEffect(() => {
     if (focus >= items.length && items.length) setFocus(items.length - 1);
@@ -55,7 +59,8 @@ export function VirtualList<T>(props: {
       <div style={{ height: `${items.length * rowHeight}px`, position: 'relative' }}>
         {items.slice(first, last).map((it, i) => (
           <div
-            key={keyOf(it)}
+            key={(first + i) % pool}
+            data-key={keyOf(it)}
             role="listitem"
             data-index={first + i}
             class="vrow"

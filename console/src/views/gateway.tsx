@@ -2,8 +2,8 @@
 // sync, and the attachments: every route that names it, attached or refused, why, and what would fix
 // a refusal. Changes arrive from the live stream; the proxies' states are asked for again every few
 // seconds, as they are reports rather than changes of objects.
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, canI, listAll, objectPath, ROUTE_KINDS, type K8sObject } from '../api';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { api, ApiError, canI, listAll, objectPath, ROUTE_KINDS, type K8sObject } from '../api';
 import { admittedIn, attachmentsOf, namesGateway, withNamespace, type Attachment } from '../attachments';
 import { href } from '../router';
 import { useFeed } from '../session';
@@ -33,16 +33,39 @@ interface Proxy {
 
 const keyOf = (o: { kind: string; metadata: { namespace?: string; name: string } }) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`;
 
-async function loadRoutes(): Promise<Map<string, K8sObject>> {
-  const lists = await Promise.all(ROUTE_KINDS.map((k) => listAll(k).catch(() => [] as K8sObject[])));
-  const m = new Map<string, K8sObject>();
-  for (const list of lists) for (const r of list) m.set(keyOf(r), r);
-  return m;
+/**
+ * Every route the token may read, shown as the pages arrive: a Gateway with thousands of routes is
+ * drawn from its first page on, and the view says it is still reading until the last one is in.
+ * A kind the token may not list is left out (the API would answer 403 for it).
+ */
+function useRoutes(deps: unknown[]): { data: Map<string, K8sObject>; complete: boolean; error?: unknown; set: (f: (m: Map<string, K8sObject>) => Map<string, K8sObject>) => void } {
+  const [state, setState] = useState<{ data: Map<string, K8sObject>; complete: boolean; error?: unknown }>({ data: new Map(), complete: false });
+  useEffect(() => {
+    let live = true;
+    setState({ data: new Map(), complete: false });
+    const add = (items: K8sObject[]) =>
+      live &&
+      setState((s) => {
+        const m = new Map(s.data);
+        // a live change that came first is newer than the page's copy
+        for (const r of items) if (!m.has(keyOf(r))) m.set(keyOf(r), r);
+        return { ...s, data: m };
+      });
+    Promise.all(ROUTE_KINDS.map((k) => listAll(k, add).catch((e) => (e instanceof ApiError && e.status === 403 ? [] : Promise.reject(e))))).then(
+      () => live && setState((s) => ({ ...s, complete: true })),
+      (error) => live && setState((s) => ({ ...s, complete: true, error })),
+    );
+    return () => {
+      live = false;
+    };
+  }, deps);
+  const set = useCallback((f: (m: Map<string, K8sObject>) => Map<string, K8sObject>) => setState((s) => ({ ...s, data: f(s.data) })), []);
+  return { ...state, set };
 }
 
 export function GatewayView({ namespace, name }: { namespace: string; name: string }) {
   const gw = useLoad(() => api<K8sObject>(objectPath('Gateway', namespace, name)), [namespace, name]);
-  const routes = useLoad(loadRoutes, [namespace, name]);
+  const routes = useRoutes([namespace, name]);
   const proxies = useLoad(() => api<{ snapshotVersion?: number; items: Proxy[] }>(`${objectPath('Gateway', namespace, name)}/proxies`), [namespace, name]);
   const [mayWrite, setMayWrite] = useState(false);
   const [actionError, setActionError] = useState<unknown>();
@@ -63,7 +86,6 @@ export function GatewayView({ namespace, name }: { namespace: string; name: stri
           else if (it.object) gw.set((old) => ({ ...it.object!, status: it.object!.status ?? old?.status }));
         } else if (ROUTE_KINDS.includes(it.kind)) {
           routes.set((m) => {
-            if (!m) return m;
             const k = `${it.kind}/${it.namespace}/${it.name}`;
             const prev = m.get(k);
             // only routes that name (or named) this Gateway change the view
@@ -79,7 +101,7 @@ export function GatewayView({ namespace, name }: { namespace: string; name: stri
     [namespace, name],
   );
 
-  const rows = useMemo(() => (gw.data && routes.data ? attachmentsOf(gw.data, routes.data.values()) : []), [gw.data, routes.data]);
+  const rows = useMemo(() => (gw.data ? attachmentsOf(gw.data, routes.data.values()) : []), [gw.data, routes.data]);
 
   if (gw.error && !gw.data) return <Problem error={gw.error} />;
   if (!gw.data) return <Loading what={`Gateway ${namespace}/${name}`} />;
@@ -180,11 +202,11 @@ export function GatewayView({ namespace, name }: { namespace: string; name: stri
 
       <section aria-labelledby="gw-att">
         <h2 id="gw-att">Attachments</h2>
-        {routes.error != null && !routes.data && <Problem error={routes.error} />}
-        {!routes.data ? (
+        {routes.error != null && <Problem error={routes.error} />}
+        {!routes.complete && !rows.length ? (
           <Loading what="the routes" />
         ) : (
-          <AttachmentList rows={rows} gw={g} mayWrite={mayWrite} busy={busy} admit={(listener, ns) => changeNamespace(listener, ns, true)} />
+          <AttachmentList rows={rows} complete={routes.complete} gw={g} mayWrite={mayWrite} busy={busy} admit={(listener, ns) => changeNamespace(listener, ns, true)} />
         )}
       </section>
     </article>
@@ -240,7 +262,7 @@ function Proxies({ data, error }: { data?: { snapshotVersion?: number; items: Pr
 
 type Filter = 'all' | 'refused' | 'attached';
 
-function AttachmentList({ rows, gw, mayWrite, busy, admit }: { rows: Attachment[]; gw: K8sObject; mayWrite: boolean; busy: boolean; admit: (listener: string, ns: string) => void }) {
+function AttachmentList({ rows, complete, gw, mayWrite, busy, admit }: { rows: Attachment[]; complete: boolean; gw: K8sObject; mayWrite: boolean; busy: boolean; admit: (listener: string, ns: string) => void }) {
   const [filter, setFilter] = useState<Filter>('all');
   const [text, setText] = useState('');
   const [selected, setSelected] = useState<string>();
@@ -261,8 +283,9 @@ function AttachmentList({ rows, gw, mayWrite, busy, admit }: { rows: Attachment[
     );
   return (
     <div class="attachments">
-      <p class="summary" data-attached={rows.length - refused} data-refused={refused}>
+      <p class="summary" data-attached={rows.length - refused} data-refused={refused} data-complete={String(complete)} role="status">
         {rows.length} route{rows.length === 1 ? '' : 's'} name this Gateway: {rows.length - refused} attached, {refused} not attached.
+        {!complete && ' Still reading the routes\u2026'}
       </p>
       <div class="filters" role="group" aria-label="Show">
         {(['all', 'refused', 'attached'] as Filter[]).map((f) => (

@@ -4,10 +4,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, objectPath } from '../api';
 import { href, navigate } from '../router';
 import { Problem } from '../ui';
+import { pickBackend } from '../../../src/core/resolve/actions';
+import type { CompiledBackend } from '../../../src/core/compile/types';
 
 /** The precedence ladder, in the order Gateway API applies it. */
 export const LADDER: { step: string; words: string }[] = [
-  { step: 'onlyCandidate', words: 'the only rule that matched' },
   { step: 'listener', words: 'the listener that takes the request' },
   { step: 'hostname', words: 'the most specific hostname' },
   { step: 'exactPath', words: 'an Exact path over a prefix' },
@@ -139,8 +140,26 @@ export function TesterView({ namespace, name, query }: { namespace: string; name
   );
 }
 
+const SAMPLES = 1000;
+
+/**
+ * The split as the proxies make it: each request drawn with the same weighted choice the reference
+ * proxy runs (src/core's pickBackend over Math.random()), counted.
+ */
+function sample(backends: { weight: number }[]): number[] {
+  const counts = backends.map(() => 0);
+  const table = backends as unknown as CompiledBackend[];
+  for (let i = 0; i < SAMPLES; i++) {
+    const k = pickBackend(table, Math.random());
+    if (k !== undefined) counts[k]++;
+  }
+  return counts;
+}
+
 function Answer({ r }: { r: Resolved }) {
   const decided = LADDER.findIndex((s) => s.step === r.decidedBy);
+  const [counts, setCounts] = useState<number[]>();
+  useEffect(() => setCounts(undefined), [r]);
   return (
     <section class="answer" aria-labelledby="t-answer" data-decided-by={r.decidedBy ?? ''}>
       <h2 id="t-answer">
@@ -155,14 +174,15 @@ function Answer({ r }: { r: Resolved }) {
           {r.listener ? `, on listener ${r.listener}` : ''}
         </p>
       )}
-      {r.decidedBy && (
+      {r.decidedBy === 'onlyCandidate' && <p>Decided by: onlyCandidate — it is the only rule that matched, so no step of the precedence ladder was needed.</p>}
+      {r.decidedBy && decided >= 0 && (
         <div>
           <h3>Decided by: {r.decidedBy}</h3>
           <ol class="ladder" aria-label="Precedence ladder">
             {LADDER.map((s, i) => (
               <li key={s.step} class={i === decided ? 'decided' : i < decided ? 'tied' : 'unused'} aria-current={i === decided ? 'step' : undefined}>
                 <code>{s.step}</code> {s.words}
-                {i === decided ? ' ← decided here' : i < decided && decided > 0 ? ' (tied)' : ''}
+                {i === decided ? ' ← decided here' : i < decided ? ' (tied)' : ''}
               </li>
             ))}
           </ol>
@@ -172,7 +192,7 @@ function Answer({ r }: { r: Resolved }) {
         <div>
           <h3>Backends{r.backends.length > 1 ? ': the split' : ''}</h3>
           <ul class="split">
-            {r.backends.map((b) => {
+            {r.backends.map((b, i) => {
               const share = b.share ?? b.weight / Math.max(1, r.backends!.reduce((n, x) => n + x.weight, 0));
               return (
                 <li key={`${b.namespace}/${b.name}:${b.port}`} class={b.valid ? '' : 'bad'}>
@@ -184,10 +204,23 @@ function Answer({ r }: { r: Resolved }) {
                   <span class="bar" aria-hidden="true">
                     <span style={{ width: `${share * 100}%` }} />
                   </span>
+                  {counts && (
+                    <span class="sampled" data-count={counts[i]}>
+                      {counts[i]} of {SAMPLES} sampled requests ({Math.round((counts[i] / SAMPLES) * 1000) / 10}%)
+                    </span>
+                  )}
                 </li>
               );
             })}
           </ul>
+          {r.backends.length > 1 && (
+            <p>
+              <button type="button" onClick={() => setCounts(sample(r.backends!))}>
+                Sample {SAMPLES.toLocaleString('en')} requests
+              </button>
+              <span class="muted"> each drawn with the weighted choice the reference proxy makes per request.</span>
+            </p>
+          )}
         </div>
       )}
       {r.redirect && (
