@@ -41,15 +41,20 @@ const sameRef = (a: ParentRef, b: ParentRef, routeNs: string) =>
 
 type Cond = { type: string; status: string; reason: string; message?: string };
 
-function fixFor(reason: string, route: K8sObject, gw: K8sObject, ref: ParentRef): { fix?: string; admit?: string } {
+function fixFor(reason: string, message: string, route: K8sObject, gw: K8sObject, ref: ParentRef): { fix?: string; admit?: string } {
   const ns = route.metadata.namespace!;
   const listeners: { name: string; hostname?: string; port: number; protocol: string }[] = gw.spec?.listeners ?? [];
   switch (reason) {
-    case 'NotAllowedByListeners':
-      return {
-        fix: `Let a listener of ${gw.metadata.namespace}/${gw.metadata.name} admit routes from namespace "${ns}" (its allowedRoutes.namespaces), or check that the listener's allowedRoutes.kinds include ${route.kind}.`,
-        admit: ns,
-      };
+    case 'NotAllowedByListeners': {
+      const gwName = `${gw.metadata.namespace}/${gw.metadata.name}`;
+      // the controller's message says which side refused: the namespace, or the route's kind
+      const byNamespace = /namespace/i.test(message);
+      const byKind = /kind/i.test(message);
+      const parts: string[] = [];
+      if (byNamespace || !byKind) parts.push(`Let a listener of ${gwName} admit routes from namespace "${ns}" (its allowedRoutes.namespaces: a selector that matches the namespace, or from: All).`);
+      if (byKind || !byNamespace) parts.push(`Let a listener of ${gwName} admit ${route.kind}s (its allowedRoutes.kinds).`);
+      return { fix: parts.join(' '), admit: byNamespace || !byKind ? ns : undefined };
+    }
     case 'NoMatchingListenerHostname': {
       const hosts = listeners.map((l) => l.hostname ?? '*').join(', ');
       return { fix: `The route's hostnames (${(route.spec?.hostnames ?? []).join(', ') || 'none'}) intersect none of the listeners' (${hosts}): add a hostname the listener accepts, or a listener for these names.` };
@@ -98,7 +103,7 @@ export function attachmentsOf(gw: K8sObject, routes: Iterable<K8sObject>, contro
       } else if (accepted.status === 'True') {
         rows.push({ ...base, state: 'attached', reason: accepted.reason, message: accepted.message ?? 'Accepted', refs: refsBroken });
       } else {
-        rows.push({ ...base, state: 'refused', reason: accepted.reason, message: accepted.message ?? accepted.reason, ...fixFor(accepted.reason, route, gw, ref), refs: refsBroken });
+        rows.push({ ...base, state: 'refused', reason: accepted.reason, message: accepted.message ?? accepted.reason, ...fixFor(accepted.reason, accepted.message ?? '', route, gw, ref), refs: refsBroken });
       }
     }
   }

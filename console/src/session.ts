@@ -46,6 +46,12 @@ export function useFeed(on: (items: FeedItem[]) => void, deps: unknown[]): void 
 
 export function useStreamState(): { state: StreamState; detail: string } {
   const [s, setS] = useState({ state: current?.feed.state ?? ('connecting' as StreamState), detail: current?.feed.detail ?? '' });
-  useEffect(() => current?.feed.onState((state, detail) => setS({ state, detail })), [current]);
+  useEffect(() => {
+    const feed = current?.feed;
+    if (!feed) return;
+    // the stream may have changed state between the render and this subscription
+    setS({ state: feed.state, detail: feed.detail });
+    return feed.onState((state, detail) => setS({ state, detail }));
+  }, [current]);
   return s;
 }

@@ -14,10 +14,8 @@ if (!chromiumPath) console.log(`skipped: the console in a browser (${NO_BROWSER_
 let s: TestServer;
 beforeAll(async () => {
   await consoleBuilt();
+  // the class the quickstart's Gateway names is created at start, as on a first `npm start`
   s = await startTestServer({ defaultGatewayClass: 'switchyard' });
-  // the class is created at start; the worker reports on it before the Gateway needs it
-  await applyYaml(s.url, quickstartYaml());
-  await applyYaml(s.url, TEAM_B_ROUTE);
 });
 afterAll(async () => {
   await s?.close();
@@ -77,14 +75,22 @@ describe.skipIf(!chromiumPath)('/console in Chromium', () => {
     await browser?.close();
   });
 
-  it('refuses an unknown token in words, then signs in and lists the Gateways', async () => {
+  it('refuses an unknown token in words, signs in, says how to start, and lists the quickstart\'s Gateway once applied', async () => {
     await page.goto(`${s.url}/console/`);
     await page.getByLabel('Bearer token').fill('not-a-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/unknown, revoked or expired/);
     await page.getByLabel('Bearer token').fill(ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'shop/shop-gateway' }).waitFor();
+    // nothing on the server yet: the way to start
+    const empty = page.getByRole('region', { name: 'No Gateway yet' });
+    await empty.waitFor();
+    expect(await empty.innerText()).toContain('npx switchyard apply -f examples/quickstart --wait 30s');
+    await screenshot(page, 'empty');
+    await applyYaml(s.url, quickstartYaml());
+    await applyYaml(s.url, TEAM_B_ROUTE);
+    // the Gateway appears without a reload
+    await page.getByRole('link', { name: 'shop/shop-gateway' }).waitFor({ timeout: 15_000 });
     expect(await page.locator('header .who').innerText()).toMatch(/admin/);
     // the token is the tab's: in session storage, nowhere longer-lived
     expect(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie])).toEqual([1, 0, '']);
@@ -152,6 +158,13 @@ describe.skipIf(!chromiumPath)('/console in Chromium', () => {
     expect(text).toMatch(/HTTPRoute team-b\/admin would match better, but is not attached: NotAllowedByListeners/);
     expect(text).toMatch(/shop\/api:8080 — weight 90, 90%/);
     expect(text).toMatch(/shop\/api-canary:8080 — weight 10, 10%/);
+    // the split as proxies make it: requests drawn with the proxy's own weighted choice, counted
+    await page.getByRole('button', { name: 'Sample 1,000 requests' }).click();
+    const counts = (await answer.locator('.sampled').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-count'))))) as number[];
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(1000);
+    // about 900 and 100: a binomial's five standard deviations either side
+    expect(counts[0]).toBeGreaterThan(850);
+    expect(counts[0]).toBeLessThan(950);
     // the request is in the address: the link opens the same answer
     const shared = page.url();
     expect(shared).toMatch(/\/console\/gateways\/shop\/shop-gateway\/tester\?host=www\.shop\.example&path=%2Fapi%2Fadmin%2Freset/);
