@@ -47,7 +47,7 @@ describe('/console over HTTP', () => {
   it('answers 404 in words for an asset it does not have', async () => {
     const r = await fetch(`${s.url}/console/assets/nothing.js`);
     expect(r.status).toBe(404);
-    expect((await r.json()).detail).toMatch(/no asset nothing\.js/);
+    expect(((await r.json()) as { detail: string }).detail).toMatch(/no asset nothing\.js/);
   });
 });
 
@@ -93,7 +93,7 @@ describe.skipIf(!chromiumPath)('/console in Chromium', () => {
     await page.getByRole('link', { name: 'shop/shop-gateway' }).waitFor({ timeout: 15_000 });
     expect(await page.locator('header .who').innerText()).toMatch(/admin/);
     // the token is the tab's: in session storage, nowhere longer-lived
-    expect(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie])).toEqual([1, 0, '']);
+    expect(await page.evaluate('[sessionStorage.length, localStorage.length, document.cookie]')).toEqual([1, 0, '']);
     await screenshot(page, 'gateways');
   });
 
@@ -115,7 +115,7 @@ describe.skipIf(!chromiumPath)('/console in Chromium', () => {
   });
 
   it('admits team-b on the listener and the same route attaches; refuses it and the route detaches, without a reload', async () => {
-    const marker = await page.evaluate(() => ((window as unknown as { marker: number }).marker = Math.random()));
+    const marker = await page.evaluate('window.marker = Math.random()');
     await page.getByRole('button', { name: 'Admit namespace team-b on listener http' }).click();
     await expect.poll(() => row('team-b/admin').getAttribute('data-state'), { timeout: 20_000 }).toBe('attached');
     await expect.poll(() => page.locator('tr[data-listener="http"] td[data-attached]').innerText(), { timeout: 20_000 }).toBe('3');
@@ -125,7 +125,7 @@ describe.skipIf(!chromiumPath)('/console in Chromium', () => {
     await expect.poll(() => row('team-b/admin').getAttribute('data-state'), { timeout: 20_000 }).toBe('refused');
     await expect.poll(() => page.locator('tr[data-listener="http"] td[data-attached]').innerText(), { timeout: 20_000 }).toBe('2');
     // the same document all along: the changes came over the live stream
-    expect(await page.evaluate(() => (window as unknown as { marker: number }).marker)).toBe(marker);
+    expect(await page.evaluate('window.marker')).toBe(marker);
     const gw = await s.api('GET', '/api/v1/namespaces/shop/gateways/shop-gateway');
     expect(gw.body.spec.listeners[0].allowedRoutes.namespaces.from).toBe('Same');
   });
@@ -133,14 +133,14 @@ describe.skipIf(!chromiumPath)('/console in Chromium', () => {
   it('moves through the attachments with the keyboard', async () => {
     await page.locator('.vrow').first().focus();
     await page.keyboard.press('End');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-index'))).toBe('2');
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('data-index')")).toBe('2');
     await page.keyboard.press('Home');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-index'))).toBe('0');
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('data-index')")).toBe('0');
     await page.keyboard.press('ArrowDown');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-index'))).toBe('1');
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('data-index')")).toBe('1');
     // the focused row is the one the details speak of
-    const focused = await page.evaluate(() => document.activeElement?.querySelector('.att')?.getAttribute('data-route'));
-    expect(await page.getByRole('region', { name: 'Selected route' }).innerText()).toContain(focused!);
+    const focused = (await page.evaluate("document.activeElement?.querySelector('.att')?.getAttribute('data-route')")) as string;
+    expect(await page.getByRole('region', { name: 'Selected route' }).innerText()).toContain(focused);
   });
 
   it('runs the tester: the winner, the ladder step, the loser and why, the unattached better match, the 90:10 split', async () => {
@@ -213,7 +213,7 @@ spec:
     await screenshot(page, 'live');
     // the server ends every event stream (as a restart would): the console says so, then resumes
     for (const res of s.running.ctx.sse) res.end();
-    await expect.poll(() => page.locator('.stream').getAttribute('data-stream'), { timeout: 10_000, intervals: [50] }).toBe('lost');
+    await expect.poll(() => page.locator('.stream').getAttribute('data-stream'), { timeout: 10_000, interval: 50 }).toBe('lost');
     expect(await page.locator('.stream').innerText()).toMatch(/Lost the live stream/);
     await expect.poll(() => page.locator('.stream').getAttribute('data-stream'), { timeout: 15_000 }).toBe('live');
   });
@@ -223,7 +223,7 @@ spec:
     for (const [name, path] of [['phone-gateway', '/console/gateways/shop/shop-gateway'], ['phone-tester', '/console/gateways/shop/shop-gateway/tester?host=www.shop.example&path=%2Fapi']] as const) {
       await page.goto(s.url + path);
       await page.locator(name === 'phone-gateway' ? '.att' : 'section.answer').first().waitFor();
-      expect(await page.evaluate(() => document.documentElement.scrollWidth), name).toBeLessThanOrEqual(390);
+      expect(await page.evaluate('document.documentElement.scrollWidth'), name).toBeLessThanOrEqual(390);
       await screenshot(page, name);
     }
     await page.setViewportSize({ width: 1280, height: 800 });
