@@ -149,7 +149,7 @@ export function GatewayView({ namespace, name }: { namespace: string; name: stri
       <section aria-labelledby="gw-listeners">
         <h2 id="gw-listeners">Listeners</h2>
         <div class="table-wrap">
-          <table class="listeners">
+          <table class="listeners cards">
             <thead>
               <tr>
                 <th scope="col">Listener</th>
@@ -168,12 +168,12 @@ export function GatewayView({ namespace, name }: { namespace: string; name: stri
                 const st = lstatus.get(l.name);
                 return (
                   <tr key={l.name} data-listener={l.name}>
-                    <th scope="row">{l.name}</th>
-                    <td>{l.port}</td>
-                    <td>{l.protocol}</td>
-                    <td>{l.hostname ?? '(any)'}</td>
-                    <td>{l.tls ? `${l.tls.mode ?? 'Terminate'}${l.tls.certificateRefs?.length ? `: ${l.tls.certificateRefs.map((c) => `${c.namespace ?? namespace}/${c.name}`).join(', ')}` : ''}` : '—'}</td>
-                    <td class="admits">
+                    <th data-label="Listener" scope="row">{l.name}</th>
+                    <td data-label="Port">{l.port}</td>
+                    <td data-label="Protocol">{l.protocol}</td>
+                    <td data-label="Hostname">{l.hostname ?? '(any)'}</td>
+                    <td data-label="TLS">{l.tls ? `${l.tls.mode ?? 'Terminate'}${l.tls.certificateRefs?.length ? `: ${l.tls.certificateRefs.map((c) => `${c.namespace ?? namespace}/${c.name}`).join(', ')}` : ''}` : '—'}</td>
+                    <td data-label="Admits routes from" class="admits">
                       {admitted.words}
                       {l.allowedRoutes?.kinds?.length ? ` (kinds ${l.allowedRoutes.kinds.map((k) => k.kind).join(', ')})` : ''}
                       {mayWrite &&
@@ -185,8 +185,8 @@ export function GatewayView({ namespace, name }: { namespace: string; name: stri
                             </button>
                           ))}
                     </td>
-                    <td data-attached={st?.attachedRoutes ?? 0}>{st?.attachedRoutes ?? 0}</td>
-                    <td>
+                    <td data-label="Attached" data-attached={st?.attachedRoutes ?? 0}>{st?.attachedRoutes ?? 0}</td>
+                    <td data-label="Conditions">
                       <Conditions items={st?.conditions} />
                     </td>
                   </tr>
@@ -228,7 +228,7 @@ function Proxies({ data, error }: { data?: { snapshotVersion?: number; items: Pr
         </p>
       ) : (
         <div class="table-wrap">
-          <table class="proxies">
+          <table class="proxies cards">
             <caption>Current snapshot version {data.snapshotVersion ?? '—'}</caption>
             <thead>
               <tr>
@@ -242,14 +242,14 @@ function Proxies({ data, error }: { data?: { snapshotVersion?: number; items: Pr
             <tbody>
               {data.items.map((p) => (
                 <tr key={p.id}>
-                  <th scope="row">{p.id}</th>
-                  <td>{String(p.kind ?? p.type ?? p.source ?? 'snapshot')}</td>
-                  <td>{p.version != null ? String(p.version) : typeof p.versions === 'object' ? JSON.stringify(p.versions) : '—'}</td>
-                  <td class={p.state === 'SYNCED' ? 'ok' : 'bad'}>
+                  <th data-label="Proxy" scope="row">{p.id}</th>
+                  <td data-label="Kind">{String(p.kind ?? p.type ?? p.source ?? 'snapshot')}</td>
+                  <td data-label="Version">{p.version != null ? String(p.version) : typeof p.versions === 'object' ? JSON.stringify(p.versions) : '—'}</td>
+                  <td data-label="In sync" class={p.state === 'SYNCED' ? 'ok' : 'bad'}>
                     {p.state === 'SYNCED' ? 'in sync' : p.state === 'STALE' ? 'behind (STALE)' : p.state === 'NACKED' ? 'rejected the last version (NACKED)' : (p.state ?? 'unknown')}
                     {p.error ? ` — ${p.error}` : ''}
                   </td>
-                  <td>{when(p.lastSeen)}</td>
+                  <td data-label="Last seen">{when(p.lastSeen)}</td>
                 </tr>
               ))}
             </tbody>

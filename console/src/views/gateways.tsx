@@ -38,7 +38,7 @@ export function GatewaysView() {
     <section aria-labelledby="gws">
       <h1 id="gws">Gateways</h1>
       <div class="table-wrap">
-        <table class="gateways">
+        <table class="gateways cards">
           <thead>
             <tr>
               <th scope="col">Gateway</th>
@@ -57,21 +57,21 @@ export function GatewaysView() {
               const prog = cond(g, 'Programmed');
               return (
                 <tr key={`${g.metadata.namespace}/${g.metadata.name}`}>
-                  <th scope="row">
+                  <th data-label="Gateway" scope="row">
                     <a href={href.gateway(g.metadata.namespace!, g.metadata.name)}>
                       {g.metadata.namespace}/{g.metadata.name}
                     </a>
                   </th>
-                  <td>{g.spec?.gatewayClassName}</td>
-                  <td>{(g.spec?.listeners ?? []).map((l: { name: string; protocol: string; port: number }) => `${l.name} ${l.protocol}:${l.port}`).join(', ')}</td>
-                  <td>{attached}</td>
-                  <td class={acc?.status === 'True' ? 'ok' : 'bad'} title={acc?.message}>
+                  <td data-label="Class">{g.spec?.gatewayClassName}</td>
+                  <td data-label="Listeners">{(g.spec?.listeners ?? []).map((l: { name: string; protocol: string; port: number }) => `${l.name} ${l.protocol}:${l.port}`).join(', ')}</td>
+                  <td data-label="Attached routes">{attached}</td>
+                  <td data-label="Accepted" class={acc?.status === 'True' ? 'ok' : 'bad'} title={acc?.message}>
                     {acc ? `${acc.status} (${acc.reason})` : 'not reported'}
                   </td>
-                  <td class={prog?.status === 'True' ? 'ok' : 'bad'} title={prog?.message}>
+                  <td data-label="Programmed" class={prog?.status === 'True' ? 'ok' : 'bad'} title={prog?.message}>
                     {prog ? `${prog.status} (${prog.reason})` : 'not reported'}
                   </td>
-                  <td>{(g.status?.addresses ?? g.spec?.addresses ?? []).map((a: { value: string }) => a.value).join(', ') || '—'}</td>
+                  <td data-label="Addresses">{(g.status?.addresses ?? g.spec?.addresses ?? []).map((a: { value: string }) => a.value).join(', ') || '—'}</td>
                 </tr>
               );
             })}
