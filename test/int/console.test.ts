@@ -130,6 +130,22 @@ describe.skipIf(!chromiumPath)('/console in Chromium', () => {
     expect(gw.body.spec.listeners[0].allowedRoutes.namespaces.from).toBe('Same');
   });
 
+  it('shows the proxies that serve the Gateway and whether each is in sync', async () => {
+    const proxy = mintToken(s, { name: 'edge-proxy', role: 'proxy', gateways: ['shop/shop-gateway'] });
+    const snap = await s.api('GET', '/api/v1/namespaces/shop/gateways/shop-gateway/snapshot');
+    const report = async (id: string, body: unknown) => {
+      const r = await fetch(`${s.url}/api/v1/namespaces/shop/gateways/shop-gateway/proxies/${id}`, { method: 'PUT', headers: { authorization: `Bearer ${await proxy}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(r.status, await r.text()).toBe(200);
+    };
+    await report('edge-1', { version: snap.body.version, hash: snap.body.hash });
+    await report('edge-2', { version: null, hash: null, error: 'listener port 80: address already in use' });
+    const table = page.locator('table.proxies');
+    // the reports are asked for every few seconds
+    await table.locator('tr', { hasText: 'edge-2' }).waitFor({ timeout: 15_000 });
+    expect(await table.locator('tr', { hasText: 'edge-1' }).innerText()).toMatch(/snapshot proxy\s+\d+\s+in sync/);
+    expect(await table.locator('tr', { hasText: 'edge-2' }).innerText()).toMatch(/serves no snapshot yet \(NOT_SENT\) — listener port 80: address already in use/);
+  });
+
   it('moves through the attachments with the keyboard', async () => {
     await page.locator('.vrow').first().focus();
     await page.keyboard.press('End');
@@ -187,6 +203,7 @@ describe.skipIf(!chromiumPath)('/console in Chromium', () => {
     await diff.waitFor();
     expect(new URL(page.url()).search).toBe('?from=1&to=2');
     const text = await diff.innerText();
+    expect(text).toMatch(/^--- HTTPRoute shop\/api version 1\n\+\+\+ HTTPRoute shop\/api version 2$/m);
     expect(text).toMatch(/^-\s+weight: 90$/m);
     expect(text).toMatch(/^\+\s+weight: 80$/m);
     await screenshot(page, 'history-diff');

@@ -24,11 +24,19 @@ interface Listener {
 
 interface Proxy {
   id: string;
-  version?: number | string;
+  version?: number | null;
   state?: string;
   lastSeen?: string;
   error?: string;
-  [k: string]: unknown;
+  /** an xDS node's acknowledgements, per resource type */
+  xds?: { variant: string; types: Record<string, { acked?: string; nacked?: { version: string; error: string } }> };
+}
+
+/** What serves the Gateway: an xDS node (Envoy, proxyless gRPC), an nginx beside its runner, or a snapshot proxy. */
+function proxyKind(p: Proxy): string {
+  if (p.xds) return `xDS (${p.xds.variant === 'delta' ? 'incremental' : 'state of the world'})`;
+  if (/nginx/i.test(p.id)) return 'nginx';
+  return 'snapshot proxy';
 }
 
 const keyOf = (o: { kind: string; metadata: { namespace?: string; name: string } }) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`;
@@ -243,10 +251,22 @@ function Proxies({ data, error }: { data?: { snapshotVersion?: number; items: Pr
               {data.items.map((p) => (
                 <tr key={p.id}>
                   <th data-label="Proxy" scope="row">{p.id}</th>
-                  <td data-label="Kind">{String(p.kind ?? p.type ?? p.source ?? 'snapshot')}</td>
-                  <td data-label="Version">{p.version != null ? String(p.version) : typeof p.versions === 'object' ? JSON.stringify(p.versions) : '—'}</td>
+                  <td data-label="Kind">{proxyKind(p)}</td>
+                  <td data-label="Version">
+                    {p.version ?? '—'}
+                    {p.xds && (
+                      <ul class="xds-types">
+                        {Object.entries(p.xds.types).map(([type, t]) => (
+                          <li key={type}>
+                            {type}: {t.acked ? `acknowledged ${t.acked}` : 'not acknowledged'}
+                            {t.nacked ? `; refused ${t.nacked.version}: ${t.nacked.error}` : ''}
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
                   <td data-label="In sync" class={p.state === 'SYNCED' ? 'ok' : 'bad'}>
-                    {p.state === 'SYNCED' ? 'in sync' : p.state === 'STALE' ? 'behind (STALE)' : p.state === 'NACKED' ? 'rejected the last version (NACKED)' : (p.state ?? 'unknown')}
+                    {p.state === 'SYNCED' ? 'in sync' : p.state === 'STALE' ? 'behind (STALE)' : p.state === 'NACKED' ? 'rejected the last version (NACKED)' : p.state === 'NOT_SENT' ? 'serves no snapshot yet (NOT_SENT)' : (p.state ?? 'unknown')}
                     {p.error ? ` — ${p.error}` : ''}
                   </td>
                   <td data-label="Last seen">{when(p.lastSeen)}</td>

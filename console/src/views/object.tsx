@@ -165,7 +165,10 @@ const at = (kind: string, namespace: string | undefined, name: string, v: string
 function Diff({ kind, namespace, name, from, to }: { kind: string; namespace?: string; name: string; from: string; to: string }) {
   const d = useLoad(async () => {
     const [x, y] = await Promise.all([at(kind, namespace, name, from), at(kind, namespace, name, to)]);
-    return objectDiff(`${kind} ${namespace ? `${namespace}/` : ''}${name}`, x, y);
+    const label = `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
+    const text = objectDiff(label, x, y);
+    // the header names the two versions (the shared diff's own header speaks of an apply)
+    return text.replace(/^--- .*\n\+\+\+ .*$/m, `--- ${label} version ${from}\n+++ ${label} version ${to}`);
   }, [kind, namespace, name, from, to]);
   if (d.error) return <Problem error={d.error} />;
   if (d.data === undefined) return <Loading what="the diff" />;
