@@ -4,7 +4,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './styles.css';
 import { ApiError, setApiToken, whoAmI } from './api';
-import { begin, end, session, storedToken, useStreamState, type Session } from './session';
+import { begin, end, refresh, session, storedToken, storedWho, useStreamState, type Session } from './session';
 import { href, onLinkClick, useLocation } from './router';
 import { Problem } from './ui';
 import { GatewaysView } from './views/gateways';
@@ -60,19 +60,25 @@ function StreamBadge() {
 }
 
 function App() {
-  const [s, setS] = useState<Session | undefined>(session());
+  // a reload in a signed-in tab: the view at once, with who the token was; the server is asked again
+  const [s, setS] = useState<Session | undefined>(() => {
+    const t = storedToken();
+    const who = storedWho();
+    return session() ?? (t && who ? begin(t, who) : undefined);
+  });
   const [restoring, setRestoring] = useState(!s && !!storedToken());
   const [signInError, setSignInError] = useState<string>();
   const { route, query } = useLocation();
 
   useEffect(() => {
     const t = storedToken();
-    if (s || !t) return;
+    if (!t) return;
     setApiToken(t);
     whoAmI().then(
-      (who) => setS(begin(t, who)),
+      (who) => setS(refresh(who) ?? begin(t, who)),
       (e) => {
         end();
+        setS(undefined);
         setSignInError((e as Error).message);
       },
     ).finally(() => setRestoring(false));

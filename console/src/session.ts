@@ -5,6 +5,7 @@ import { setApiToken, type WhoAmI } from './api';
 import { LiveFeed, type FeedItem, type StreamState } from './live';
 
 const KEY = 'switchyard.token';
+const WHO = 'switchyard.who';
 
 export interface Session {
   token: string;
@@ -18,8 +19,26 @@ export function storedToken(): string | null {
   return sessionStorage.getItem(KEY);
 }
 
+/** Who the stored token was at sign-in: a reload shows the view at once and asks again meanwhile. */
+export function storedWho(): WhoAmI | undefined {
+  try {
+    return JSON.parse(sessionStorage.getItem(WHO) ?? '') as WhoAmI;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The same session with what the server now says of its token (the feed goes on). */
+export function refresh(who: WhoAmI): Session | undefined {
+  if (!current) return undefined;
+  sessionStorage.setItem(WHO, JSON.stringify(who));
+  current = { ...current, who };
+  return current;
+}
+
 export function begin(token: string, who: WhoAmI): Session {
   sessionStorage.setItem(KEY, token);
+  sessionStorage.setItem(WHO, JSON.stringify(who));
   setApiToken(token);
   current?.feed.stop();
   const feed = new LiveFeed(token);
@@ -30,6 +49,7 @@ export function begin(token: string, who: WhoAmI): Session {
 
 export function end(): void {
   sessionStorage.removeItem(KEY);
+  sessionStorage.removeItem(WHO);
   current?.feed.stop();
   current = undefined;
   setApiToken('');

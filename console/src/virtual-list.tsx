@@ -51,7 +51,6 @@ export function VirtualList<T>(props: {
       class="vlist"
       role="list"
       aria-label={props.label}
-      aria-rowcount={items.length}
       style={{ height: `${Math.min(height, Math.max(rowHeight, items.length * rowHeight))}px` }}
       onScroll={(e) => setTop((e.currentTarget as HTMLDivElement).scrollTop)}
       onKeyDown={onKey}
@@ -62,6 +61,8 @@ export function VirtualList<T>(props: {
             key={(first + i) % pool}
             data-key={keyOf(it)}
             role="listitem"
+            aria-setsize={items.length}
+            aria-posinset={first + i + 1}
             data-index={first + i}
             class="vrow"
             tabIndex={first + i === focus ? 0 : -1}
