@@ -99,7 +99,7 @@ export function attachmentsOf(gw: K8sObject, routes: Iterable<K8sObject>, contro
       const base = { kind: route.kind, namespace: ns, name: route.metadata.name, section, hostnames: route.spec?.hostnames ?? [], key: `${route.kind}/${ns}/${route.metadata.name}/${ref.sectionName ?? ''}/${ref.port ?? ''}` };
       const refsBroken = resolved && resolved.status === 'False' ? { reason: resolved.reason, message: `${resolved.message ?? resolved.reason}${refsFix(resolved.reason, route) ? ` \u2014 ${refsFix(resolved.reason, route)}` : ''}` } : undefined;
       if (!accepted) {
-        rows.push({ ...base, state: 'pending', reason: 'NoStatusYet', message: 'The controller has not reported on this route yet (or reports on another controller\u2019s parent): its explain answer says why.', refs: refsBroken });
+        rows.push({ ...base, state: 'pending', reason: 'no status', message: 'No controller has reported on this route for this Gateway (yet): the controller\u2019s explanation says why.', refs: refsBroken });
       } else if (accepted.status === 'True') {
         rows.push({ ...base, state: 'attached', reason: accepted.reason, message: accepted.message ?? 'Accepted', refs: refsBroken });
       } else {

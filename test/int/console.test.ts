@@ -3,11 +3,16 @@
 // attaches and detaches live, the request tester, a diff of two versions, a live change and a lost
 // stream, a developer's token seeing its own namespaces only, a phone's width, the keyboard. Each
 // view's screenshot is written under scratch/screenshots/console.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { ADMIN_TOKEN, mintToken, startTestServer, type TestServer } from '../support/server';
 import { chromiumPath, launchFreshProfile, NO_BROWSER_REASON } from '../support/browser';
 import { applyYaml, consoleBuilt, quickstartYaml, screenshot, signIn, TEAM_B_ROUTE } from '../support/console';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 if (!chromiumPath) console.log(`skipped: the console in a browser (${NO_BROWSER_REASON})`);
 
@@ -157,6 +162,53 @@ describe.skipIf(!chromiumPath)('/console in Chromium', () => {
     // the focused row is the one the details speak of
     const focused = (await page.evaluate("document.activeElement?.querySelector('.att')?.getAttribute('data-route')")) as string;
     expect(await page.getByRole('region', { name: 'Selected route' }).innerText()).toContain(focused);
+  });
+
+  it('says a cross-namespace backend needs a ReferenceGrant, and the warning goes when one is made', async () => {
+    await applyYaml(s.url, `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: cross, namespace: shop }
+spec:
+  parentRefs: [{ name: shop-gateway }]
+  hostnames: [cross.shop.example]
+  rules: [{ backendRefs: [{ name: admin, namespace: team-b, port: 8080 }] }]
+`);
+    await expect.poll(() => row('shop/cross').locator('.badge.warn').count(), { timeout: 15_000 }).toBe(1);
+    await row('shop/cross').click();
+    const detail = page.getByRole('region', { name: 'Selected route' });
+    expect(await detail.innerText()).toMatch(/Unresolved reference \(RefNotPermitted\):[\s\S]*A ReferenceGrant is missing: in team-b, one that lets HTTPRoutes from namespace "shop" refer to Services/);
+    await applyYaml(s.url, `apiVersion: gateway.networking.k8s.io/v1
+kind: ReferenceGrant
+metadata: { name: from-shop, namespace: team-b }
+spec:
+  from: [{ group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: shop }]
+  to: [{ group: "", kind: Service }]
+`);
+    await expect.poll(() => row('shop/cross').locator('.badge.warn').count(), { timeout: 15_000 }).toBe(0);
+    await s.api('DELETE', '/api/v1/namespaces/shop/httproutes/cross');
+    await expect.poll(() => row('shop/cross').count(), { timeout: 15_000 }).toBe(0);
+  });
+
+  it("says why a Gateway of another class, and a route on it, have no status: the controller's explanation", async () => {
+    await applyYaml(s.url, `${readFileSync(join(ROOT, 'examples/upstream/gateway.yaml'), 'utf8')}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: web, namespace: shop }
+spec:
+  parentRefs: [{ name: prod-web }]
+  rules: [{ backendRefs: [{ name: storefront, port: 8080 }] }]
+`);
+    await page.goto(`${s.url}/console/gateways/shop/prod-web`);
+    await expect.poll(() => page.locator('article').innerText()).toMatch(/GatewayClassNotFound: The Gateway names GatewayClass "example", which does not exist/);
+    await row('shop/web').click();
+    expect(await row('shop/web').getAttribute('data-state')).toBe('pending');
+    await expect.poll(() => page.getByRole('region', { name: 'Selected route' }).innerText()).toMatch(/The controller's explanation:[\s\S]*prod-web/);
+    await screenshot(page, 'no-status');
+    await s.api('DELETE', '/api/v1/namespaces/shop/httproutes/web');
+    await s.api('DELETE', '/api/v1/namespaces/shop/gateways/prod-web');
+    await page.goto(`${s.url}/console/gateways/shop/shop-gateway`);
+    await row('shop/api').waitFor();
   });
 
   it('runs the tester: the winner, the ladder step, the loser and why, the unattached better match, the 90:10 split', async () => {

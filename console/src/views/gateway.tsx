@@ -155,6 +155,7 @@ export function GatewayView({ namespace, name }: { namespace: string; name: stri
       <section aria-labelledby="gw-conds">
         <h2 id="gw-conds">Conditions</h2>
         <Conditions items={g.status?.conditions} />
+        {!g.status?.conditions?.length && <Explain kind="Gateway" namespace={namespace} name={name} />}
         <p>
           <strong>Addresses:</strong> {(g.status?.addresses ?? g.spec?.addresses ?? []).map((a: { type?: string; value: string }) => a.value).join(', ') || 'none assigned'}
         </p>
@@ -378,15 +379,30 @@ function AttachmentList({ rows, complete, gw, mayWrite, busy, admit }: { rows: A
             </p>
           )}
           {sel.admit && !mayWrite && <p class="muted">This token may not change the Gateway: ask its operator to admit namespace {sel.admit}.</p>}
-          {sel.state === 'pending' && (
-            <p>
-              <a href={href.object(sel.kind, sel.namespace, sel.name)}>Open the route</a> for the controller's explanation.
-            </p>
-          )}
+          {sel.state === 'pending' && <Explain kind={sel.kind} namespace={sel.namespace} name={sel.name} />}
         </section>
       ) : (
         <p class="muted">Select a route (click, or the arrow keys in the list) to see the whole reason and what would fix it.</p>
       )}
+    </div>
+  );
+}
+
+/** An object with no status from this controller (a route, a Gateway): the controller's explain answer says why. */
+function Explain({ kind, namespace, name }: { kind: string; namespace: string; name: string }) {
+  const e = useLoad(() => api<{ entries?: { reason: string; message: string }[] }>(`${objectPath(kind, namespace, name)}/explain`), [kind, namespace, name]);
+  if (e.error) return <Problem error={e.error} />;
+  if (!e.data) return <Loading what="the controller's explanation" />;
+  return (
+    <div>
+      <strong>The controller's explanation:</strong>
+      <ul>
+        {(e.data.entries ?? []).map((x, i) => (
+          <li key={i}>
+            <strong>{x.reason}:</strong> {x.message}
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }
