@@ -315,7 +315,8 @@ spec:
     await dev.goto(`${s.url}/console/gateways/shop/shop-gateway/tester?host=www.shop.example&path=%2Fapi%2Fadmin`);
     await dev.locator('section.answer').waitFor();
     const answer = await dev.locator('section.answer').innerText();
-    expect(answer).toMatch(/a route in another namespace/);
+    expect(answer).toMatch(/Winner: an HTTPRoute in another namespace, rule 0/);
+    expect(answer).toMatch(/a Service in another namespace \(port 8080\) — weight 80, 80%/);
     expect(answer).not.toMatch(/shop\/api\b/);
     await screenshot(dev, 'developer');
     await dev.goto(`${s.url}/console/objects/HTTPRoute/shop/api`);

@@ -24,7 +24,8 @@ export const LADDER: { step: string; words: string }[] = [
 interface RouteRef {
   kind: string;
   namespace?: string;
-  name: string;
+  name?: string;
+  redacted?: boolean;
 }
 interface Resolved {
   matched: boolean;
@@ -33,7 +34,7 @@ interface Resolved {
   route: RouteRef | null;
   ruleIndex?: number;
   decidedBy?: string;
-  backends?: { kind: string; namespace: string; name: string; port?: number; weight: number; share?: number; valid: boolean; reason?: string; endpoints?: number }[];
+  backends?: { kind: string; namespace?: string; name?: string; port?: number; weight: number; share?: number; valid: boolean; reason?: string; endpoints?: number }[];
   statusCode?: number;
   grpcStatus?: string;
   redirect?: { scheme?: string; hostname?: string; port?: number; path?: string; statusCode?: number };
@@ -59,9 +60,14 @@ function pairs(text: string, sep: RegExp): Record<string, string> | undefined {
 
 const routeName = (r: RouteRef) => (r.namespace ? `${r.kind} ${r.namespace}/${r.name}` : `${r.kind} ${r.name}`);
 function RouteLink({ r }: { r: RouteRef }) {
-  // a route in a namespace the token may not read is named only in words
-  return r.namespace ? <a href={href.object(r.kind, r.namespace, r.name)}>{routeName(r)}</a> : <span>{r.name}</span>;
+  // a route in a namespace the token may not read is named only in words, as the API names it
+  if (r.redacted || !r.namespace || !r.name) return <span class="redacted">{article(r.kind)} {r.kind} in another namespace</span>;
+  return <a href={href.object(r.kind, r.namespace, r.name)}>{routeName(r)}</a>;
 }
+// as the name is said: "an HTTPRoute" (aitch), "a UDPRoute" (you), "a Service"
+const article = (kind: string) => (/^(HTTP|[AEIO])/.test(kind) ? 'an' : 'a');
+const backendName = (b: { kind: string; namespace?: string; name?: string; port?: number }) =>
+  b.namespace && b.name ? `${b.namespace}/${b.name}${b.port ? `:${b.port}` : ''}` : `${article(b.kind)} ${b.kind} in another namespace${b.port ? ` (port ${b.port})` : ''}`;
 
 export function TesterView({ namespace, name, query }: { namespace: string; name: string; query: URLSearchParams }) {
   const init = Object.fromEntries(FIELDS.map((f) => [f, query.get(f) ?? (f === 'path' ? '/' : f === 'method' ? 'GET' : '')])) as Record<(typeof FIELDS)[number], string>;
@@ -195,10 +201,9 @@ function Answer({ r }: { r: Resolved }) {
             {r.backends.map((b, i) => {
               const share = b.share ?? b.weight / Math.max(1, r.backends!.reduce((n, x) => n + x.weight, 0));
               return (
-                <li key={`${b.namespace}/${b.name}:${b.port}`} class={b.valid ? '' : 'bad'}>
+                <li key={i} class={b.valid ? '' : 'bad'}>
                   <span class="bk">
-                    {b.namespace}/{b.name}
-                    {b.port ? `:${b.port}` : ''} — weight {b.weight}, {Math.round(share * 1000) / 10}%{b.endpoints != null ? `, ${b.endpoints} endpoint${b.endpoints === 1 ? '' : 's'}` : ''}
+                    {backendName(b)} — weight {b.weight}, {Math.round(share * 1000) / 10}%{b.endpoints != null ? `, ${b.endpoints} endpoint${b.endpoints === 1 ? '' : 's'}` : ''}
                     {!b.valid ? ` — unusable: ${b.reason ?? 'invalid'} (its share is answered 500)` : ''}
                   </span>
                   <span class="bar" aria-hidden="true">
