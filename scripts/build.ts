@@ -16,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RUNTIME_FILES, type RuntimeFile } from '../src/runtime/files';
 import { signatureOf, stampText, staleReason, STAMP_FILE } from '../bin/dist-stamp.js';
 import { withLock } from './build-lock';
+import { buildConsole } from './console-build';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -35,7 +36,7 @@ const COPIED: RuntimeFile[] = ['openapiSpec', 'docsFolder', 'migrations'];
 const BUILD_CONFIG = ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.ts', 'scripts/build-lock.ts', 'bin/dist-stamp.js', 'src/runtime/files.ts'];
 
 /** The folders whose files may be inputs, stat-ed before the build reads any of them. */
-const SOURCE_TREES = ['src', 'workers', 'scripts', 'prisma/migrations'];
+const SOURCE_TREES = ['src', 'workers', 'scripts', 'prisma/migrations', 'console/src'];
 
 // a bundle that imports one of these would need a compiler in production
 const COMPILERS = /^(tsx|typescript|esbuild|ts-node|@swc\/|vite|vitest)(\/|$)/;
@@ -63,8 +64,9 @@ async function buildUnlocked(finalDir: string): Promise<Metafile> {
   const outdir = `${finalDir}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   try {
     mkdirSync(outdir, { recursive: true });
-    const metafile = await bundleInto(outdir);
-    writeFileSync(join(outdir, STAMP_FILE), stampText(inputsOf(metafile, before)));
+    // the console (a browser bundle, by vite) beside the service's bundles; its inputs join the stamp's
+    const [metafile, consoleInputs] = await Promise.all([bundleInto(outdir), buildConsole(join(outdir, RUNTIME_FILES.consoleFolder.dist))]);
+    writeFileSync(join(outdir, STAMP_FILE), stampText(inputsOf(metafile, before, consoleInputs)));
     moveIntoPlace(outdir, finalDir);
     return metafile;
   } finally {
@@ -86,9 +88,14 @@ function signatures(trees: string[]): Map<string, string> {
   return out;
 }
 
-/** What the stamp lists: each bundled source and its folder, each copied file and folder, the build's configuration. */
-function inputsOf(meta: Metafile, before: Map<string, string>): Record<string, string | null> {
+/** What the stamp lists: each bundled source (the console's too) and its folder, each copied file and folder, the build's configuration. */
+function inputsOf(meta: Metafile, before: Map<string, string>, consoleInputs: string[]): Record<string, string | null> {
   const paths = new Set<string>(BUILD_CONFIG);
+  for (const rel of consoleInputs) {
+    paths.add(rel);
+    // console/ itself also holds console/dist, the build from the sources, which comes and goes
+    if (dirname(rel) !== 'console') paths.add(dirname(rel));
+  }
   for (const input of Object.keys(meta.inputs)) {
     const rel = relative(ROOT, resolve(ROOT, input)).split(sep).join('/');
     if (rel.startsWith('..') || rel.includes('node_modules/')) continue;

@@ -85,6 +85,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The web console
+         * @description A page built from the project's sources (its script and stylesheet under /console/assets/, nothing from another origin; Content-Security-Policy default-src 'none', script, style and connect from this origin only). The same page answers every path under /console (/console/gateways/{namespace}/{name}, .../tester, /console/objects/{kind}/{namespace}/{name}?version=N or ?from=A&to=B, /console/live), so that each view's address can be shared. It signs in with a bearer token, kept in the tab's session storage, and uses the public API with it alone: it shows what that token may read. 503 when the console was not built (npm run build).
+         */
+        get: operations["console"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/version": {
         parameters: {
             query?: never;
@@ -5513,6 +5533,27 @@ export interface operations {
                     "text/html": string;
                 };
             };
+        };
+    };
+    console: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            default: components["responses"]["Problem"];
         };
     };
     version: {

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 export const RUNTIME_FILES = {
   openapiSpec: { source: 'src/generated/openapi.json', dist: 'openapi.json' },
   docsFolder: { source: 'src/adapters/http/docs', dist: 'docs' },
+  // built, not copied: scripts/console-build.ts writes it (from the sources: console/dist)
+  consoleFolder: { source: 'console/dist', dist: 'console' },
   migrations: { source: 'prisma/migrations', dist: 'migrations' },
   // an entry of the build of its own, not a copy: it runs in a worker thread
   yamlWorker: { source: 'src/service/yaml-worker.ts', dist: 'yaml-worker.js' },

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process';
 import { tempDir } from '../support/temp-dir';
 
-const COPIED = ['src', 'workers', 'scripts', 'bin', 'prisma', 'package.json', 'package-lock.json', 'tsconfig.json', 'prisma.config.ts'];
+const COPIED = ['src', 'console', 'workers', 'scripts', 'bin', 'prisma', 'package.json', 'package-lock.json', 'tsconfig.json', 'prisma.config.ts'];
 
 function checkout(): string {
   const dir = tempDir('sy-checkout-');

@@ -1,9 +1,10 @@
-// Liveness, readiness, metrics, the spec and its rendering, and the version.
+// Liveness, readiness, metrics, the spec and its rendering, the console, and the version.
 import { Router } from 'express';
 import { readFileSync } from 'node:fs';
 import { runtimePath } from '../../runtime/files';
 import type { AppContext } from './context';
 import { docsRouter } from './docs-router';
+import { consoleRouter } from './console-router';
 import { GATEWAY_API_VERSION } from '../../runtime/version';
 
 export { GATEWAY_API_VERSION };
@@ -30,6 +31,7 @@ export function systemRouter(ctx: AppContext): Router {
     res.type('application/json').send(spec);
   });
   r.use(docsRouter());
+  r.use(consoleRouter());
   r.get('/version', (_req, res) => {
     res.locals.route = '/version';
     res.json({ version: ctx.version, gatewayAPIVersion: GATEWAY_API_VERSION, channel: 'experimental' });
