@@ -88,21 +88,15 @@ function unusableEntry(c: RouteCtx, weight: number, grpc: boolean): Msg {
 /** The route fields (action, headers, per-filter config) of a rule reached through one entry. */
 function ruleFields(c: RouteCtx, rule: CompiledRule, where: string, listener: CompiledListener, grpc: boolean, matchedPrefix: string | undefined): Msg {
   const note = noteFor(c, where);
-  if (rule.invalid) {
-    note('invalid rule', `${rule.invalid.reason}: every request it matches is answered ${grpc ? 'UNAVAILABLE' : '500'}`);
-    return { direct_response: refusal(grpc) };
-  }
+  // a rule that cannot be programmed is answered as the reference answers it: not a gap to note
+  if (rule.invalid) return { direct_response: refusal(grpc) };
   const p = filterPieces(rule.filters, { listener, matchedPrefix }, note);
   const out: Msg = { ...p.headers };
   if (p.cors) out.typed_per_filter_config = { [FILTER.cors]: p.cors };
   if (p.redirect) return { ...out, redirect: p.redirect };
 
-  const total = rule.backends.reduce((n, b) => n + Math.max(0, b.weight), 0);
   const usable = rule.backends.reduce((n, b) => n + (b.valid ? Math.max(0, b.weight) : 0), 0);
-  if (usable === 0) {
-    if (total > 0) note('unusable backends', `no backend of the rule is usable: every request is answered ${grpc ? 'UNAVAILABLE' : '500'}`);
-    return { ...out, direct_response: refusal(grpc) };
-  }
+  if (usable === 0) return { ...out, direct_response: refusal(grpc) };
   const entries: Msg[] = [];
   let unusableWeight = 0;
   let withFilters = false;
