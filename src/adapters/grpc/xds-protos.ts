@@ -55,6 +55,14 @@ export function xdsRoot(): protobuf.Root {
   return (loaded = root);
 }
 
+/** More of the vendored protos in the same root (e.g. the bootstrap, which the server itself never sends). */
+export function loadProtoFiles(files: string[]): protobuf.Root {
+  const root = xdsRoot();
+  root.loadSync(files, { keepCase: true });
+  root.resolveAll();
+  return root;
+}
+
 export const typeNameOf = (typeUrl: string) => typeUrl.slice(typeUrl.lastIndexOf('/') + 1);
 
 export function messageType(typeUrl: string): protobuf.Type {

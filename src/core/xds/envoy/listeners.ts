@@ -116,7 +116,7 @@ function tlsChains(c: RouteCtx, gw: CompiledGatewayRef, port: number, listeners:
         }
         const rc = routeConfigName(gw, port, selected);
         out.routes.push(routeConfiguration(c, rc, https, selected));
-        return { name, transport_socket: { name: FILTER.tls, typed_config: downstreamTls(selected.tls, ['h2', 'http/1.1']) }, filters: [hcm(rc, rc)] };
+        return { name, transport_socket: { name: FILTER.tls, typed_config: downstreamTls(selected.tls, ['h2', 'http/1.1'], true) }, filters: [hcm(rc, rc)] };
       });
       continue;
     }
@@ -126,7 +126,7 @@ function tlsChains(c: RouteCtx, gw: CompiledGatewayRef, port: number, listeners:
     group(key, d, (name) => {
       const rule = entry ? c.table.rules[entry.rule] : null;
       const chain: Msg = { name, filters: [tcpProxy(c, name, rule, { plain: passthrough })] };
-      if (!passthrough && rule && selected.tls?.certificateRefs.length) chain.transport_socket = { name: FILTER.tls, typed_config: downstreamTls(selected.tls, undefined) };
+      if (!passthrough && rule && selected.tls?.certificateRefs.length) chain.transport_socket = { name: FILTER.tls, typed_config: downstreamTls(selected.tls, undefined, false) };
       return chain;
     });
   }

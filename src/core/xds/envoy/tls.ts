@@ -16,11 +16,12 @@ const sds = (name: string) => ({ name, sds_config: ADS });
  * reference HTTPS server offers it, and client validation: AllowValidOnly requires a certificate
  * that chains to the CA bundle; AllowInsecureFallback asks for one and lets any (or none) in.
  */
-export function downstreamTls(tls: CompiledListenerTLS, alpn: string[] | undefined): Msg {
+export function downstreamTls(tls: CompiledListenerTLS, alpn: string[] | undefined, validateClients: boolean): Msg {
   const common: Msg = { tls_certificate_sds_secret_configs: [sds(certificateSecretName(tls.certificateRefs[0]))] };
   if (alpn) common.alpn_protocols = alpn;
   const ctx: Msg = { '@type': T.downstreamTls, common_tls_context: common };
-  if (tls.caBundle) {
+  // frontend validation is an HTTPS listener's: the reference asks no client of a TLS listener for a certificate
+  if (tls.caBundle && validateClients) {
     if (tls.clientValidationMode === 'AllowInsecureFallback') {
       common.validation_context = { trusted_ca: { inline_string: tls.caBundle }, trust_chain_verification: 'ACCEPT_UNTRUSTED' };
       ctx.require_client_certificate = false;
