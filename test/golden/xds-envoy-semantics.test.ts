@@ -78,7 +78,7 @@ function shares(clusters: { name: string; weight: number }[]): Map<string, numbe
 /** What Envoy does with the request, read off the resources. */
 function envoyAnswer(r: EnvoyResources, table: CompiledTable, req: Req, protocol: string): Outcome {
   const gw = table.gateway;
-  const l = r.listener.get(`${gw.namespace}/${gw.name}/${req.port}${protocol === 'udp' ? '/udp' : ''}`);
+  const l = r.listener.get(`${gw.namespace}/${gw.name}/${req.port}${protocol === 'udp' ? '/udp' : ''}`) as M | undefined;
   if (!l) return { kind: 'refused' };
   if (protocol === 'udp') {
     const cluster = l.listener_filters[0].typed_config.matcher.on_no_match.action.typed_config.cluster;
@@ -92,7 +92,6 @@ function envoyAnswer(r: EnvoyResources, table: CompiledTable, req: Req, protocol
     if (protocol === 'http' || (protocol === 'grpc' && !req.sni)) return { kind: 'refused' };
     const sni = (req.sni ?? host).toLowerCase();
     chain = bestPattern(l.filter_chains as M[], (c) => c.filter_chain_match.server_names ?? null, sni);
-    if (chain && !chain.filter_chain_match.server_names && sni && (l.filter_chains as M[]).some((c) => c !== chain && (c.filter_chain_match.server_names ?? []).includes(sni))) throw new Error('model');
   } else chain = l.filter_chains[0];
   if (!chain) return { kind: 'refused' };
   const f = chain.filters[0].typed_config;
@@ -101,7 +100,7 @@ function envoyAnswer(r: EnvoyResources, table: CompiledTable, req: Req, protocol
     if (cs.length === 1 && cs[0].name === UNUSABLE_CLUSTER) return { kind: 'refused' };
     return { kind: 'route', name: 'stream', shares: shares(cs) };
   }
-  const rc = r.route.get(f.rds.route_config_name)!;
+  const rc = r.route.get(f.rds.route_config_name) as M;
   const vh = bestPattern(rc.virtual_hosts as M[], (v) => v.domains, host);
   if (!vh) return { kind: 'status', status: 404 };
   const lower = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));

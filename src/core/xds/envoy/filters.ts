@@ -63,7 +63,7 @@ export function pathRewrite(m: CompiledPathModifier, matchedPrefix: string | und
   const to = trimSlash(m.value);
   if (prefix !== '' && to !== '') return { prefix_rewrite: to };
   if (prefix === '') return { regex_rewrite: { pattern: { regex: '^/' }, substitution: `${to}/` } };
-  return { regex_rewrite: { pattern: { regex: `^${quoteRe2(prefix)}/*` }, substitution: '/' } };
+  return { regex_rewrite: { pattern: { regex: `^${quoteRe2(prefix)}/?` }, substitution: '/' } };
 }
 
 const REDIRECT_CODE: Record<number, string> = { 301: 'MOVED_PERMANENTLY', 302: 'FOUND', 303: 'SEE_OTHER', 307: 'TEMPORARY_REDIRECT', 308: 'PERMANENT_REDIRECT' };
