@@ -128,13 +128,16 @@ afterAll(async () => {
 describe('an Envoy node over delta ADS', () => {
   it('gets a listener per port, clusters before what names them, routes, endpoints and its certificate by SDS', async () => {
     const st = open(token);
-    // Envoy's order: clusters, then listeners, each by wildcard
+    // Envoy's order: every cluster; listeners only once the clusters are in (its initial fetch)
     st.send({ node: envoyNode(), type_url: TYPE_URL.cluster });
-    st.send({ node: envoyNode(), type_url: TYPE_URL.listener });
     const received: string[] = [];
     const sentClusters = new Set<string>();
+    const cds = await st.next();
+    received.push(cds.type_url);
+    for (const c of decoded(cds)) sentClusters.add(c.name);
+    st.send({ node: envoyNode(), type_url: cds.type_url, response_nonce: cds.nonce });
+    st.send({ node: envoyNode(), type_url: TYPE_URL.listener });
     let listeners: any[] = [];
-    // both wildcard subscriptions answered: the clusters come first
     while (listeners.length === 0) {
       const r = await st.next();
       received.push(r.type_url);
