@@ -281,6 +281,11 @@ export class SnapshotHub {
     return this.load(snap.key);
   }
 
+  /** The Secret data `snap` names (none read when it names none): for the Gateway's own proxies only. */
+  secrets(snap: HeldSnapshot): Promise<SnapshotSecret[]> {
+    return secretsOf(this.db, snap);
+  }
+
   private reload(key: string): Promise<HeldSnapshot | null> {
     return this.load(key).then(() => this.cache.get(key) ?? null);
   }

@@ -67,7 +67,9 @@ export class SotwStream implements StreamOps {
 
   listenerNames = (): string[] | 'wildcard' => {
     const t = this.types.get('listener');
-    if (t?.subscribed && !t.names) return 'wildcard';
+    const c = this.types.get('cluster');
+    // every Listener or every Cluster: an Envoy (it asks for listeners only once its clusters are in)
+    if ((t?.subscribed && !t.names) || (c?.subscribed && !c.names)) return 'wildcard';
     // a proxyless client's route configuration is named as its listener
     return [...new Set([...(t?.names ?? []), ...(this.types.get('route')?.names ?? [])])];
   };
@@ -169,7 +171,8 @@ export class DeltaStream implements StreamOps {
 
   listenerNames = (): string[] | 'wildcard' => {
     const t = this.types.get('listener');
-    if (t?.started && t.wildcard) return 'wildcard';
+    const c = this.types.get('cluster');
+    if ((t?.started && t.wildcard) || (c?.started && c.wildcard)) return 'wildcard';
     return [...new Set([...(t?.names ?? []), ...(this.types.get('route')?.names ?? [])])];
   };
 

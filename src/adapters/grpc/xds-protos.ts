@@ -19,6 +19,14 @@ const FILES = [
   'envoy/extensions/filters/http/router/v3/router.proto',
   'envoy/extensions/filters/http/fault/v3/fault.proto',
   'envoy/extensions/transport_sockets/tls/v3/secret.proto',
+  // what an Envoy node's listeners, routes and clusters carry (src/core/xds/envoy)
+  'envoy/extensions/transport_sockets/tls/v3/tls.proto',
+  'envoy/extensions/filters/http/cors/v3/cors.proto',
+  'envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto',
+  'envoy/extensions/filters/udp/udp_proxy/v3/udp_proxy.proto',
+  'envoy/extensions/filters/udp/udp_proxy/v3/route.proto',
+  'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
+  'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
 ];
 
 export function protoDirs(): string[] {
@@ -45,6 +53,14 @@ export function xdsRoot(): protobuf.Root {
   root.loadSync(FILES, { keepCase: true });
   root.resolveAll();
   return (loaded = root);
+}
+
+/** More of the vendored protos in the same root (e.g. the bootstrap, which the server itself never sends). */
+export function loadProtoFiles(files: string[]): protobuf.Root {
+  const root = xdsRoot();
+  root.loadSync(files, { keepCase: true });
+  root.resolveAll();
+  return root;
 }
 
 export const typeNameOf = (typeUrl: string) => typeUrl.slice(typeUrl.lastIndexOf('/') + 1);

@@ -6,7 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { SnapshotHub } from '../delivery/snapshots';
 import type { CompiledTable } from '../../core/compile';
+import type { SnapshotSecret } from '../../core/compile';
 import { proxylessListener, proxylessResources, type ProxylessListener } from '../../core/xds/proxyless';
+import { envoyResources, type EnvoyResources } from '../../core/xds/envoy';
 import { TYPE_URL, type ResourceKind } from '../../core/xds/types';
 import type { Encoded, Universe } from './ads-streams';
 import { encodeMessage } from './xds-protos';
@@ -17,6 +19,10 @@ export interface GatewayTable {
   table: CompiledTable | null;
   /** per listener name, its translation (made when first asked for) */
   memo: Map<string, ProxylessListener | null>;
+  /** the Secret data the table names: every stream is of a token that holds the Gateway (xds-server's authorize) */
+  secrets: SnapshotSecret[];
+  /** the Envoy translation (made when an Envoy node first asks) */
+  envoy?: EnvoyResources;
   /** milliseconds from the hub's notice of this version to the table in hand */
   loadMs: number;
 }
@@ -57,8 +63,9 @@ export class XdsTables {
       const snap = await this.hub.get(key);
       const whole = snap ? await this.hub.whole(snap) : null;
       const table = whole ? whole.table() : null;
+      const secrets = whole ? await this.hub.secrets(whole) : [];
       const loadMs = performance.now() - started;
-      const next: GatewayTable = whole ? { version: whole.version, table, memo: new Map(), loadMs } : { version: null, table: null, memo: new Map(), loadMs };
+      const next: GatewayTable = whole ? { version: whole.version, table, memo: new Map(), secrets, loadMs } : { version: null, table: null, memo: new Map(), secrets, loadMs };
       const prev = this.held.get(key);
       // a load that lands after a newer version is kept
       if (prev && prev.version !== null && next.version !== null && prev.version >= next.version) return prev;
@@ -97,12 +104,20 @@ export class XdsTables {
     else void this.load(key);
   }
 
-  /** What a proxyless client subscribed to these listener names can be sent from `t`. */
+  /**
+   * What a client can be sent from `t`. A node that subscribes to every Listener (the wildcard) is
+   * an Envoy: it gets the Gateway as Envoy runs it (src/core/xds/envoy). One that names listeners
+   * "<hostname>:<port>" is a proxyless gRPC client: it gets those API listeners.
+   */
   universe(t: GatewayTable, listenerNames: string[] | 'wildcard'): Universe {
     const u = Object.fromEntries(KINDS.map((k) => [k, new Map<string, Encoded>()])) as Universe;
-    // a wildcard listener subscription is an Envoy's: its translation is not served yet
-    if (!t.table || listenerNames === 'wildcard') return u;
+    if (!t.table) return u;
     const table = t.table;
+    if (listenerNames === 'wildcard') {
+      t.envoy ??= envoyResources(table, t.secrets);
+      for (const k of KINDS) for (const [name, res] of t.envoy[k]) u[k].set(name, encoded(k, name, res));
+      return u;
+    }
     const r = proxylessResources(table, listenerNames, (name) => {
       if (!t.memo.has(name)) t.memo.set(name, proxylessListener(table, name));
       return t.memo.get(name)!;
