@@ -4232,6 +4232,65 @@ export interface components {
             /** @description Status of each listener of the ListenerSet. */
             listeners?: components["schemas"]["ListenerStatus"][];
         };
+        /** @description What clients in `namespace` send to every Service of the mesh, per Service port (format switchyard.dev/mesh-table/v1). How an outbound proxy routes with it: find the Service the client connects to (by its cluster IP, or by the name <service>.<namespace>.svc.<clusterDomain>, where <service>.<namespace> and, for Services of the client's namespace, <service> name it too), then its port; when the port has `httpRoutes` / `grpcRoutes`, walk the list of the request's kind (gRPC requests use grpcRoutes when the port is governed by GRPCRoutes, else httpRoutes) and take the first entry whose match accepts the request (none: 404, gRPC Unimplemented); with no routes, forward to `backend`. Then apply the rule's filters and pick a backend by weight. The same inputs always give byte-identical JSON. */
+        MeshTable: {
+            /** @enum {string} */
+            format: "switchyard.dev/mesh-table/v1";
+            /** @description The client namespace this table is for. */
+            namespace: string;
+            /** @description The cluster's DNS domain (CLUSTER_DOMAIN, default cluster.local). */
+            clusterDomain: string;
+            /** @description Every Service of the mesh (all namespaces), sorted by namespace, name. */
+            services: components["schemas"]["MeshService"][];
+            /** @description Every route that owns a rule in `rules`, sorted by kind, namespace, name. */
+            routes: components["schemas"]["CompiledRoute"][];
+            /** @description The actions of every rule an entry refers to, sorted by route, then rule index. */
+            rules: components["schemas"]["CompiledRule"][];
+        };
+        MeshService: {
+            namespace: string;
+            name: string;
+            /** @description The Service's cluster IPs (spec.clusterIPs, else spec.clusterIP); empty for a Service without one (headless, ExternalName, or none assigned): such a Service is reached by name only and no route can attach to it. */
+            clusterIPs: string[];
+            /** @description In the order of spec.ports. */
+            ports: components["schemas"]["MeshServicePort"][];
+        };
+        MeshServicePort: {
+            port: number;
+            name?: string;
+            /** @description TCP, UDP or SCTP (spec.ports[].protocol, default TCP). */
+            protocol: string;
+            appProtocol?: string;
+            /**
+             * @description The kind of the routes that govern this port for the table's clients; absent when none does.
+             * @enum {string}
+             */
+            routeKind?: "HTTPRoute" | "GRPCRoute";
+            /** @description True when the governing routes are consumer routes (in the client namespace, naming a Service of another). */
+            consumer?: boolean;
+            /** @description HTTPRoute entries, first match wins (present when routeKind is HTTPRoute). */
+            httpRoutes?: components["schemas"]["CompiledHTTPEntry"][];
+            /** @description GRPCRoute entries, first match wins (present when routeKind is GRPCRoute). */
+            grpcRoutes?: components["schemas"]["CompiledGRPCEntry"][];
+            /** @description The Service's own endpoints at this port: where a request goes when no route governs the port (flagged invalid, NoEndpoints, when there are none). */
+            backend: components["schemas"]["CompiledBackend"];
+        };
+        /** @description What GET /api/v1/namespaces/{namespace}/mesh/snapshot returns and each SSE `snapshot` event carries. */
+        MeshSnapshot: {
+            namespace: string;
+            /** @description Strictly increases, and only when the table changes; also the ETag. */
+            version: number;
+            /** @description SHA-256 (hex) of the table's canonical JSON. */
+            hash: string;
+            table: components["schemas"]["MeshTable"];
+        };
+        /** @description The gateway resolve body plus the client's namespace. */
+        MeshResolveRequest: {
+            client: {
+                /** @description The namespace of the client that sends the request. */
+                namespace: string;
+            };
+        } & components["schemas"]["ResolveRequest"];
         /** @description Kubernetes object metadata. uid, resourceVersion, generation and creationTimestamp are set by the server. */
         ObjectMeta: {
             /** @description The name of the object, unique within its namespace (or the cluster, for a cluster-scoped kind). */
