@@ -579,6 +579,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/mesh/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The mesh table of the clients in one namespace (GAMMA)
+         * @description Every Service's outbound routes as clients in {namespace} see them (openapi/schemas/mesh.yaml MeshTable). ETag is "<version>"; the version moves only when the table changes. With If-None-Match naming the current version the answer is 304; with ?wait=SECONDS as well the request is held until a newer version exists (200) or time runs out (304). Admins, viewers and the proxy tokens whose mesh scope is {namespace} may read it; others: 403. 404 while the namespace has no table (one is made for every namespace with a Namespace object or any object in it). Whole tables only: deltas are not offered yet.
+         */
+        get: operations["getMeshSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/mesh/snapshot/watch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Mesh snapshots as Server-Sent Events
+         * @description `event: snapshot`, `id: <version>`, `data: <MeshSnapshot JSON>`. The current snapshot is sent on connect unless Last-Event-ID already names it; `: heartbeat` comments at least every 15 s. Who may read it: as for GET .../mesh/snapshot.
+         */
+        get: operations["watchMeshSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/services/{name}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Where would a mesh client's request to this Service go, and why
+         * @description Evaluates the request of a client in `client.namespace` to this Service (at `port`, default its first TCP port) on that namespace's mesh table, exactly as its outbound proxy would: the consumer routes of the client's namespace, else the producer routes, else the Service's own endpoints. The answer has the gateway resolve's shape (`listener` names the Service port). Anyone who may read the Service may ask.
+         */
+        post: operations["resolveMesh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/gateways/{name}/proxies": {
         parameters: {
             query?: never;
@@ -2557,6 +2624,8 @@ export interface components {
             namespaces?: string[];
             /** @description For proxy tokens: "namespace/name". */
             gateways?: string[];
+            /** @description For proxy tokens: the mesh scope, a namespace: the token reads the mesh table of the clients in it (GET /api/v1/namespaces/{namespace}/mesh/snapshot and its watch). A proxy token names Gateways, a mesh scope, or both. */
+            mesh?: string;
             /** Format: date-time */
             expiresAt?: string;
         };
@@ -2566,6 +2635,8 @@ export interface components {
             role: components["schemas"]["Role"];
             namespaces: string[];
             gateways: string[];
+            /** @description A proxy token's mesh scope (a namespace). */
+            mesh?: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -6340,6 +6411,95 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ResolveRequest"];
+            };
+        };
+        responses: {
+            /** @description The decision. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResolveResponse"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getMeshSnapshot: {
+        parameters: {
+            query?: {
+                /** @description Seconds to hold a conditional request (at most 300). */
+                wait?: number;
+            };
+            header?: {
+                "If-None-Match"?: string;
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mesh snapshot. */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeshSnapshot"];
+                };
+            };
+            /** @description Not modified (the version named by If-None-Match is current). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    watchMeshSnapshot: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream of MeshSnapshot items. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    resolveMesh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeshResolveRequest"];
             };
         };
         responses: {

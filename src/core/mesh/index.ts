@@ -5,3 +5,4 @@ export { byName, findService, findTarget, isIP, portOf, splitAuthority, type Mes
 export { decideMesh, portTable, resolveMesh } from './resolve-mesh';
 export { MESH_FEATURES, meshSupportedFeatures } from './features';
 export { meshRefs, meshRouteParents, type MeshRouteParents } from './status';
+export { meshSnapshotBody } from './snapshot';
