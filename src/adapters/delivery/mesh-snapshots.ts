@@ -55,16 +55,20 @@ export class MeshHub {
 
   /** Reads the store's version of a namespace's table. */
   async refresh(namespace: string): Promise<MeshSnapshot | undefined> {
-    const row = await readMeshTable(this.db, namespace, this.controller);
-    if (!row) return this.held.get(namespace);
     const have = this.held.get(namespace);
+    const row = await readMeshTable(this.db, namespace, this.controller, have?.version ?? -1);
+    if (!row) return have;
     if (!have || have.version < row.version) this.offer(snapshotOf(namespace, row.version, meshSnapshotBody(namespace, row.version, row.hash, row.body)));
     return this.held.get(namespace);
   }
 
-  /** The newest version known here, else the store's; undefined when the namespace has no table yet. */
+  /**
+   * The store's version (one indexed read; a version already held is not parsed again), so that a
+   * read right after a worker's write sees it even before its notice arrives; undefined when the
+   * namespace has no table yet.
+   */
   async get(namespace: string): Promise<MeshSnapshot | undefined> {
-    return this.held.get(namespace) ?? this.refresh(namespace);
+    return this.refresh(namespace);
   }
 
   watch(namespace: string, listener: Listener): () => void {

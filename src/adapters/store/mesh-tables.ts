@@ -11,9 +11,10 @@ export interface StoredMeshTable {
   sourcePosition: number;
 }
 
-export async function readMeshTable(db: Database, namespace: string, controller: string): Promise<StoredMeshTable | undefined> {
+/** The stored table of a namespace; with `newerThan`, only when its version is newer (else undefined). */
+export async function readMeshTable(db: Database, namespace: string, controller: string, newerThan = -1): Promise<StoredMeshTable | undefined> {
   const [row] = await db.sql.$queryRawUnsafe<{ version: bigint; hash: string; body: string; source_position: bigint }[]>(
-    'SELECT version, hash, body, source_position FROM mesh_tables WHERE namespace = $1 AND controller = $2', namespace, controller);
+    'SELECT version, hash, body, source_position FROM mesh_tables WHERE namespace = $1 AND controller = $2 AND version > $3', namespace, controller, newerThan);
   return row ? { version: Number(row.version), hash: row.hash, body: row.body, sourcePosition: Number(row.source_position) } : undefined;
 }
 
