@@ -629,7 +629,7 @@ export interface paths {
         };
         /**
          * The mesh table of the clients in one namespace (GAMMA)
-         * @description Every Service's outbound routes as clients in {namespace} see them (openapi/schemas/mesh.yaml MeshTable). ETag is "<version>"; the version moves only when the table changes. With If-None-Match naming the current version the answer is 304; with ?wait=SECONDS as well the request is held until a newer version exists (200) or time runs out (304). Admins, viewers and the proxy tokens whose mesh scope is {namespace} may read it; others: 403. 404 while the namespace has no table (one is made for every namespace with a Namespace object or any object in it). Whole tables only: deltas are not offered yet.
+         * @description Every Service's outbound routes as clients in {namespace} see them (openapi/schemas/mesh.yaml MeshTable). ETag is "<version>"; the version moves only when the table changes. With If-None-Match naming the current version the answer is 304; with ?wait=SECONDS as well the request is held until a newer version exists (200) or time runs out (304). Admins, viewers and the proxy tokens whose mesh scope is {namespace} may read it; others: 403. 404 while the namespace has no table (one is made for every namespace with a Namespace object or any object in it).
          */
         get: operations["getMeshSnapshot"];
         put?: never;
@@ -4427,6 +4427,22 @@ export interface components {
             metadata: Record<string, never>;
             items: components["schemas"]["XMesh"][];
         };
+        /** @description What changed in a namespace's mesh table from `fromVersion` to `version` (GET .../mesh/snapshot ?since=, and `event: delta` on the watch with ?delta=true): the Services whose entries changed or came, whole, and those that went; `routes` and `rules` are the new table's, whole (they are indexed by the Services' entries). Applied to the table at `fromVersion`: replace or add each Service of `services.put` (keeping the list sorted by namespace, name), drop each of `services.remove`, take `routes` and `rules`; the result's hash (SHA-256, hex, of its JSON with the members in MeshTable's order) is `hash`. A client whose result does not match fetches the whole snapshot. */
+        MeshSnapshotDelta: {
+            namespace: string;
+            fromVersion: number;
+            version: number;
+            hash: string;
+            services: {
+                put: components["schemas"]["MeshService"][];
+                remove: {
+                    namespace: string;
+                    name: string;
+                }[];
+            };
+            routes: components["schemas"]["CompiledRoute"][];
+            rules: components["schemas"]["CompiledRule"][];
+        };
         /** @description Kubernetes object metadata. uid, resourceVersion, generation and creationTimestamp are set by the server. */
         ObjectMeta: {
             /** @description The name of the object, unique within its namespace (or the cluster, for a cluster-scoped kind). */
@@ -6540,6 +6556,8 @@ export interface operations {
             query?: {
                 /** @description Seconds to hold a conditional request (at most 300). */
                 wait?: number;
+                /** @description The version the client holds: answered with the MeshSnapshotDelta from it to the current version (a body with `fromVersion`), or with the whole MeshSnapshot (a body with `table`) when that version is no longer kept; 304 when it is current, held with ?wait= as If-None-Match is. */
+                since?: number;
             };
             header?: {
                 "If-None-Match"?: string;
@@ -6551,14 +6569,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The mesh snapshot. */
+            /** @description The mesh snapshot (with ?since= the delta from that version when it is kept). */
             200: {
                 headers: {
                     ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MeshSnapshot"];
+                    "application/json": components["schemas"]["MeshSnapshot"] | components["schemas"]["MeshSnapshotDelta"];
                 };
             };
             /** @description Not modified (the version named by If-None-Match is current). */
@@ -6573,7 +6591,10 @@ export interface operations {
     };
     watchMeshSnapshot: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: after the first event, each change is sent as `event: delta`, `id: <version>`, `data: <MeshSnapshotDelta JSON>` from the version the previous event carried, while the API keeps that version (else a whole `event: snapshot`). false or absent: whole snapshots only. */
+                delta?: boolean;
+            };
             header?: {
                 "Last-Event-ID"?: string;
             };

@@ -6,11 +6,13 @@
 // Service, by cluster IP or by name (core/mesh/lookup), and the port; the Service port's table then
 // decides exactly as resolve does, and the request is forwarded as the Gateway proxy forwards. A
 // destination that is no Service (a pod's address) goes straight there: no route applies to it.
-// The table is followed by long-poll; the last good one keeps serving while the API is away.
+// The table is followed by long-poll, each change as its delta from the version held (checked
+// against the new version's hash); the last good one keeps serving while the API is away.
 import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
-import { decideMesh, findTarget, isIP, portTable, splitAuthority, type MeshSnapshot, type MeshTable, type MeshTarget } from '../core/mesh';
+import { createHash } from 'node:crypto';
+import { applyMeshDelta, decideMesh, findTarget, isIP, portTable, splitAuthority, type MeshSnapshot, type MeshSnapshotDelta, type MeshTable, type MeshTarget } from '../core/mesh';
 import type { Decision } from '../core/resolve';
 import type { ResolveRequest } from '../core/resolve/types';
 import { ProxyMetrics } from './metrics';
@@ -70,6 +72,7 @@ export async function startMeshProxy(o: MeshProxyOptions): Promise<RunningMeshPr
   let held: Held | undefined;
   let stopped = false;
   let lastError: string | undefined;
+  let wholeNext = false;
 
   const servedFor = (h: Held, destination: string, defaultPort: number): { served: ServedTable; fallback: boolean; port: number } | undefined => {
     const target = findTarget(h.table, destination, defaultPort);
@@ -203,13 +206,26 @@ export async function startMeshProxy(o: MeshProxyOptions): Promise<RunningMeshPr
     while (!stopped) {
       try {
         const headers: Record<string, string> = { authorization: `Bearer ${o.token}` };
-        if (held) headers['if-none-match'] = `"${held.version}"`;
-        const res = await fetch(`${o.url}/api/v1/namespaces/${encodeURIComponent(o.namespace)}/mesh/snapshot${held ? `?wait=${o.waitSeconds ?? 30}` : ''}`, { headers, signal: abort.signal });
+        // the version held: a newer one comes as its delta from it when the API still keeps it
+        const base = wholeNext ? undefined : held;
+        const query = base ? `?since=${base.version}&wait=${o.waitSeconds ?? 30}` : '';
+        const res = await fetch(`${o.url}/api/v1/namespaces/${encodeURIComponent(o.namespace)}/mesh/snapshot${query}`, { headers, signal: abort.signal });
         if (res.status === 200) {
-          const snap = await res.json() as MeshSnapshot;
-          if (!held || snap.version > held.version) {
-            held = { version: snap.version, table: snap.table, ports: new Map() };
-            log.info({ namespace: o.namespace, version: snap.version }, 'mesh table swapped in');
+          const body = await res.json() as MeshSnapshot | MeshSnapshotDelta;
+          wholeNext = false;
+          let next: { version: number; table: MeshTable } | undefined;
+          if ('fromVersion' in body) {
+            const table = base && body.fromVersion === base.version ? applyMeshDelta(base.table, body) : undefined;
+            // a delta that does not lead to its hash is dropped for the whole table
+            if (table && createHash('sha256').update(JSON.stringify(table)).digest('hex') === body.hash) next = { version: body.version, table };
+            else {
+              wholeNext = true;
+              log.error({ namespace: o.namespace, version: body.version }, 'mesh delta did not fit; fetching the whole table');
+            }
+          } else next = { version: body.version, table: body.table };
+          if (next && (!held || next.version > held.version)) {
+            held = { version: next.version, table: next.table, ports: new Map() };
+            log.info({ namespace: o.namespace, version: next.version, delta: 'fromVersion' in body }, 'mesh table swapped in');
           }
           lastError = undefined;
           backoff = 100;

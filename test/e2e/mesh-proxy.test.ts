@@ -216,7 +216,7 @@ beforeAll(async () => {
   await reconciled(s, 45_000);
   for (const ns of CLIENT_NAMESPACES) {
     const token = await mintToken(s, { name: `mesh-${ns}`, role: 'proxy', mesh: ns });
-    const p = await startProxyProcess(s.url, token, ['--mesh', ns, '--mesh-port', '0'], { ACCESS_LOG: 'off' });
+    const p = await startProxyProcess(s.url, token, ['--mesh', ns, '--mesh-port', '0'], { ACCESS_LOG: 'off', LOG_LEVEL: 'info' });
     const port = Number(/"port":(\d+)/.exec(p.output())![1]);
     proxies.set(ns, { process: p, port });
   }
@@ -255,6 +255,12 @@ describe.skipIf(need.skip)(skippable(need, 'mesh conformance as real traffic thr
       }
     }, 120_000);
   }
+
+  it('followed the changes as deltas from the version it held, each leading to its hash', () => {
+    const out = proxies.get(MESH)!.process.output();
+    expect(out).toMatch(/"delta":true[^\n]*mesh table swapped in/);
+    expect(out).not.toMatch(/did not fit/);
+  });
 
   it('finds Services by cluster DNS name too: <service>.<namespace>.svc.cluster.local, <service>.<namespace>, and <service> in the client\'s namespace', async () => {
     const port = proxies.get(MESH)!.port;

@@ -153,6 +153,36 @@ describe('mesh table delivery', () => {
     }
   });
 
+  it('answers ?since= with a delta, and the watch with ?delta=true sends deltas after its first snapshot', async () => {
+    const cur = (await snapshot(MESH)).body;
+    const watch = await sse(`${s.url}/api/v1/namespaces/${MESH}/mesh/snapshot/watch?delta=true`, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const route = {
+      apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'delta-route', namespace: MESH },
+      spec: { parentRefs: [{ group: '', kind: 'Service', name: 'echo-v1', port: 8080 }], rules: [{ backendRefs: [{ name: 'echo-v2', port: 8080 }] }] },
+    };
+    try {
+      expect((await watch.next()).event).toBe('snapshot');
+      const held = snapshot(MESH, {}, `?since=${cur.version}&wait=20`);
+      await s.api('PUT', pathOf(route), route);
+      const r = await held;
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ namespace: MESH, fromVersion: cur.version });
+      expect(r.body.version).toBeGreaterThan(cur.version);
+      expect(r.body.services.put.map((x: any) => x.name)).toEqual(['echo-v1']);
+      expect(r.body.services.remove).toEqual([]);
+      const ev = await watch.next();
+      expect(ev.event).toBe('delta');
+      expect(JSON.parse(ev.data).fromVersion).toBe(cur.version);
+      // a version the API no longer keeps (or never had) gets the whole table
+      expect((await snapshot(MESH, {}, '?since=0')).body.table).toBeDefined();
+      expect((await snapshot(MESH, {}, '?since=x')).status).toBe(400);
+    } finally {
+      watch.close();
+      await s.api('DELETE', pathOf(route));
+      await reconciled(s, 45_000);
+    }
+  });
+
   it('gives a proxy token with a mesh scope its namespace only', async () => {
     const token = await mintToken(s, { name: 'mesh-proxy', role: 'proxy', mesh: MESH });
     expect((await snapshot(MESH, {}, '', token)).status).toBe(200);

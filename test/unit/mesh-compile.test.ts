@@ -2,7 +2,8 @@
 // everyone, consumer routes for their own namespace and before the producer's), per port, in
 // precedence order, with the Service's own endpoints where no route applies.
 import { describe, expect, it } from 'vitest';
-import { compileMesh, meshParentOutcomes } from '../../src/core/mesh';
+import { createHash } from 'node:crypto';
+import { applyMeshDelta, compileMesh, meshDelta, meshParentOutcomes } from '../../src/core/mesh';
 import { viewOf } from '../../src/core/refs/lookup';
 import { worldOf } from '../support/compile-world';
 
@@ -85,5 +86,19 @@ describe('compileMesh', () => {
     const a = JSON.stringify(compileMesh(worldOf(objects), 'shop'));
     const b = JSON.stringify(compileMesh(worldOf([...objects].reverse().map((o, i) => ({ ...o, metadata: { ...o.metadata, creationTimestamp: new Date(Date.parse('2026-03-01T10:00:00.000Z') + 1000 * (objects.length - 1 - i)).toISOString() } }))), 'shop'));
     expect(b).toBe(a);
+  });
+
+  it('makes deltas that lead from one version to the next, hash for hash', () => {
+    const from = JSON.parse(JSON.stringify(compileMesh(world, 'shop')));
+    const changed = worldOf([...objects.filter((o: any) => o.metadata.name !== 'echo-v2'), svc('prod', 'new-one'),
+      route('HTTPRoute', 'shop', 'mine', [parent('echo', { namespace: 'prod', port: 80 })], [{ backendRefs: [{ name: 'new-one', namespace: 'prod', port: 80 }] }])]);
+    const to = compileMesh(changed, 'shop');
+    const json = JSON.stringify(to);
+    const hash = createHash('sha256').update(json).digest('hex');
+    const d = meshDelta('shop', { version: 1, table: from }, { version: 2, hash, table: JSON.parse(json) });
+    expect(d.services.remove).toEqual([{ namespace: 'prod', name: 'echo-v2' }]);
+    expect(d.services.put.map((x) => x.name).sort()).toEqual(['echo', 'new-one']);
+    const applied = applyMeshDelta(from, JSON.parse(JSON.stringify(d)));
+    expect(createHash('sha256').update(JSON.stringify(applied)).digest('hex')).toBe(hash);
   });
 });

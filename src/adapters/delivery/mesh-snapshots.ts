@@ -6,7 +6,7 @@ import type { Database } from '../store/database';
 import type { Bus } from './bus';
 import { meshSnapshotChannel, subscribe } from './channels';
 import { readMeshTable } from '../store/mesh-tables';
-import { meshSnapshotBody, type MeshTable } from '../../core/mesh';
+import { meshDelta, meshSnapshotBody, type MeshTable } from '../../core/mesh';
 
 export interface MeshSnapshot {
   namespace: string;
@@ -15,7 +15,11 @@ export interface MeshSnapshot {
   body: string;
   /** the table, parsed once when asked for */
   table(): MeshTable;
+  hash(): string;
 }
+
+/** how many versions of each namespace's table are kept to make deltas from */
+const HISTORY = 16;
 
 type Listener = (snap: MeshSnapshot) => void;
 
@@ -23,6 +27,7 @@ const POLL_MS = 2_000;
 
 export class MeshHub {
   private readonly held = new Map<string, MeshSnapshot>();
+  private readonly history = new Map<string, MeshSnapshot[]>();
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly unsubscribe: () => void;
   private readonly timer: NodeJS.Timeout;
@@ -50,7 +55,18 @@ export class MeshHub {
     const have = this.held.get(snap.namespace);
     if (have && have.version >= snap.version) return;
     this.held.set(snap.namespace, snap);
+    const h = this.history.get(snap.namespace) ?? [];
+    h.push(snap);
+    if (h.length > HISTORY) h.shift();
+    this.history.set(snap.namespace, h);
     for (const l of this.listeners.get(snap.namespace) ?? []) l(snap);
+  }
+
+  /** The delta from a version this process held to `to`, or null when that version is no longer kept. */
+  deltaText(from: number, to: MeshSnapshot): string | null {
+    const base = (this.history.get(to.namespace) ?? []).find((x) => x.version === from);
+    if (!base || from >= to.version) return null;
+    return JSON.stringify(meshDelta(to.namespace, { version: base.version, table: base.table() }, { version: to.version, hash: to.hash(), table: to.table() }));
   }
 
   /** Reads the store's version of a namespace's table. */
@@ -102,6 +118,7 @@ export class MeshHub {
 }
 
 function snapshotOf(namespace: string, version: number, body: string): MeshSnapshot {
-  let table: MeshTable | undefined;
-  return { namespace, version, body, table: () => (table ??= (JSON.parse(body) as { table: MeshTable }).table) };
+  let parsed: { table: MeshTable; hash: string } | undefined;
+  const read = () => (parsed ??= JSON.parse(body) as { table: MeshTable; hash: string });
+  return { namespace, version, body, table: () => read().table, hash: () => read().hash };
 }

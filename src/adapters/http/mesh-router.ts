@@ -37,7 +37,11 @@ export function meshRouter(ctx: AppContext, hub: MeshHub): Router {
       access(res.locals.principal, namespace);
       let snap = await hub.get(namespace);
       if (!snap) throw noTable(namespace);
-      const have = etagVersion(req.headers['if-none-match']);
+      const sinceRaw = req.query.since;
+      const since = sinceRaw === undefined ? undefined : typeof sinceRaw === 'string' && /^\d{1,15}$/.test(sinceRaw) ? Number(sinceRaw) : NaN;
+      if (Number.isNaN(since)) throw new HttpError(400, `since must be a mesh snapshot version (a non-negative integer), got "${String(sinceRaw)}"`);
+      // ?since= answers the delta from that version; it is also the version the client holds
+      const have = since ?? etagVersion(req.headers['if-none-match']);
       const waitRaw = req.query.wait;
       if (waitRaw !== undefined && (!Number.isFinite(Number(waitRaw)) || Number(waitRaw) < 0))
         throw new HttpError(400, `wait must be a number of seconds, got "${String(waitRaw)}"`);
@@ -50,7 +54,8 @@ export function meshRouter(ctx: AppContext, hub: MeshHub): Router {
       res.setHeader('ETag', `"${snap.version}"`);
       res.setHeader('Cache-Control', 'no-cache');
       if (have !== undefined && have >= snap.version) return void res.status(304).end();
-      res.type('application/json').send(snap.body);
+      const delta = since !== undefined ? hub.deltaText(since, snap) : null;
+      res.type('application/json').send(delta ?? snap.body);
     } catch (e) {
       next(e);
     }
@@ -60,8 +65,11 @@ export function meshRouter(ctx: AppContext, hub: MeshHub): Router {
     res.locals.route = '/api/v1/namespaces/:namespace/mesh/snapshot/watch';
     const { namespace } = req.params as { namespace: string };
     let release: () => void;
+    let wantDelta = false;
     try {
       access(res.locals.principal, namespace);
+      if (req.query.delta !== undefined && req.query.delta !== 'true' && req.query.delta !== 'false') throw new HttpError(400, `delta must be true or false, got "${String(req.query.delta)}"`);
+      wantDelta = req.query.delta === 'true';
       if (!NAMESPACE.test(namespace)) throw new HttpError(400, `"${namespace}" is not a namespace name`);
       release = ctx.limits.acquireSse(res.locals.principal);
     } catch (e) {
@@ -75,8 +83,11 @@ export function meshRouter(ctx: AppContext, hub: MeshHub): Router {
     const send = (snap: MeshSnapshot | undefined) => {
       sending = sending.then(async () => {
         if (!snap || snap.version <= sent || stream.closed) return;
+        const from = sent;
         sent = snap.version;
-        await stream.sendFrame(sseFrame({ id: snap.version, event: 'snapshot', data: snap.body }));
+        // a client that asked for deltas gets one from the version it holds, while that is kept here
+        const delta = wantDelta && from >= 0 ? hub.deltaText(from, snap) : null;
+        await stream.sendFrame(delta !== null ? sseFrame({ id: snap.version, event: 'delta', data: delta }) : sseFrame({ id: snap.version, event: 'snapshot', data: snap.body }));
       }).catch(() => stream.end());
     };
     stream.onClose(hub.watch(namespace, send));

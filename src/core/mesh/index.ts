@@ -6,3 +6,4 @@ export { decideMesh, portTable, resolveMesh } from './resolve-mesh';
 export { MESH_FEATURES, meshSupportedFeatures, xMeshOf } from './features';
 export { meshRefs, meshRouteParents, type MeshRouteParents } from './status';
 export { meshSnapshotBody } from './snapshot';
+export { applyMeshDelta, meshDelta, type MeshSnapshotDelta } from './delta';
