@@ -10,6 +10,6 @@ const db = await openDatabase({ url: config.databaseUrl, dataDir: join(resolve(c
 await migrate(db);
 const started = Date.now();
 const out = await rebuildProjections(db);
-const rec = await rebuildReconciled(db, config.controllerName, config.addressPool);
+const rec = await rebuildReconciled(db, config.controllerName, config.addressPool, config.clusterDomain);
 console.log(`rebuilt ${out.objects} objects from ${out.events} events, then ${rec.gateways} Gateways and ${rec.classes} GatewayClasses, in ${Date.now() - started} ms`);
 await db.close();

@@ -1,5 +1,6 @@
 // Rebuilds every projection from the log: the objects by replaying it, then what the reconciler
-// projects by recomputing every Gateway and GatewayClass from the rebuilt objects.
+// projects by recomputing every Gateway and GatewayClass, and the mesh's statuses and tables, from
+// the rebuilt objects.
 import type { Database } from '../adapters/store/database';
 import { replayLogIntoObjects } from '../adapters/store/replay-objects';
 import { dropReconciledProjections, listGatewaysAndClasses } from '../adapters/store/reconciled-reset';
@@ -13,7 +14,7 @@ export function rebuildProjections(db: Database): Promise<{ events: number; obje
  * from the rebuilt objects. Snapshot versions are not a projection: identical content keeps its
  * version and new content gets a higher one, so a proxy never sees a version go backwards.
  */
-export async function rebuildReconciled(db: Database, controllerName: string, addressPool: readonly string[] = []): Promise<{ gateways: number; classes: number }> {
+export async function rebuildReconciled(db: Database, controllerName: string, addressPool: readonly string[] = [], clusterDomain?: string): Promise<{ gateways: number; classes: number }> {
   await dropReconciledProjections(db);
   const { Reconciler } = await import('./reconcile');
   const reconciler = new Reconciler(db, { controllerName, addressPool });
@@ -28,5 +29,11 @@ export async function rebuildReconciled(db: Database, controllerName: string, ad
       gateways++;
     }
   }
+  // the mesh's projections: the Service parent entries of route statuses, and every namespace's table
+  const { MeshReconciler } = await import('./mesh-reconcile');
+  const { meshNamespaces } = await import('../adapters/store/mesh-tables');
+  const mesh = new MeshReconciler(db, reconciler.cache, { controllerName, clusterDomain });
+  await mesh.recomputeStatuses();
+  for (const ns of await meshNamespaces(db, controllerName)) await mesh.recomputeTable(ns);
   return { gateways, classes };
 }
