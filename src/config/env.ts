@@ -54,6 +54,8 @@ export interface Config {
   /** the certificate and key of the xDS server's TLS; unset: those of the Kubernetes paths */
   xdsTlsCertFile?: string;
   xdsTlsKeyFile?: string;
+  /** CLUSTER_DOMAIN: the DNS domain of Service names, <service>.<namespace>.svc.<domain> */
+  clusterDomain: string;
 }
 
 export const ACCESS_LOG_MODES = ['all', 'errors', 'off'] as const;
@@ -141,5 +143,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     xdsPlaintext: flag('XDS_PLAINTEXT', false, env),
     xdsTlsCertFile: env.XDS_TLS_CERT_FILE || undefined,
     xdsTlsKeyFile: env.XDS_TLS_KEY_FILE || undefined,
+    clusterDomain: (env.CLUSTER_DOMAIN || 'cluster.local').replace(/\.$/, '').toLowerCase(),
   };
 }

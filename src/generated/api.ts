@@ -2553,7 +2553,7 @@ export interface components {
             /** @description Unique; the actor in the audit trail. */
             name: string;
             role: components["schemas"]["Role"];
-            /** @description For operator */
+            /** @description For operator, developer and discovery tokens; for a proxy token, the namespaces whose mesh clients it serves (the Linkerd destination API on the gRPC server). */
             namespaces?: string[];
             /** @description For proxy tokens: "namespace/name". */
             gateways?: string[];

@@ -36,7 +36,7 @@ export function checkTokenRequest(body: TokenRequest, now: Date): Omit<TokenInfo
   const gateways = stringList(body.gateways, 'gateways', /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\/[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, errors);
   const role = body.role as Role;
   if ((role === 'operator' || role === 'developer' || role === 'discovery') && namespaces.length === 0) errors.push({ path: 'namespaces', message: `Required value: a ${role} token acts in named namespaces` });
-  if (role === 'proxy' && gateways.length === 0) errors.push({ path: 'gateways', message: 'Required value: a proxy token names its Gateways as "namespace/name"' });
+  if (role === 'proxy' && gateways.length === 0 && namespaces.length === 0) errors.push({ path: 'gateways', message: 'Required value: a proxy token names its Gateways as "namespace/name", or (namespaces) the namespaces whose mesh clients it serves' });
   let expiresAt: string | undefined;
   if (body.expiresAt !== undefined) {
     const t = typeof body.expiresAt === 'string' ? Date.parse(body.expiresAt) : NaN;
