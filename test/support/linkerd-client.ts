@@ -67,6 +67,8 @@ export function getStatus(client: grpc.Client, req: Record<string, unknown>, md:
   });
 }
 
+const REFUSALS = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED, grpc.status.INVALID_ARGUMENT, grpc.status.UNIMPLEMENTED]);
+
 /** A proxy's view of one destination: the endpoints it holds and every message it was sent. */
 export class Follower {
   readonly endpoints = new Set<string>();
@@ -106,7 +108,8 @@ export class Follower {
     call.on('error', (e: grpc.ServiceError) => {
       this.ended.push({ code: e.code, details: e.details });
       for (const w of this.waiters.splice(0)) w();
-      if (this.reconnect && !this.stopped && e.code === grpc.status.UNAVAILABLE) setTimeout(() => !this.stopped && this.open(), 100);
+      // as a proxy does: any end but a refusal of the request itself is followed by a new stream
+      if (this.reconnect && !this.stopped && !REFUSALS.has(e.code)) setTimeout(() => !this.stopped && this.open(), 100);
     });
   }
 

@@ -24,10 +24,20 @@ export function linkerdServices(opts: LinkerdOptions): GrpcServices {
   const deps = { auth: opts.auth, hub, clusterDomain: opts.clusterDomain, logger: opts.logger };
   const unimplemented = (call: grpc.ServerWritableStream<unknown, unknown>) =>
     endCall(call, grpc.status.UNIMPLEMENTED, 'not served yet by this control plane: profiles and outbound policies come from the mesh routes');
+  let draining = false;
+  // a call that arrives while the server shuts down goes elsewhere at once, rather than being
+  // served a moment and then cut off
+  const refused = (call: grpc.ServerWritableStream<unknown, unknown>) => {
+    if (draining) endCall(call, grpc.status.UNAVAILABLE, 'server shutting down');
+    return draining;
+  };
   return {
+    drain: () => {
+      draining = true;
+    },
     register(server, track) {
       server.addService(serviceDefinition(DESTINATION_SERVICE), {
-        Get: (call: GetCall) => serveGet(deps, track(call as never) as GetCall),
+        Get: (call: GetCall) => refused(call as never) || serveGet(deps, track(call as never) as GetCall),
         GetProfile: (call: grpc.ServerWritableStream<unknown, unknown>) => unimplemented(track(call)),
       });
       server.addService(serviceDefinition(OUTBOUND_SERVICE), {

@@ -8,6 +8,8 @@ export type TrackedCall = grpc.ServerWritableStream<unknown, unknown> | grpc.Ser
 
 export interface GrpcServices {
   register(server: grpc.Server, track: <T extends TrackedCall>(call: T) => T): void;
+  /** the server is shutting down: calls that arrive now are to be refused UNAVAILABLE */
+  drain?(): void;
   /** stops what the services follow (after their calls have been ended) */
   close?(): void | Promise<void>;
 }

@@ -249,6 +249,7 @@ export async function startXdsServer(opts: XdsServerOptions): Promise<RunningXds
       // streams end UNAVAILABLE so that clients reconnect to another process; a client that tries
       // this one again finds the port closed
       const closed = new Promise<void>((resolve) => net.close(() => resolve()));
+      for (const s of opts.services ?? []) s.drain?.();
       for (const c of [...calls]) c.emit('error', { code: grpc.status.UNAVAILABLE, details: 'server shutting down', metadata: new grpc.Metadata() });
       // a status goes out a moment after the stream is ended; no event says when it has
       if (calls.size || sockets.size) await new Promise((r) => setTimeout(r, STATUS_GRACE_MS));
