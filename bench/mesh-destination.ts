@@ -54,7 +54,7 @@ try {
   }
   const applied = await fetch(`${svc.url}/api/v1/apply`, { method: 'POST', headers, body: JSON.stringify({ items }) });
   if (applied.status !== 200) throw new Error(`apply: ${applied.status} ${(await applied.text()).slice(0, 500)}`);
-  const tr = await fetch(`${svc.url}/api/v1/tokens`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench-mesh', role: 'proxy', namespaces: ['client'] }) });
+  const tr = await fetch(`${svc.url}/api/v1/tokens`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench-mesh', role: 'proxy', mesh: 'client' }) });
   const { token } = (await tr.json()) as { token: string };
 
   // each connection its own, as separate proxies' would be

@@ -31,6 +31,8 @@ import { startWorker, type RunningWorker } from './worker';
 import { ReconcileThread } from './runtime/reconcile-thread';
 import { SnapshotHub } from './adapters/delivery/snapshots';
 import { deliveryRouter } from './adapters/http/delivery-router';
+import { meshRouter } from './adapters/http/mesh-router';
+import { MeshHub } from './adapters/delivery/mesh-snapshots';
 import { tokensRouter } from './adapters/http/tokens-router';
 import { proxiesRouter } from './adapters/http/proxies-router';
 import { TokenStore } from './service/tokens';
@@ -150,7 +152,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
   if (workerThread) metrics.includeText(() => workerThread.metrics());
   const worker: RunningWorker | null = opts.worker === false || workerThread ? null : startWorker({
     db, bus, logger, controllerName: config.controllerName, addressPool: config.addressPool, redisUrl: config.redisUrl, queuePrefix: opts.queuePrefix ?? deployment?.prefix, deploymentId: deployment?.id,
-    kubeEventsRetentionSeconds: config.kubeEventsRetentionSeconds,
+    kubeEventsRetentionSeconds: config.kubeEventsRetentionSeconds, clusterDomain: config.clusterDomain,
   });
 
   if (worker) metrics.include(worker.metrics.registry);
@@ -182,7 +184,8 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       throw e;
     }
   }
-  app = createApp(ctx, { delivery: deliveryRouter, extra: [tokensRouter, proxiesRouter] });
+  const meshHub = new MeshHub(db, bus, config.controllerName);
+  app = createApp(ctx, { delivery: deliveryRouter, extra: [tokensRouter, proxiesRouter, (c) => meshRouter(c, meshHub)] });
   const port = (server.address() as AddressInfo).port;
   // next to a token the server keeps in a file; a token from the environment is not written anywhere
   if (!config.adminToken) {
@@ -208,6 +211,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
         // long-polls are answered (304) and streams ended now; clients reconnect to another process
         const xdsClosed = xds?.close();
         ctx.snapshots.close();
+        meshHub.close();
         for (const res of sse) res.end();
         const idle = setInterval(() => { server.closeIdleConnections(); secure.closeIdleConnections(); }, 50);
         server.closeIdleConnections();

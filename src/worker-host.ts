@@ -28,7 +28,7 @@ export async function hostWorker(config: Config, logger: Logger, o: { processMet
   const worker = startWorker({
     db, bus, logger, controllerName: config.controllerName, addressPool: config.addressPool, redisUrl: config.redisUrl,
     queuePrefix: deployment?.prefix, deploymentId: deployment?.id, processMetrics: o.processMetrics,
-    kubeEventsRetentionSeconds: config.kubeEventsRetentionSeconds,
+    kubeEventsRetentionSeconds: config.kubeEventsRetentionSeconds, clusterDomain: config.clusterDomain,
   });
   const redisPing = config.redisUrl ? new RedisPing(config.redisUrl) : null;
   return {

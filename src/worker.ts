@@ -14,8 +14,9 @@ import { Dispatcher } from './adapters/queue/dispatcher';
 import { BehindSweep } from './adapters/queue/sweep';
 import { scoped } from './adapters/store/scope';
 import { Reconciler, missedChanges } from './service/reconcile';
+import { MeshReconciler } from './service/mesh-reconcile';
 import { markWork } from './runtime/idle-gc';
-import { DELTA_NOTICE_LIMIT, EVENTS_CHANNEL, publish, RECONCILED_CHANNEL, SNAPSHOT_CHANNEL, snapshotDeltaChannel, snapshotNotice } from './adapters/delivery/channels';
+import { NOTICE_BODY_LIMIT, DELTA_NOTICE_LIMIT, EVENTS_CHANNEL, meshSnapshotChannel, publish, RECONCILED_CHANNEL, SNAPSHOT_CHANNEL, snapshotDeltaChannel, snapshotNotice } from './adapters/delivery/channels';
 import { WorkerMetrics } from './adapters/metrics/worker';
 import { readDispatchLag } from './adapters/store/dispatch-lag';
 import { dispatchCheckpoint } from './adapters/store/scope';
@@ -39,12 +40,15 @@ export interface WorkerOptions {
   processMetrics?: boolean;
   /** KUBE_EVENTS_RETENTION_SECONDS: Kubernetes Events of status transitions are recorded (0: none); default an hour */
   kubeEventsRetentionSeconds?: number;
+  /** CLUSTER_DOMAIN, for the mesh tables' Service names */
+  clusterDomain?: string;
 }
 
 export interface RunningWorker {
   queue: ReconcileQueue;
   dispatcher: Dispatcher | null;
   reconciler: Reconciler;
+  mesh: MeshReconciler;
   metrics: WorkerMetrics;
   /** resolves once no whole table is being stored in place of its chain of deltas (what a reader of the store may wait for) */
   settled(): Promise<void>;
@@ -70,6 +74,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     events: { instance: hostname(), retentionSeconds: o.kubeEventsRetentionSeconds ?? DEFAULT_KUBE_EVENTS_RETENTION_SECONDS },
   });
 
+  const mesh = new MeshReconciler(o.db, reconciler.cache, { controllerName: o.controllerName, clusterDomain: o.clusterDomain });
   const metrics = new WorkerMetrics({ processMetrics: o.processMetrics ?? false });
   /** whole tables being stored in place of their chains (see `compact`), awaited by settled and close */
   const compactions = new Set<Promise<void>>();
@@ -91,6 +96,18 @@ export function startWorker(o: WorkerOptions): RunningWorker {
       const read = await reconciler.recomputeGatewayClass(job.name);
       o.bus.publish(RECONCILED_CHANNEL, key);
       return { read };
+    }
+    if (job.kind === 'MeshStatus') {
+      const read = await mesh.recomputeStatuses(atLeast);
+      o.bus.publish(RECONCILED_CHANNEL, key);
+      return { read };
+    }
+    if (job.kind === 'Mesh') {
+      const out = await mesh.recomputeTable(job.namespace, atLeast);
+      // the body travels with its notice when it is small enough; an API reads the store otherwise
+      if (out.changed) publish(o.bus, meshSnapshotChannel, { namespace: out.namespace, version: out.version, ...(out.body.length <= NOTICE_BODY_LIMIT ? { body: out.body } : {}) });
+      o.bus.publish(RECONCILED_CHANNEL, key);
+      return { read: out.sourcePosition };
     }
     const out = await reconciler.recomputeGateway(job.namespace, job.name, atLeast);
     // A changed snapshot is announced as soon as it is committed, before the check for missed
@@ -128,7 +145,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   queue.start(async (key, atLeast, queuedAt) => {
     const startedAt = Date.now();
     const started = performance.now();
-    const kind = parseJob(key).kind === 'GatewayClass' ? 'GatewayClass' : 'Gateway';
+    const kind = parseJob(key).kind;
     try {
       const served = await recompute(key, atLeast);
       metrics.recomputed(kind, served.again ? 'again' : 'ok', (performance.now() - started) / 1000, queuedAt, startedAt);
@@ -160,7 +177,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   const checkpoint = dispatchCheckpoint(o.controllerName);
   metrics.bind({ queue: () => queue.counts(), lag: dispatcher ? () => readDispatchLag(o.db, checkpoint) : undefined });
   return {
-    queue, dispatcher, reconciler, metrics, settled,
+    queue, dispatcher, reconciler, mesh, metrics, settled,
     async close() {
       unsubscribe();
       await sweep?.stop();

@@ -49,13 +49,21 @@ export interface Config {
   kubeTlsKeyFile?: string;
   /** XDS_PORT: the port of the xDS (ADS) gRPC server; 0: none */
   xdsPort: number;
+  /** CLUSTER_DOMAIN: the DNS domain of Service names in the mesh (<service>.<namespace>.svc.<domain>) */
+  clusterDomain: string;
   /** XDS_PLAINTEXT=true: plaintext gRPC from any client (by default from loopback clients only) */
   xdsPlaintext: boolean;
   /** the certificate and key of the xDS server's TLS; unset: those of the Kubernetes paths */
   xdsTlsCertFile?: string;
   xdsTlsKeyFile?: string;
-  /** CLUSTER_DOMAIN: the DNS domain of Service names, <service>.<namespace>.svc.<domain> */
-  clusterDomain: string;
+}
+
+/** CLUSTER_DOMAIN: a DNS name (labels of letters, digits and "-"), default cluster.local. */
+function clusterDomain(env: NodeJS.ProcessEnv): string {
+  const v = (env.CLUSTER_DOMAIN ?? '').trim().replace(/\.$/, '').toLowerCase();
+  if (v === '') return 'cluster.local';
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/.test(v)) throw new Error(`CLUSTER_DOMAIN must be a DNS name, got "${env.CLUSTER_DOMAIN}"`);
+  return v;
 }
 
 export const ACCESS_LOG_MODES = ['all', 'errors', 'off'] as const;
@@ -140,9 +148,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kubeTlsCertFile: env.KUBE_TLS_CERT_FILE || undefined,
     kubeTlsKeyFile: env.KUBE_TLS_KEY_FILE || undefined,
     xdsPort: port('XDS_PORT', 18000, env),
+    clusterDomain: clusterDomain(env),
     xdsPlaintext: flag('XDS_PLAINTEXT', false, env),
     xdsTlsCertFile: env.XDS_TLS_CERT_FILE || undefined,
     xdsTlsKeyFile: env.XDS_TLS_KEY_FILE || undefined,
-    clusterDomain: (env.CLUSTER_DOMAIN || 'cluster.local').replace(/\.$/, '').toLowerCase(),
   };
 }

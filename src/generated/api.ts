@@ -579,6 +579,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/namespaces/{namespace}/mesh/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The mesh table of the clients in one namespace (GAMMA)
+         * @description Every Service's outbound routes as clients in {namespace} see them (openapi/schemas/mesh.yaml MeshTable). ETag is "<version>"; the version moves only when the table changes. With If-None-Match naming the current version the answer is 304; with ?wait=SECONDS as well the request is held until a newer version exists (200) or time runs out (304). Admins, viewers and the proxy tokens whose mesh scope is {namespace} may read it; others: 403. 404 while the namespace has no table (one is made for every namespace with a Namespace object or any object in it). Whole tables only: deltas are not offered yet.
+         */
+        get: operations["getMeshSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/mesh/snapshot/watch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Mesh snapshots as Server-Sent Events
+         * @description `event: snapshot`, `id: <version>`, `data: <MeshSnapshot JSON>`. The current snapshot is sent on connect unless Last-Event-ID already names it; `: heartbeat` comments at least every 15 s. Who may read it: as for GET .../mesh/snapshot.
+         */
+        get: operations["watchMeshSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/namespaces/{namespace}/services/{name}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Where would a mesh client's request to this Service go, and why
+         * @description Evaluates the request of a client in `client.namespace` to this Service (at `port`, default its first TCP port) on that namespace's mesh table, exactly as its outbound proxy would: the consumer routes of the client's namespace, else the producer routes, else the Service's own endpoints. The answer has the gateway resolve's shape (`listener` names the Service port). Anyone who may read the Service may ask.
+         */
+        post: operations["resolveMesh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/gateways/{name}/proxies": {
         parameters: {
             query?: never;
@@ -2553,10 +2620,12 @@ export interface components {
             /** @description Unique; the actor in the audit trail. */
             name: string;
             role: components["schemas"]["Role"];
-            /** @description For operator, developer and discovery tokens; for a proxy token, the namespaces whose mesh clients it serves (the Linkerd destination API on the gRPC server). */
+            /** @description For operator */
             namespaces?: string[];
             /** @description For proxy tokens: "namespace/name". */
             gateways?: string[];
+            /** @description For proxy tokens: the mesh scope, a namespace: the token reads the mesh table of the clients in it (GET /api/v1/namespaces/{namespace}/mesh/snapshot and its watch) and serves them through the Linkerd destination and outbound-policy APIs on the gRPC server (XDS_PORT). A proxy token names Gateways, a mesh scope, or both. */
+            mesh?: string;
             /** Format: date-time */
             expiresAt?: string;
         };
@@ -2566,6 +2635,8 @@ export interface components {
             role: components["schemas"]["Role"];
             namespaces: string[];
             gateways: string[];
+            /** @description A proxy token's mesh scope (a namespace). */
+            mesh?: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4232,6 +4303,65 @@ export interface components {
             /** @description Status of each listener of the ListenerSet. */
             listeners?: components["schemas"]["ListenerStatus"][];
         };
+        /** @description What clients in `namespace` send to every Service of the mesh, per Service port (format switchyard.dev/mesh-table/v1). How an outbound proxy routes with it: find the Service the client connects to (by its cluster IP, or by the name <service>.<namespace>.svc.<clusterDomain>, where <service>.<namespace> and, for Services of the client's namespace, <service> name it too), then its port; when the port has `httpRoutes` / `grpcRoutes`, walk the list of the request's kind (gRPC requests use grpcRoutes when the port is governed by GRPCRoutes, else httpRoutes) and take the first entry whose match accepts the request (none: 404, gRPC Unimplemented); with no routes, forward to `backend`. Then apply the rule's filters and pick a backend by weight. The same inputs always give byte-identical JSON. */
+        MeshTable: {
+            /** @enum {string} */
+            format: "switchyard.dev/mesh-table/v1";
+            /** @description The client namespace this table is for. */
+            namespace: string;
+            /** @description The cluster's DNS domain (CLUSTER_DOMAIN, default cluster.local). */
+            clusterDomain: string;
+            /** @description Every Service of the mesh (all namespaces), sorted by namespace, name. */
+            services: components["schemas"]["MeshService"][];
+            /** @description Every route that owns a rule in `rules`, sorted by kind, namespace, name. */
+            routes: components["schemas"]["CompiledRoute"][];
+            /** @description The actions of every rule an entry refers to, sorted by route, then rule index. */
+            rules: components["schemas"]["CompiledRule"][];
+        };
+        MeshService: {
+            namespace: string;
+            name: string;
+            /** @description The Service's cluster IPs (spec.clusterIPs, else spec.clusterIP); empty for a Service without one (headless, ExternalName, or none assigned): such a Service is reached by name only and no route can attach to it. */
+            clusterIPs: string[];
+            /** @description In the order of spec.ports. */
+            ports: components["schemas"]["MeshServicePort"][];
+        };
+        MeshServicePort: {
+            port: number;
+            name?: string;
+            /** @description TCP, UDP or SCTP (spec.ports[].protocol, default TCP). */
+            protocol: string;
+            appProtocol?: string;
+            /**
+             * @description The kind of the routes that govern this port for the table's clients; absent when none does.
+             * @enum {string}
+             */
+            routeKind?: "HTTPRoute" | "GRPCRoute";
+            /** @description True when the governing routes are consumer routes (in the client namespace, naming a Service of another). */
+            consumer?: boolean;
+            /** @description HTTPRoute entries, first match wins (present when routeKind is HTTPRoute). */
+            httpRoutes?: components["schemas"]["CompiledHTTPEntry"][];
+            /** @description GRPCRoute entries, first match wins (present when routeKind is GRPCRoute). */
+            grpcRoutes?: components["schemas"]["CompiledGRPCEntry"][];
+            /** @description The Service's own endpoints at this port: where a request goes when no route governs the port (flagged invalid, NoEndpoints, when there are none). */
+            backend: components["schemas"]["CompiledBackend"];
+        };
+        /** @description What GET /api/v1/namespaces/{namespace}/mesh/snapshot returns and each SSE `snapshot` event carries. */
+        MeshSnapshot: {
+            namespace: string;
+            /** @description Strictly increases, and only when the table changes; also the ETag. */
+            version: number;
+            /** @description SHA-256 (hex) of the table's canonical JSON. */
+            hash: string;
+            table: components["schemas"]["MeshTable"];
+        };
+        /** @description The gateway resolve body plus the client's namespace. */
+        MeshResolveRequest: {
+            client: {
+                /** @description The namespace of the client that sends the request. */
+                namespace: string;
+            };
+        } & components["schemas"]["ResolveRequest"];
         /** @description Kubernetes object metadata. uid, resourceVersion, generation and creationTimestamp are set by the server. */
         ObjectMeta: {
             /** @description The name of the object, unique within its namespace (or the cluster, for a cluster-scoped kind). */
@@ -6281,6 +6411,95 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ResolveRequest"];
+            };
+        };
+        responses: {
+            /** @description The decision. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResolveResponse"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getMeshSnapshot: {
+        parameters: {
+            query?: {
+                /** @description Seconds to hold a conditional request (at most 300). */
+                wait?: number;
+            };
+            header?: {
+                "If-None-Match"?: string;
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mesh snapshot. */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeshSnapshot"];
+                };
+            };
+            /** @description Not modified (the version named by If-None-Match is current). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    watchMeshSnapshot: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                namespace: components["parameters"]["Namespace"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream of MeshSnapshot items. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    resolveMesh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                namespace: components["parameters"]["Namespace"];
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeshResolveRequest"];
             };
         };
         responses: {

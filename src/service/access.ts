@@ -84,6 +84,11 @@ export function canReportProxy(p: Principal, namespace: string, name: string): b
 }
 
 /** Snapshots and their watch: admins, viewers (no Secret data) and the Gateway's own proxy tokens. */
+/** The mesh table of the clients of a namespace: admins, viewers, and the proxy tokens of that mesh scope. */
+export function canReadMeshSnapshot(p: Principal, namespace: string): boolean {
+  return p.role === 'admin' || p.role === 'viewer' || (p.role === 'proxy' && p.mesh === namespace);
+}
+
 export function canReadSnapshot(p: Principal, namespace: string, name: string): 'with-secrets' | 'without-secrets' | false {
   if (p.role === 'admin') return 'with-secrets';
   if (p.role === 'viewer') return 'without-secrets';
@@ -92,10 +97,10 @@ export function canReadSnapshot(p: Principal, namespace: string, name: string): 
 }
 
 /**
- * The mesh's outbound proxies of namespace `clientNamespace` (the Linkerd destination and policy
- * APIs): admins and the proxy tokens that name that namespace. What clients of a namespace may
- * reach is every Service of the mesh, so the namespace is the whole of the scope.
+ * The mesh's outbound proxies of namespace `clientNamespace` through the Linkerd destination and
+ * policy APIs: admins and the proxy tokens of that mesh scope (what those clients may reach is
+ * every Service of the mesh, so the namespace is the whole of the scope).
  */
 export function canServeMesh(p: Principal, clientNamespace: string): boolean {
-  return p.role === 'admin' || (p.role === 'proxy' && (p.namespaces ?? []).includes(clientNamespace));
+  return p.role === 'admin' || (p.role === 'proxy' && p.mesh === clientNamespace);
 }

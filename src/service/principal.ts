@@ -11,6 +11,8 @@ export interface Principal {
   role: Role;
   namespaces?: string[];
   gateways?: string[];
+  /** a proxy token's mesh scope: the client namespace whose mesh table it reads */
+  mesh?: string;
 }
 
 /** Turns a bearer token into its principal, or null when the token is unknown, revoked or expired. */

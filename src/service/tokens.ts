@@ -36,7 +36,14 @@ export function checkTokenRequest(body: TokenRequest, now: Date): Omit<TokenInfo
   const gateways = stringList(body.gateways, 'gateways', /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\/[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, errors);
   const role = body.role as Role;
   if ((role === 'operator' || role === 'developer' || role === 'discovery') && namespaces.length === 0) errors.push({ path: 'namespaces', message: `Required value: a ${role} token acts in named namespaces` });
-  if (role === 'proxy' && gateways.length === 0 && namespaces.length === 0) errors.push({ path: 'gateways', message: 'Required value: a proxy token names its Gateways as "namespace/name", or (namespaces) the namespaces whose mesh clients it serves' });
+  let mesh: string | undefined;
+  if (body.mesh !== undefined) {
+    if (typeof body.mesh !== 'string' || !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(body.mesh)) errors.push({ path: 'mesh', message: `invalid value ${JSON.stringify(body.mesh)}: a namespace name` });
+    else if (body.role !== 'proxy') errors.push({ path: 'mesh', message: 'Forbidden: only a proxy token has a mesh scope' });
+    else mesh = body.mesh;
+  }
+  if (role === 'proxy' && gateways.length === 0 && body.mesh === undefined)
+    errors.push({ path: 'gateways', message: 'Required value: a proxy token names its Gateways as "namespace/name", or a mesh scope (mesh: a namespace)' });
   let expiresAt: string | undefined;
   if (body.expiresAt !== undefined) {
     const t = typeof body.expiresAt === 'string' ? Date.parse(body.expiresAt) : NaN;
@@ -45,7 +52,7 @@ export function checkTokenRequest(body: TokenRequest, now: Date): Omit<TokenInfo
     else expiresAt = new Date(t).toISOString();
   }
   if (errors.length) throw invalid(`the token request is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
-  return { name: body.name as string, role, namespaces, gateways, ...(expiresAt ? { expiresAt } : {}) };
+  return { name: body.name as string, role, namespaces, gateways, ...(mesh ? { mesh } : {}), ...(expiresAt ? { expiresAt } : {}) };
 }
 
 export class TokenStore implements Authenticator {

@@ -41,7 +41,7 @@ const PATH = 'web.apps.svc.cluster.local:80';
 beforeAll(async () => {
   s = await startTestServer({ xdsPort: await freePort() });
   client = destinationClient(s.running.xds!.port);
-  token = await mintToken(s, { name: 'mesh-client', role: 'proxy', namespaces: ['client'] });
+  token = await mintToken(s, { name: 'mesh-client', role: 'proxy', mesh: 'client' });
 }, 60_000);
 
 afterAll(async () => {

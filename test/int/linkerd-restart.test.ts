@@ -44,7 +44,7 @@ afterAll(async () => {
 
 describe('a Destination.Get stream across an API restart', () => {
   it('reconnects to the restarted process and holds the set as it is then, and takes later changes', async () => {
-    const token = await mintToken(writer, { name: 'mesh-client', role: 'proxy', namespaces: ['client'] });
+    const token = await mintToken(writer, { name: 'mesh-client', role: 'proxy', mesh: 'client' });
     follower = new Follower(() => client, { scheme: 'k8s', path: 'web.apps.svc.cluster.local:80', context_token: '{"ns":"client"}' }, () => bearer(token), true);
     await follower.until('10.7.0.1:8080');
     // a change written through another process reaches this one's stream

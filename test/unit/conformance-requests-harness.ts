@@ -192,11 +192,14 @@ function weighted(res: ResolveResponse) {
   return res.backends.map((b, i) => ({ b, i })).filter(({ b }) => b.weight > 0);
 }
 
-export function checkRequest(check: RequestCase, table: CompiledTable): Outcome {
+/** How a request is evaluated: by default resolve() on the table (the mesh evaluates a Service port). */
+export type Evaluate = (request: any, context?: { random?: number }) => ResolveResponse;
+
+export function checkRequest(check: RequestCase, table: CompiledTable | undefined, evaluate: Evaluate = (r, ctx) => resolve(table!, r, ctx)): Outcome {
   const e = check.expect;
   const failures: string[] = [];
   const fail = (msg: string) => failures.push(msg);
-  const res = resolve(table, toResolveRequest(check.request, e));
+  const res = evaluate(toResolveRequest(check.request, e));
   const proto = String(check.request.protocol);
   const stream = proto === 'tls' || proto === 'tcp' || proto === 'udp';
 
@@ -251,7 +254,7 @@ export function checkRequest(check: RequestCase, table: CompiledTable): Outcome 
     const N = 1000;
     const picked = new Map<string, number>();
     for (let i = 0; i < N; i++) {
-      const r = resolve(table, toResolveRequest(check.request, e), { random: (i + 0.5) / N });
+      const r = evaluate(toResolveRequest(check.request, e), { random: (i + 0.5) / N });
       const b = r.chosenBackend !== undefined ? r.backends[r.chosenBackend] : undefined;
       if (b && r.forwarded) picked.set(b.name!, (picked.get(b.name!) ?? 0) + 1 / N);
     }

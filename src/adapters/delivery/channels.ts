@@ -94,6 +94,27 @@ export const snapshotDeltaChannel: Channel<SnapshotDeltaNotice> = {
 /** Deltas larger than this are not sent on the bus (the API makes them itself when asked). */
 export const DELTA_NOTICE_LIMIT = NOTICE_BODY_LIMIT;
 
+/** A mesh table's new version for the clients of a namespace, with its snapshot body when it is small enough. */
+export interface MeshSnapshotNotice {
+  namespace: string;
+  version: number;
+  body?: string;
+}
+
+export const MESH_SNAPSHOT_CHANNEL = 'mesh-snapshots';
+
+export const meshSnapshotChannel: Channel<MeshSnapshotNotice> = {
+  name: MESH_SNAPSHOT_CHANNEL,
+  encode: (m) => `${JSON.stringify({ namespace: m.namespace, version: m.version })}\n${m.body ?? ''}`,
+  decode: (text) => {
+    const nl = text.indexOf('\n');
+    const head = JSON.parse(nl < 0 ? text : text.slice(0, nl)) as { namespace?: unknown; version?: unknown };
+    if (typeof head.namespace !== 'string' || typeof head.version !== 'number') throw new Error('not a mesh snapshot notice');
+    const body = nl < 0 ? '' : text.slice(nl + 1);
+    return { namespace: head.namespace, version: head.version, ...(body ? { body } : {}) };
+  },
+};
+
 export function publish<M>(bus: Bus, channel: Channel<M>, message: M): void {
   bus.publish(channel.name, channel.encode(message));
 }

@@ -1,6 +1,6 @@
 // Who calls the Linkerd APIs and for which client namespace. The token is a proxy token (call
-// metadata `authorization: Bearer <token>`), as on the xDS streams; its mesh scope is the
-// namespaces it names. The client's namespace comes from the request: Destination's context_token
+// metadata `authorization: Bearer <token>`), as on the xDS streams, with a mesh scope (`mesh`: the
+// client namespace it serves). The client's namespace comes from the request: Destination's context_token
 // or OutboundPolicies' source_workload, each `{"ns": "...", ...}` (Linkerd's form) or "<ns>:<name>".
 // Order: no token or an unknown one is UNAUTHENTICATED; a token that serves no mesh client, or not
 // this namespace's, PERMISSION_DENIED; a request that cannot be read INVALID_ARGUMENT.
@@ -50,13 +50,9 @@ export async function meshCaller(auth: Authenticator, md: grpc.Metadata, clientT
     throw new CallError(grpc.status.UNAVAILABLE, 'the token could not be checked; try again');
   }
   if (!p) throw new CallError(grpc.status.UNAUTHENTICATED, 'unknown, revoked or expired token');
-  const scope = p.role === 'proxy' ? p.namespaces ?? [] : [];
-  if (p.role !== 'admin' && scope.length === 0) throw new CallError(grpc.status.PERMISSION_DENIED, `token "${p.name}" serves no mesh clients (a proxy token names their namespaces)`);
-  let ns = clientNamespaceOf(clientText, field);
-  if (ns === undefined && p.role === 'proxy') {
-    if (scope.length !== 1) throw new CallError(grpc.status.INVALID_ARGUMENT, `token "${p.name}" serves the mesh clients of several namespaces: name the client's in ${field} ({"ns": "..."})`);
-    ns = scope[0];
-  }
+  if (p.role !== 'admin' && !(p.role === 'proxy' && p.mesh)) throw new CallError(grpc.status.PERMISSION_DENIED, `token "${p.name}" serves no mesh clients (a proxy token with a mesh scope does)`);
+  // a proxy token's scope is one namespace: a request that names none is its clients'
+  const ns = clientNamespaceOf(clientText, field) ?? (p.role === 'proxy' ? p.mesh : undefined);
   if (ns !== undefined && !canServeMesh(p, ns)) throw new CallError(grpc.status.PERMISSION_DENIED, `token "${p.name}" does not serve mesh clients in namespace ${ns}`);
   return { principal: p, namespace: ns };
 }

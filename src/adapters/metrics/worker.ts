@@ -101,7 +101,7 @@ export class WorkerMetrics {
     return this.lagRead.value;
   }
 
-  recomputed(kind: 'Gateway' | 'GatewayClass', outcome: RecomputeOutcome, seconds: number, queuedAt?: number, startedAt?: number): void {
+  recomputed(kind: 'Gateway' | 'GatewayClass' | 'Mesh' | 'MeshStatus', outcome: RecomputeOutcome, seconds: number, queuedAt?: number, startedAt?: number): void {
     this.recomputes.inc({ kind, outcome });
     this.recomputeDuration.observe({ kind }, seconds);
     if (queuedAt !== undefined && startedAt !== undefined) this.queueWait.observe(Math.max(0, startedAt - queuedAt) / 1000);

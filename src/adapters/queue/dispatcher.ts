@@ -9,7 +9,8 @@ import type { ReconcileQueue } from './types';
 import { inReadingOrder } from '../../core/objects/order';
 import { parseDepKey, touchedBy } from '../../core/deps';
 import { gatewaysDependingOn } from '../store/gateway-deps';
-import { jobKey } from './job-keys';
+import { jobKey, MESH_STATUS_JOB, meshJob } from './job-keys';
+import { meshNamespaces } from '../store/mesh-tables';
 
 // While events stream in (more than PACE_EVENTS within PACE_WINDOW_MS), batches start at most every
 // PACE_MS: each batch costs a read, a round of requests and a checkpoint write whatever its size, and
@@ -141,6 +142,38 @@ export class Dispatcher {
       if (d?.kind === 'Gateway' || d?.kind === 'GatewayClass') keys.add(jobKey(d));
     }
     if (touched.size) for (const gateway of await gatewaysDependingOn(this.db, this.opts.scope, [...touched])) keys.add(gateway);
+    const mesh = meshTouched(events);
+    if (mesh.status) keys.add(MESH_STATUS_JOB);
+    if (mesh.all) for (const ns of await meshNamespaces(this.db, this.opts.scope)) keys.add(meshJob(ns));
+    for (const ns of mesh.namespaces) keys.add(meshJob(ns));
     return keys;
   }
+}
+
+/**
+ * Which mesh tables a batch can change (GAMMA). Every table holds every Service with its endpoints,
+ * and producer routes (in their Service's namespace) apply to every client: a change to a Service,
+ * an EndpointSlice or a producer route asks for every namespace's table. A consumer route (naming a
+ * Service of another namespace) applies to its own namespace's clients alone; a new Namespace gets
+ * its table. Route statuses for Services change with the routes and with the Services they name.
+ */
+export function meshTouched(events: readonly BatchEvent[]): { all: boolean; status: boolean; namespaces: Set<string> } {
+  const out = { all: false, status: false, namespaces: new Set<string>() };
+  for (const ev of events) {
+    for (const k of ev.touches ?? touchedBy(ev.kind, null, ev.object)) {
+      const d = parseDepKey(k);
+      if (!d) continue;
+      if (d.kind === 'Service' || d.kind === 'EndpointSlices') {
+        out.all = true;
+        if (d.kind === 'Service') out.status = true;
+      } else if (d.kind === 'MeshParent') {
+        out.status = true;
+        if (d.namespace === ev.namespace) out.all = true;
+        else out.namespaces.add(ev.namespace);
+      } else if (d.kind === 'Namespaces' && ev.kind === 'Namespace' && ev.name) {
+        out.namespaces.add(ev.name);
+      }
+    }
+  }
+  return out;
 }

@@ -2,7 +2,15 @@
 // a log line reads as the object it serves ("Gateway/<ns>/<name>", "GatewayClass//<name>").
 import { streamKey } from '../../core/objects/keys';
 
-export type ReconcileJob = { kind: 'Gateway'; namespace: string; name: string } | { kind: 'GatewayClass'; name: string };
+export type ReconcileJob = { kind: 'Gateway'; namespace: string; name: string } | { kind: 'GatewayClass'; name: string }
+  /** the mesh table of the clients of one namespace (GAMMA) */
+  | { kind: 'Mesh'; namespace: string }
+  /** the Service parent entries of every route's status (they do not depend on the client) */
+  | { kind: 'MeshStatus' };
+
+/** The one name of each mesh job (a key names its kind, a namespace and a name). */
+const MESH_TABLE = 'table';
+const MESH_STATUS = 'routes';
 
 export function gatewayJob(namespace: string, name: string): string {
   return streamKey('Gateway', namespace, name);
@@ -12,8 +20,19 @@ export function gatewayClassJob(name: string): string {
   return streamKey('GatewayClass', '', name);
 }
 
+export function meshJob(namespace: string): string {
+  return streamKey('Mesh', namespace, MESH_TABLE);
+}
+
+export const MESH_STATUS_JOB = streamKey('MeshStatus', '', MESH_STATUS);
+
 export function jobKey(job: ReconcileJob): string {
-  return job.kind === 'Gateway' ? gatewayJob(job.namespace, job.name) : gatewayClassJob(job.name);
+  switch (job.kind) {
+    case 'Gateway': return gatewayJob(job.namespace, job.name);
+    case 'GatewayClass': return gatewayClassJob(job.name);
+    case 'Mesh': return meshJob(job.namespace);
+    case 'MeshStatus': return MESH_STATUS_JOB;
+  }
 }
 
 /** Namespaces hold no "/"; a name may (it is everything after the second "/"). */
@@ -26,5 +45,7 @@ export function parseJob(key: string): ReconcileJob {
   const name = key.slice(second + 1);
   if (kind === 'Gateway' && namespace !== '') return { kind, namespace, name };
   if (kind === 'GatewayClass' && namespace === '') return { kind, name };
+  if (kind === 'Mesh' && namespace !== '' && name === MESH_TABLE) return { kind, namespace };
+  if (kind === 'MeshStatus' && namespace === '' && name === MESH_STATUS) return { kind };
   throw new Error(`not a reconcile job key: "${key}"`);
 }

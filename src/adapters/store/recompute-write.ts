@@ -128,7 +128,7 @@ export async function readWritten(db: Database, gateKey: string, owner: string, 
  * reader's horizon covers it as it covers events (see eventlog.ts). A transaction that writes
  * statuses appends no events, so its indexes are its own.
  */
-const insertStatusPositions = (sources: string) => `INSERT INTO status_positions (stream, position, time)
+export const insertStatusPositions = (sources: string) => `INSERT INTO status_positions (stream, position, time)
       SELECT t.stream, pg_current_xact_id()::text::bigint * ${TX_SHIFT} + row_number() OVER (ORDER BY t.stream), now()
       FROM (SELECT DISTINCT stream FROM (${sources}) s) t
       ON CONFLICT (stream) DO UPDATE SET position = excluded.position, time = excluded.time`;

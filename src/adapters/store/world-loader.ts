@@ -120,6 +120,7 @@ export async function loadGatewayWorld(source: ObjectSource, ns: string, name: s
         }
         break;
       case 'ListenerSet': break; // loaded with the Gateway, as its routes are
+      case 'MeshParent': break; // a Gateway's world never holds one: mesh worlds are loaded apart (service/mesh-reconcile.ts)
       case 'GatewayClass': push(world.gatewayClasses, source.get(streamKey('GatewayClass', '', d.name))); break;
       case 'Service': push(world.services, source.get(streamKey('Service', d.namespace, d.name))); break;
       case 'EndpointSlices': world.endpointSlices.push(...(source.slicesOf(d.namespace, d.service) as never[])); break;

@@ -16,7 +16,9 @@ export type Dependency =
   /** the labels of any Namespace (namespace selectors) */
   | { kind: 'Namespaces' }
   /** a ListenerSet naming the Gateway, and every route that names the ListenerSet */
-  | { kind: 'ListenerSet'; namespace: string; name: string };
+  | { kind: 'ListenerSet'; namespace: string; name: string }
+  /** a Service as a route's parent (GAMMA): the routes naming it govern mesh traffic to it */
+  | { kind: 'MeshParent'; namespace: string; name: string };
 
 import { unreachable } from '../model/unreachable';
 
@@ -34,6 +36,7 @@ export const dep = {
   referenceGrants: (namespace: string): Dependency => ({ kind: 'ReferenceGrants', namespace }),
   namespaces: (): Dependency => ({ kind: 'Namespaces' }),
   listenerSet: (namespace: string, name: string): Dependency => ({ kind: 'ListenerSet', namespace, name }),
+  meshParent: (namespace: string, name: string): Dependency => ({ kind: 'MeshParent', namespace, name }),
 };
 
 // A route's dependencies are kept with the route object (see gatewayDependencies), so the same
@@ -58,6 +61,7 @@ function spell(d: Dependency): DepKey {
     case 'ReferenceGrants': return `ReferenceGrant/${d.namespace}` as DepKey;
     case 'Namespaces': return 'Namespace/*' as DepKey;
     case 'ListenerSet': return `ListenerSet/${d.namespace}/${d.name}` as DepKey;
+    case 'MeshParent': return `MeshParent/${d.namespace}/${d.name}` as DepKey;
     default: return unreachable(d, 'dependency');
   }
 }
@@ -83,6 +87,7 @@ export function parseDepKey(key: string): Dependency | undefined {
     case 'Secret': return dep.secret(namespace, name);
     case 'ConfigMap': return dep.configMap(namespace, name);
     case 'ListenerSet': return namespace ? dep.listenerSet(namespace, name) : undefined;
+    case 'MeshParent': return namespace ? dep.meshParent(namespace, name) : undefined;
     default: return undefined;
   }
 }

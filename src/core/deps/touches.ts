@@ -6,6 +6,7 @@ import { unreachable } from '../model/unreachable';
 import { SERVICE_NAME_LABEL, gatewayOfListenerSet, gatewaysNamedBy, parentsNamedBy } from '../refs/lookup';
 import { dep, keySet, type DepKey, type Dependency } from './keys';
 import { policyTargets } from './gateway-deps';
+import { servicesNamedBy } from '../mesh/parents';
 
 interface Version { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> }; spec?: unknown }
 
@@ -25,6 +26,8 @@ function touchedByVersion(kind: string, v: Version, out: Dependency[]): void {
     for (const g of gatewaysNamedBy(v as Parameters<typeof gatewaysNamedBy>[0])) out.push(dep.gateway(...split(g)));
     // a route naming a ListenerSet reaches the Gateway of that ListenerSet, which records the key
     for (const l of parentsNamedBy(v as Parameters<typeof gatewaysNamedBy>[0], 'ListenerSet')) out.push(dep.listenerSet(...split(l)));
+    // a route naming a Service governs mesh traffic to it: the mesh tables and statuses read it
+    for (const s of servicesNamedBy(v as Parameters<typeof servicesNamedBy>[0])) out.push(dep.meshParent(...split(s)));
     return;
   }
   const other = kind as OtherKind;
