@@ -10,6 +10,8 @@ import { DESTINATION_SERVICE, OUTBOUND_SERVICE, serviceDefinition } from './link
 import { EndpointsHub } from './linkerd-endpoints-hub';
 import { serveGet, type GetCall } from './linkerd-destination';
 import { endCall } from './linkerd-caller';
+import type { MeshHub } from '../delivery/mesh-snapshots';
+import { serveGetPolicy, serveGetProfile, serveWatchPolicy } from './linkerd-policies';
 
 export interface LinkerdOptions {
   auth: Authenticator;
@@ -17,13 +19,16 @@ export interface LinkerdOptions {
   bus: Bus;
   clusterDomain: string;
   logger: Logger;
+  /** the mesh tables, per client namespace, that profiles and policies are made of */
+  mesh: MeshHub;
 }
+
+type Msg = Record<string, unknown>;
+type Stream = grpc.ServerWritableStream<Msg, Msg>;
 
 export function linkerdServices(opts: LinkerdOptions): GrpcServices {
   const hub = new EndpointsHub(opts.db, opts.bus, opts.logger);
-  const deps = { auth: opts.auth, hub, clusterDomain: opts.clusterDomain, logger: opts.logger };
-  const unimplemented = (call: grpc.ServerWritableStream<unknown, unknown>) =>
-    endCall(call, grpc.status.UNIMPLEMENTED, 'not served yet by this control plane: profiles and outbound policies come from the mesh routes');
+  const deps = { auth: opts.auth, hub, clusterDomain: opts.clusterDomain, logger: opts.logger, mesh: opts.mesh };
   let draining = false;
   // a call that arrives while the server shuts down goes elsewhere at once, rather than being
   // served a moment and then cut off
@@ -38,11 +43,11 @@ export function linkerdServices(opts: LinkerdOptions): GrpcServices {
     register(server, track) {
       server.addService(serviceDefinition(DESTINATION_SERVICE), {
         Get: (call: GetCall) => refused(call as never) || serveGet(deps, track(call as never) as GetCall),
-        GetProfile: (call: grpc.ServerWritableStream<unknown, unknown>) => unimplemented(track(call)),
+        GetProfile: (call: Stream) => refused(call as never) || serveGetProfile(deps, track(call as never) as Stream),
       });
       server.addService(serviceDefinition(OUTBOUND_SERVICE), {
-        Get: (_call: grpc.ServerUnaryCall<unknown, unknown>, done: grpc.sendUnaryData<unknown>) => done({ code: grpc.status.UNIMPLEMENTED, details: 'not served yet by this control plane' }),
-        Watch: (call: grpc.ServerWritableStream<unknown, unknown>) => unimplemented(track(call)),
+        Get: (call: grpc.ServerUnaryCall<Msg, Msg>, done: grpc.sendUnaryData<Msg>) => serveGetPolicy(deps, call, done),
+        Watch: (call: Stream) => refused(call as never) || serveWatchPolicy(deps, track(call as never) as Stream),
       });
     },
     close: () => hub.close(),
