@@ -113,7 +113,7 @@ export class EndpointsHub {
     const changed = new Set<Entry>();
     const ips = new Set<AddressEntry>();
     for (;;) {
-      const { items, next } = await readDiscoveryEvents(this.db.sql, this.cursor, PAGE);
+      const { items, next, more } = await readDiscoveryEvents(this.db.sql, this.cursor, PAGE);
       for (const ev of items) {
         if (ev.kind === 'Service') {
           const e = this.entries.get(`${ev.namespace}/${ev.name}`);
@@ -124,8 +124,11 @@ export class EndpointsHub {
           for (const e of this.entries.values()) if (e.namespace === ev.namespace && applyToView(e.view, ev)) changed.add(e);
         }
       }
+      // a page that did not move the cursor (a transaction holds the horizon below it) is read
+      // again at the next notice, not in a loop now
+      const moved = next > this.cursor;
       this.cursor = next;
-      if (items.length < PAGE) break;
+      if (!more || !moved) break;
     }
     for (const a of ips) await this.resolve(a);
     for (const e of changed) {

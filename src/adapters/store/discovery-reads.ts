@@ -1,6 +1,5 @@
 // What the Linkerd destination API reads of the store: the Service/EndpointSlice events after a
-// position (the log, read as eventlog.ts reads it: only below the horizon, so none can appear
-// behind the reader later), one Service with its slices as the objects hold them now, and the
+// position, one Service with its slices as the objects hold them now, and the
 // Service a cluster IP belongs to.
 import type { SqlRunner } from './database';
 import { HORIZON, TX_SHIFT } from './eventlog';
@@ -14,13 +13,20 @@ const KINDS = ['Service', 'EndpointSlice'];
 
 export interface DiscoveryEvent extends ViewEvent { position: number }
 
-/** Up to `limit` Service and EndpointSlice events after `after`, and where the next read starts. */
-export async function readDiscoveryEvents(db: Runner, after: number, limit: number): Promise<{ items: DiscoveryEvent[]; next: number }> {
+/**
+ * Up to `limit` Service and EndpointSlice events after `after`, every one committed so far, and
+ * where the next read starts. Unlike the feed, this reader does not wait for the horizon (an older
+ * transaction still running, such as a worker's, would hold a change back for as long as it runs):
+ * it takes what has committed, and starts its next read no later than the horizon, so that an
+ * older transaction's events, which land below what was read, are read then. Events read twice
+ * change nothing the second time (the views keep each object's newest version).
+ */
+export async function readDiscoveryEvents(db: Runner, after: number, limit: number): Promise<{ items: DiscoveryEvent[]; next: number; more: boolean }> {
   const rows = await db.$queryRawUnsafe<any[]>(
     `WITH h AS (SELECT ${HORIZON} AS xmin)
      SELECT e.position, e.type, e.kind, e.namespace, e.name, e.version, e.object, h.xmin
      FROM h LEFT JOIN LATERAL (
-       SELECT * FROM events WHERE position > $1 AND position < h.xmin * ${TX_SHIFT} AND kind = ANY($3::text[])
+       SELECT * FROM events WHERE position > $1 AND kind = ANY($3::text[])
        ORDER BY position LIMIT $2
      ) e ON true ORDER BY e.position`,
     after, limit, KINDS,
@@ -30,9 +36,10 @@ export async function readDiscoveryEvents(db: Runner, after: number, limit: numb
     position: Number(r.position), kind: r.kind, namespace: r.namespace, name: r.name, version: Number(r.version),
     deleted: r.type === 'Deleted', object: r.object as K8sObject,
   }));
-  // a full page ends at its last event; a short one has read everything below the horizon
-  const next = items.length === limit ? items[items.length - 1].position : Math.max(after, horizon, items.at(-1)?.position ?? 0);
-  return { items, next };
+  const more = items.length === limit;
+  // a full page ends at its last event; everything below the horizon has been read otherwise
+  const reached = more ? items[items.length - 1].position : Infinity;
+  return { items, next: Math.max(after, Math.min(reached, horizon)), more };
 }
 
 /** The position below which every event is visible now: where a new follower starts. */
