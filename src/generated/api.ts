@@ -579,6 +579,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/xmeshes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The mesh, as upstream's XMesh reports it (its supported features)
+         * @description One XMesh, served (not stored), for this controller. Any token may read it.
+         */
+        get: operations["listXMeshes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/xmeshes/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        /** The mesh, as upstream's XMesh reports it */
+        get: operations["getXMesh"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/namespaces/{namespace}/mesh/snapshot": {
         parameters: {
             query?: never;
@@ -4362,6 +4401,32 @@ export interface components {
                 namespace: string;
             };
         } & components["schemas"]["ResolveRequest"];
+        /** @description The mesh as upstream's XMesh (gateway.networking.x-k8s.io/v1alpha1) reports itself: served, not stored, one per controller (named as the default GatewayClass), Accepted, with status.supportedFeatures listing the mesh's features (upstream's names, sorted). Apart from the GatewayClass's list: Gateway features are not claimed for the mesh, nor mesh features for Gateways. */
+        XMesh: {
+            /** @enum {string} */
+            apiVersion: "gateway.networking.x-k8s.io/v1alpha1";
+            /** @enum {string} */
+            kind: "XMesh";
+            metadata: {
+                name: string;
+            };
+            spec: {
+                controllerName: string;
+            };
+            status: {
+                conditions: components["schemas"]["Condition"][];
+                supportedFeatures: {
+                    name: string;
+                }[];
+            };
+        };
+        XMeshList: {
+            apiVersion: string;
+            /** @enum {string} */
+            kind: "XMeshList";
+            metadata: Record<string, never>;
+            items: components["schemas"]["XMesh"][];
+        };
         /** @description Kubernetes object metadata. uid, resourceVersion, generation and creationTimestamp are set by the server. */
         ObjectMeta: {
             /** @description The name of the object, unique within its namespace (or the cluster, for a cluster-scoped kind). */
@@ -6421,6 +6486,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResolveResponse"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listXMeshes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mesh. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["XMeshList"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getXMesh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: components["parameters"]["Name"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mesh (status.supportedFeatures lists its features). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["XMesh"];
                 };
             };
             default: components["responses"]["Problem"];

@@ -62,8 +62,10 @@ export class MeshReconciler {
     const json = JSON.stringify(table);
     const hash = createHash('sha256').update(json).digest('hex');
     const now = this.clock().toISOString();
-    const { version, changed } = await writeMeshTable(this.db, { namespace, controller: this.opts.controllerName, hash, body: json, sourcePosition: position, now });
-    await markRecomputed(this.db, scoped(this.opts.controllerName, meshJob(namespace)), position, now, performance.now() - started);
+    const { version, changed } = await writeMeshTable(this.db, {
+      namespace, controller: this.opts.controllerName, hash, body: json, sourcePosition: position, now,
+      gateKey: scoped(this.opts.controllerName, meshJob(namespace)), durationMs: performance.now() - started,
+    });
     return { namespace, version, changed, sourcePosition: position, table, body: meshSnapshotBody(namespace, version, hash, json) };
   }
 

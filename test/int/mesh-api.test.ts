@@ -93,6 +93,20 @@ function drawn(answer: any, random: number): any {
   return { ...answer, ...(chosen !== undefined ? { chosenBackend: chosen } : {}) };
 }
 
+describe('the mesh\'s features', () => {
+  it('reports them as upstream\'s XMesh does, as its own list', async () => {
+    const x = await s.api('GET', '/api/v1/xmeshes/switchyard');
+    expect(x.status).toBe(200);
+    expect(x.body).toMatchObject({ apiVersion: 'gateway.networking.x-k8s.io/v1alpha1', kind: 'XMesh', spec: { controllerName: CONTROLLER } });
+    const names: string[] = x.body.status.supportedFeatures.map((f: any) => f.name);
+    expect(names).toEqual([...names].sort());
+    for (const c of cases) for (const f of c.features) expect(names, `${c.name} needs ${f}`).toContain(f);
+    expect(x.body.status.conditions.find((c: any) => c.type === 'Accepted').status).toBe('True');
+    expect((await s.api('GET', '/api/v1/xmeshes')).body.items).toHaveLength(1);
+    expect((await s.api('GET', '/api/v1/xmeshes/other')).status).toBe(404);
+  });
+});
+
 describe('mesh table delivery', () => {
   const snapshot = (ns: string, headers: Record<string, string> = {}, query = '', token?: string) =>
     (token ? client(s.url, token) : s.api)('GET', `/api/v1/namespaces/${ns}/mesh/snapshot${query}`, undefined, headers);

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { checkRequest, ConformanceStore, CONTROLLER, NOW, type Outcome } from './conformance-requests-harness';
 import { compileMesh, findService, findTarget, byName, portOf, meshParentOutcomes, meshRouteParents, resolveMesh, MESH_FEATURES } from '../../src/core/mesh';
 import { viewOf } from '../../src/core/refs/lookup';
+import { SUPPORTED_FEATURES } from '../../src/core/status/features';
 import type { ResolveResponse } from '../../src/core/resolve';
 import { meshRequestOf, loadMeshBase, loadMeshCases, meshRequests, meshTotals, withClusterIPs, workloadOf } from '../support/mesh-conformance';
 
@@ -85,6 +86,11 @@ describe('mesh conformance (core)', () => {
       expect(bad.map((o) => `${o.check.where}: ${o.failures.join('; ')} | ${o.response?.explanation.join(' ')}`)).toEqual([]);
     });
   }
+
+  it('keeps the mesh\'s features apart from the GatewayClass\'s', () => {
+    expect(SUPPORTED_FEATURES.filter((f) => f.startsWith('Mesh'))).toEqual([]);
+    expect(MESH_FEATURES).toContain('Mesh');
+  });
 
   it('the checker catches a route that does not apply', () => {
     // MeshConsumerRoute from the consumer namespace, evaluated on the producer's table: the header is missing

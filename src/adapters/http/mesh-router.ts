@@ -8,7 +8,7 @@ import { openSse, lastEventId, sseFrame } from './sse';
 import { canRead, canReadMeshSnapshot } from '../../service/access';
 import type { Principal } from '../../service/principal';
 import { requireBody } from './body';
-import { byName, portOf, resolveMesh } from '../../core/mesh';
+import { byName, portOf, resolveMesh, xMeshOf } from '../../core/mesh';
 import type { MeshHub, MeshSnapshot } from '../delivery/mesh-snapshots';
 
 const MAX_WAIT_SECONDS = 300;
@@ -82,6 +82,18 @@ export function meshRouter(ctx: AppContext, hub: MeshHub): Router {
     stream.onClose(hub.watch(namespace, send));
     stream.comment('connected');
     send(await hub.get(namespace).catch(() => undefined));
+  });
+
+  // the mesh's features as upstream's XMesh reports them (one mesh, this controller's)
+  const meshName = ctx.config.defaultGatewayClass ?? 'switchyard';
+  r.get('/api/v1/xmeshes', (_req: Request, res: Response) => {
+    res.locals.route = '/api/v1/xmeshes';
+    res.json({ apiVersion: 'gateway.networking.x-k8s.io/v1alpha1', kind: 'XMeshList', metadata: {}, items: [xMeshOf(meshName, ctx.config.controllerName)] });
+  });
+  r.get('/api/v1/xmeshes/:name', (req: Request, res: Response, next) => {
+    res.locals.route = '/api/v1/xmeshes/:name';
+    if (req.params.name !== meshName) return next(new HttpError(404, `XMesh "${req.params.name}" does not exist: this controller serves one mesh, "${meshName}"`));
+    res.json(xMeshOf(meshName, ctx.config.controllerName));
   });
 
   r.post('/api/v1/namespaces/:namespace/services/:name/resolve', async (req: Request, res: Response, next) => {

@@ -21,10 +21,12 @@ export async function readMeshTable(db: Database, namespace: string, controller:
 /**
  * Writes a namespace's table read at `sourcePosition`: a new hash gets the next version; the same
  * hash keeps its version; a write from an older position than the stored one changes nothing.
- * Answers the version the store holds afterwards and whether this write made it.
+ * Answers the version the store holds afterwards and whether this write made it. In the same
+ * statement the job's gate (`gateKey` in recomputes) records the position read, for the sweep and
+ * apply's wait.
  */
 export async function writeMeshTable(
-  db: Database, t: { namespace: string; controller: string; hash: string; body: string; sourcePosition: number; now: string },
+  db: Database, t: { namespace: string; controller: string; hash: string; body: string; sourcePosition: number; now: string; gateKey: string; durationMs: number },
 ): Promise<{ version: number; changed: boolean }> {
   const [row] = await db.sql.$queryRawUnsafe<{ version: bigint; changed: boolean }[]>(
     `WITH old AS (SELECT hash FROM mesh_tables WHERE namespace = $1 AND controller = $2),
@@ -35,10 +37,15 @@ export async function writeMeshTable(
          version = CASE WHEN mesh_tables.hash = excluded.hash THEN mesh_tables.version ELSE mesh_tables.version + 1 END,
          hash = excluded.hash, body = excluded.body, source_position = excluded.source_position, updated_at = excluded.updated_at
          WHERE mesh_tables.source_position < excluded.source_position
-       RETURNING version)
+       RETURNING version),
+     gate AS (
+       INSERT INTO recomputes (gateway, source_position, at, duration_ms) VALUES ($7, $5::bigint, $6::timestamptz, $8)
+       ON CONFLICT (gateway) DO UPDATE SET source_position = excluded.source_position, at = excluded.at, duration_ms = excluded.duration_ms
+         WHERE recomputes.source_position < excluded.source_position
+       RETURNING 1)
      SELECT coalesce((SELECT version FROM up), (SELECT version FROM mesh_tables WHERE namespace = $1 AND controller = $2)) AS version,
        EXISTS (SELECT 1 FROM up) AND coalesce((SELECT hash FROM old) <> $3, true) AS changed`,
-    t.namespace, t.controller, t.hash, t.body, t.sourcePosition, t.now);
+    t.namespace, t.controller, t.hash, t.body, t.sourcePosition, t.now, t.gateKey, t.durationMs);
   return { version: Number(row.version), changed: row.changed };
 }
 

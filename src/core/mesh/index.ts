@@ -3,6 +3,6 @@ export { compileMesh, governing, meshBackendResolver, portListenerName, serviceB
 export { clusterIPsOf, CONFLICTED, isServiceParent, meshParentOutcomes, MESH_KIND_ORDER, servicesNamedBy, type MeshParentOutcome } from './parents';
 export { byName, findService, findTarget, isIP, portOf, splitAuthority, type MeshTarget } from './lookup';
 export { decideMesh, portTable, resolveMesh } from './resolve-mesh';
-export { MESH_FEATURES, meshSupportedFeatures } from './features';
+export { MESH_FEATURES, meshSupportedFeatures, xMeshOf } from './features';
 export { meshRefs, meshRouteParents, type MeshRouteParents } from './status';
 export { meshSnapshotBody } from './snapshot';
