@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { perKindPaths } from './per-kind-paths';
 import { genXds } from './gen-xds';
+import { genLinkerd } from './gen-linkerd';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const check = process.argv.includes('--check');
@@ -49,5 +50,6 @@ for (const [file, content] of outputs) {
   } else writeFileSync(file, content);
 }
 stale += genXds(root, check);
+stale += genLinkerd(root, check);
 if (check && stale) process.exit(1);
-console.log(check ? 'generated files are current' : 'generated src/generated/openapi.json, src/generated/api.ts and src/generated/xds/');
+console.log(check ? 'generated files are current' : 'generated src/generated/openapi.json, src/generated/api.ts, src/generated/xds/ and src/generated/linkerd/');

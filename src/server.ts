@@ -43,6 +43,7 @@ import { kubeTls } from './runtime/kube-tls';
 import { acceptTlsToo } from './runtime/tls-on-same-port';
 import { startXdsServer, type RunningXds } from './adapters/grpc/xds-server';
 import { reportProxy } from './service/report-proxy';
+import { linkerdServices } from './adapters/grpc/linkerd-services';
 
 export interface Running {
   url: string;
@@ -162,16 +163,19 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
     deleteExpiredEvents(db.sql, retention).catch((err: unknown) => logger.warn({ err }, 'deleting expired Kubernetes Events failed; the next sweep retries'));
   }, Math.min(60, Math.max(1, retention / 2)) * 1000) : null;
   eventSweep?.unref();
+  const meshHub = new MeshHub(db, bus, config.controllerName);
   let xds: RunningXds | null = null;
   if (config.xdsPort) {
     const xdsTls = config.xdsTlsCertFile && config.xdsTlsKeyFile
       ? { cert: readFileSync(config.xdsTlsCertFile, 'utf8'), key: readFileSync(config.xdsTlsKeyFile, 'utf8') } : tlsPair;
     try {
       xds = await startXdsServer({ port: config.xdsPort, host: config.host, tls: xdsTls, plaintextAnywhere: config.xdsPlaintext, auth, hub: ctx.snapshots, logger, metrics: metrics.xds,
-        report: (gateway, row) => reportProxy({ sql: db.sql, controllerName: config.controllerName, eventsRetentionSeconds: config.kubeEventsRetentionSeconds, logger }, gateway, row) });
+        report: (gateway, row) => reportProxy({ sql: db.sql, controllerName: config.controllerName, eventsRetentionSeconds: config.kubeEventsRetentionSeconds, logger }, gateway, row),
+        services: [linkerdServices({ auth, db, bus, clusterDomain: config.clusterDomain, logger, mesh: meshHub })] });
     } catch (e) {
       // the port is taken (or the protos cannot be read): nothing this start opened stays open
       ctx.snapshots.close();
+      meshHub.close();
       await worker?.close();
       await workerThread?.close();
       await bus.close();
@@ -182,7 +186,6 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       throw e;
     }
   }
-  const meshHub = new MeshHub(db, bus, config.controllerName);
   app = createApp(ctx, { delivery: deliveryRouter, extra: [tokensRouter, proxiesRouter, (c) => meshRouter(c, meshHub)] });
   const port = (server.address() as AddressInfo).port;
   // next to a token the server keeps in a file; a token from the environment is not written anywhere

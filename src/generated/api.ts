@@ -2683,7 +2683,7 @@ export interface components {
             namespaces?: string[];
             /** @description For proxy tokens: "namespace/name". */
             gateways?: string[];
-            /** @description For proxy tokens: the mesh scope, a namespace: the token reads the mesh table of the clients in it (GET /api/v1/namespaces/{namespace}/mesh/snapshot and its watch). A proxy token names Gateways, a mesh scope, or both. */
+            /** @description For proxy tokens: the mesh scope, a namespace: the token reads the mesh table of the clients in it (GET /api/v1/namespaces/{namespace}/mesh/snapshot and its watch) and serves them through the Linkerd destination and outbound-policy APIs on the gRPC server (XDS_PORT). A proxy token names Gateways, a mesh scope, or both. */
             mesh?: string;
             /** Format: date-time */
             expiresAt?: string;

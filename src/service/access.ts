@@ -95,3 +95,12 @@ export function canReadSnapshot(p: Principal, namespace: string, name: string): 
   if (p.role === 'proxy' && (p.gateways ?? []).includes(`${namespace}/${name}`)) return 'with-secrets';
   return false;
 }
+
+/**
+ * The mesh's outbound proxies of namespace `clientNamespace` through the Linkerd destination and
+ * policy APIs: admins and the proxy tokens of that mesh scope (what those clients may reach is
+ * every Service of the mesh, so the namespace is the whole of the scope).
+ */
+export function canServeMesh(p: Principal, clientNamespace: string): boolean {
+  return p.role === 'admin' || (p.role === 'proxy' && p.mesh === clientNamespace);
+}

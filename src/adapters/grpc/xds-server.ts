@@ -17,6 +17,7 @@ import { DeltaStream, SotwStream, type DeltaResponse, type SotwResponse } from '
 import { XdsTables, type GatewayTable } from './xds-tables';
 import { XdsSessions } from './xds-sessions';
 import type { ReportRow } from '../store/proxy-reports';
+import type { GrpcServices, TrackedCall } from './services';
 
 export const TOKEN_METADATA = 'switchyard.dev/token';
 export const GATEWAY_METADATA = 'switchyard.dev/gateway';
@@ -33,6 +34,8 @@ export interface XdsServerOptions {
   metrics?: XdsMetrics;
   /** records what a node acknowledged, for proxy-status (the proxy_reports table) */
   report?: (gateway: string, report: Omit<ReportRow, 'lastSeen'>) => Promise<unknown>;
+  /** other services on the same server (the Linkerd APIs) */
+  services?: GrpcServices[];
 }
 
 /** What the server counts (src/adapters/http/metrics.ts implements it). */
@@ -204,8 +207,8 @@ export async function startXdsServer(opts: XdsServerOptions): Promise<RunningXds
   const tables = new XdsTables(opts.hub);
   const sessions = new XdsSessions();
   const server = new grpc.Server({ 'grpc.max_concurrent_streams': 100_000 });
-  const calls = new Set<grpc.ServerDuplexStream<unknown, unknown>>();
-  const track = <T extends grpc.ServerDuplexStream<any, any>>(call: T) => {
+  const calls = new Set<TrackedCall>();
+  const track = <T extends TrackedCall>(call: T) => {
     calls.add(call);
     const drop = () => calls.delete(call);
     call.on('close', drop);
@@ -219,6 +222,7 @@ export async function startXdsServer(opts: XdsServerOptions): Promise<RunningXds
     DeltaAggregatedResources: (call: Duplex<DeltaDiscoveryRequest__Output, DeltaResponse>) => serveStream(opts, tables, sessions, track(call), 'delta', (p, req) =>
       (p as DeltaStream).request({ typeUrl: req.type_url, nonce: req.response_nonce, subscribe: req.resource_names_subscribe, unsubscribe: req.resource_names_unsubscribe, initial: req.initial_resource_versions ?? {}, error: req.error_detail ? errorText(req.error_detail) : undefined })),
   });
+  for (const s of opts.services ?? []) s.register(server, track);
   const plain = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   const secure = server.createConnectionInjector(grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(opts.tls.key), cert_chain: Buffer.from(opts.tls.cert) }], false));
   const sockets = new Set<Socket>();
@@ -245,10 +249,12 @@ export async function startXdsServer(opts: XdsServerOptions): Promise<RunningXds
       // streams end UNAVAILABLE so that clients reconnect to another process; a client that tries
       // this one again finds the port closed
       const closed = new Promise<void>((resolve) => net.close(() => resolve()));
+      for (const s of opts.services ?? []) s.drain?.();
       for (const c of [...calls]) c.emit('error', { code: grpc.status.UNAVAILABLE, details: 'server shutting down', metadata: new grpc.Metadata() });
       // a status goes out a moment after the stream is ended; no event says when it has
       if (calls.size || sockets.size) await new Promise((r) => setTimeout(r, STATUS_GRACE_MS));
       server.forceShutdown();
+      for (const s of opts.services ?? []) await s.close?.();
       plain.destroy();
       secure.destroy();
       for (const s of sockets) s.destroy();

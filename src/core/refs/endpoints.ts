@@ -52,7 +52,7 @@ function computeEndpoints(index: WorldIndex, service: Service, servicePort: Serv
   return out;
 }
 
-function slicePort(slice: EndpointSlice, portName: string, protocol: string, servicePort: ServicePort): number | undefined {
+export function slicePort(slice: EndpointSlice, portName: string, protocol: string, servicePort: ServicePort): number | undefined {
   const ports = slice.ports ?? [];
   const byName = ports.find((p) => (p?.name ?? '') === portName && (p?.protocol ?? 'TCP') === protocol);
   if (byName && typeof byName.port === 'number') return byName.port;

@@ -1,0 +1,12 @@
+// Original file: proto/linkerd/http_route.proto
+
+
+export interface Ratio {
+  'numerator'?: (number);
+  'denominator'?: (number);
+}
+
+export interface Ratio__Output {
+  'numerator': (number);
+  'denominator': (number);
+}

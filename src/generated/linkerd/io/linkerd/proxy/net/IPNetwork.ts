@@ -1,0 +1,13 @@
+// Original file: proto/linkerd/net.proto
+
+import type { IPAddress as _io_linkerd_proxy_net_IPAddress, IPAddress__Output as _io_linkerd_proxy_net_IPAddress__Output } from '../../../../io/linkerd/proxy/net/IPAddress';
+
+export interface IPNetwork {
+  'ip'?: (_io_linkerd_proxy_net_IPAddress | null);
+  'prefix_len'?: (number);
+}
+
+export interface IPNetwork__Output {
+  'ip': (_io_linkerd_proxy_net_IPAddress__Output | null);
+  'prefix_len': (number);
+}
