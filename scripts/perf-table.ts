@@ -38,7 +38,7 @@ export const BENCHES: Record<string, string> = {
   'bench:kube': '`kubectl get httproutes -A` over 10,000 routes (wall, and the service\'s and kubectl\'s CPU), and a change\'s time to a Kubernetes watch and to the events feed',
   'bench:patch': 'the Kubernetes patch engines per request: server-side apply, strategic merge, JSON patch, managedFields updates',
   'bench:console': 'the console in Chromium: first load\'s compressed bytes, a 5,000-route Gateway\'s attachment view drawn, its scrolling frames, a change\'s time to the open view',
-  'bench:mesh': 'the mesh (GAMMA): a consumer route changed to the outbound proxy of its namespace (switchyard proxy --mesh) routing by it, p50/p99',
+  'bench:mesh': 'the mesh (GAMMA): a consumer route changed to the outbound proxy of its namespace (switchyard proxy --mesh) routing by it, p50/p99; then bench:mesh-destination\'s figures',
   'bench:mesh-destination': 'an EndpointSlice change to the Linkerd Destination.Get streams of its Service, with 1,000 streams open over 20 connections (100 Services, 10 streams each): p50/p99',
 };
 
