@@ -150,6 +150,14 @@ function validateOne(owner: Gateway | ListenerSet, listener: Listener, index: nu
   return w;
 }
 
+/**
+ * Which listeners may share a port: each protocol only with itself. HTTPS and TLS on one port
+ * conflict (ProtocolConflict) whatever their hostnames, as upstream's #5147 tests and the
+ * implementations we compare with read "Distinct Listeners": a connection's SNI alone would have
+ * to decide between terminating HTTP and passing TLS through.
+ */
+const protocolClass = (p: string): string => p;
+
 /** Listeners that share a port must be distinct (Gateway API "Distinct Listeners"). */
 function detectConflicts(work: Work[], ctx: ListenerContext): void {
   const byPort = new Map<number, Work[]>();
@@ -157,7 +165,7 @@ function detectConflicts(work: Work[], ctx: ListenerContext): void {
     if (w.notAccepted) continue;
     (byPort.get(w.a.port) ?? byPort.set(w.a.port, []).get(w.a.port)!).push(w);
   }
-  const klass = (p: string) => (p === 'HTTP' ? 'HTTP' : p === 'HTTPS' || p === 'TLS' ? 'HTTPS/TLS' : p);
+  const klass = protocolClass;
   const names = (ws: Work[]) => ws.map(label).join(', ');
   for (const [port, group] of byPort) {
     // UDP and the TCP-based protocols use different transports: they never conflict with each other
@@ -204,7 +212,7 @@ function pairConflict(a: ListenerAnalysis, b: ListenerAnalysis, ctx: ListenerCon
   if (a.port !== b.port) return undefined;
   const udp = (p: string) => p === 'UDP';
   if (udp(a.protocol) || udp(b.protocol)) return udp(a.protocol) && udp(b.protocol) ? ListenerReason.ProtocolConflict : undefined;
-  const klass = (p: string) => (p === 'HTTP' ? 'HTTP' : p === 'HTTPS' || p === 'TLS' ? 'HTTPS/TLS' : p);
+  const klass = protocolClass;
   if (klass(a.protocol) !== klass(b.protocol) || klass(a.protocol) === 'TCP') return ListenerReason.ProtocolConflict;
   if ((a.hostname ?? '') === (b.hostname ?? '')) return ListenerReason.HostnameConflict;
   if (a.protocol === 'TLS' && b.protocol === 'TLS' && a.tlsMode !== b.tlsMode && !ctx.features.has('TLSRouteModeMixed'))
@@ -271,7 +279,11 @@ function resolveRefsAndProgram(view: WorldView, gateway: Gateway, w: Work, ctx: 
   } else if (w.conflict) {
     a.isAccepted = false;
     a.isConflicted = true;
-    a.accepted = draft(ConditionType.Accepted, false, w.conflict.reason, w.conflict.message);
+    // the conflict's own reason goes on Conflicted; Accepted says the listener is not valid (#5147
+    // expects Invalid there for a Gateway's listeners). A ListenerSet listener keeps the conflict's
+    // reason on Accepted (upstream's ListenerSet tests), as does a mix of TLS modes this class cannot serve.
+    const acceptedReason = a.listenerSet || w.conflict.unsupportedMix ? w.conflict.reason : ListenerReason.Invalid;
+    a.accepted = draft(ConditionType.Accepted, false, acceptedReason, w.conflict.message);
     a.conflicted = draft(ConditionType.Conflicted, true, w.conflict.reason, w.conflict.message);
   }
   // a listener in conflict keeps the kinds its configuration supports (the spec empties them only for
