@@ -4485,6 +4485,13 @@ export interface components {
             backends: components["schemas"]["ResolveBackend"][];
             /** @description Index into backends of the backend picked (a single backend, or by the caller's random number). */
             chosenBackend?: number;
+            /** @description The matched rule keeps sessions (cookie session persistence): the cookie it uses, and whether the request's Cookie header resumes a session (its backend was chosen by the cookie, not by weight). A proxy also checks the session's timeouts, which need a clock. */
+            session?: {
+                cookieName: string;
+                /** @enum {string} */
+                lifetime: "Session" | "Permanent";
+                resumed: boolean;
+            };
             /** @description Share of requests (0..1) answered 500 / refused because they fall on invalid backends. */
             rejectedShare?: number;
             /** @description What the gateway answers itself (404, 421, 500, 3xx, 200/204 for a preflight, 200 with grpcStatus for gRPC); absent when forwarded. */
@@ -4815,6 +4822,7 @@ export interface components {
             backends: components["schemas"]["CompiledBackend"][];
             timeouts?: components["schemas"]["CompiledTimeouts"];
             retry?: components["schemas"]["CompiledRetry"];
+            sessionPersistence?: components["schemas"]["CompiledSessionPersistence"];
             /** @description The rule cannot be programmed (e.g. an unsupported filter); requests it matches get 500. */
             invalid?: components["schemas"]["CompiledProblem"];
         };
@@ -4864,6 +4872,15 @@ export interface components {
             attempts: number;
             /** @description Milliseconds between attempts; absent = the proxy's own choice. */
             backoffMs?: number;
+        };
+        /** @description Cookie session persistence (HTTPRoute and GRPCRoute rule sessionPersistence, type Cookie): a request that carries no usable session cookie is sent to a backend by weight, and its answer sets the cookie `cookieName` (Path `path`; Max-Age = absoluteTimeoutSeconds when lifetime is Permanent, none for a Session cookie). The cookie's value names the backend (namespace/name:port) and endpoint chosen and when the session began and was last used; a request presenting it goes to that backend and endpoint while both are still in the rule and usable, the session is younger than absoluteTimeoutSeconds and was used within idleTimeoutSeconds. Otherwise it is a new session (weights apply) and a new cookie is set. */
+        CompiledSessionPersistence: {
+            cookieName: string;
+            path: string;
+            /** @enum {string} */
+            lifetime: "Session" | "Permanent";
+            absoluteTimeoutSeconds?: number;
+            idleTimeoutSeconds?: number;
         };
         CompiledEndpoint: {
             address: string;

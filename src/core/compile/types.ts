@@ -14,6 +14,7 @@ export type CompiledBackend = S['CompiledBackend'];
 export type CompiledEndpoint = S['CompiledEndpoint'];
 export type CompiledTimeouts = S['CompiledTimeouts'];
 export type CompiledRetry = S['CompiledRetry'];
+export type CompiledSessionPersistence = S['CompiledSessionPersistence'];
 export type CompiledBackendTLS = S['CompiledBackendTLS'];
 export type CompiledFilter = S['CompiledFilter'];
 export type CompiledHeaderModifier = S['CompiledHeaderModifier'];

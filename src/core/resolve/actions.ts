@@ -8,6 +8,7 @@ import { replacePrefix } from '../match/path';
 import type { NormalizedRequest } from './request';
 import type { ResolveBackend, ResolveMirror, ResolveRedirect, ResolveResponse } from './types';
 import { backendWords, percent, resolveBackend, type Visibility } from './words';
+import { backendKeyOf, cookieValue, decodeSession, sessionAlive, type SessionValue } from '../session/cookie';
 
 interface FlowState {
   headers: HeaderMap;
@@ -30,6 +31,8 @@ export interface ActionInput {
   request: NormalizedRequest;
   visibility: Visibility;
   random?: number;
+  /** seconds since the epoch, for session timeouts */
+  nowSeconds?: number;
   /**
    * how a refusal reads: HTTP answers 500, gRPC answers status Unavailable (as a proxy with no healthy
    * upstream does: HTTP 200, grpc-status 14), TCP and TLS refuse the connection, UDP drops datagrams
@@ -39,7 +42,7 @@ export interface ActionInput {
 
 export type ActionResult = Pick<ResolveResponse,
   'forwarded' | 'statusCode' | 'redirect' | 'rewrite' | 'requestHeaders' | 'responseHeaders' | 'mirrors' |
-  'timeouts' | 'backends' | 'chosenBackend' | 'rejectedShare' | 'grpcStatus'> & {
+  'timeouts' | 'backends' | 'chosenBackend' | 'rejectedShare' | 'grpcStatus' | 'session'> & {
   explanation: string[];
   /**
    * For a forwarded request: the headers the client gets once the backend answered with `backend`
@@ -47,6 +50,8 @@ export type ActionResult = Pick<ResolveResponse,
    * it with the request's `backendResponseHeaders`.
    */
   respond?: (backend: HeaderMap) => HeaderMap;
+  /** The session the request's cookie resumed (a proxy keeps its endpoint and refreshes it). */
+  sessionValue?: SessionValue;
   /** For a forwarded request: the backend chosen, with its endpoints (a proxy's, not resolve's). */
   target?: CompiledBackend;
   /** The mirrors' backends with their endpoints, in the order of `mirrors`. */
@@ -267,7 +272,15 @@ export function runActions(input: ActionInput): ActionResult {
   const rejectedShare = 1 - validWeight / total;
 
   let chosen: number | undefined;
-  if (input.random !== undefined) chosen = pickBackend(rule.backends, input.random);
+  const kept = rule.sessionPersistence ? resumedSession(rule, req.headers, input.nowSeconds) : undefined;
+  if (rule.sessionPersistence) {
+    const sp = rule.sessionPersistence;
+    notes.push(kept
+      ? `The request's session cookie ${sp.cookieName} names ${backendWords(rule.backends[kept.index], v)}: the session is resumed there (weights apply to new sessions only).`
+      : `The rule keeps sessions in cookie ${sp.cookieName} (${sp.lifetime === 'Permanent' ? `permanent, Max-Age ${sp.absoluteTimeoutSeconds ?? 86400} s` : 'a session cookie'}${sp.absoluteTimeoutSeconds !== undefined ? `, sessions end after ${sp.absoluteTimeoutSeconds} s` : ''}${sp.idleTimeoutSeconds !== undefined ? ` or ${sp.idleTimeoutSeconds} s unused` : ''}); the request presents no usable one, so a new session begins on a backend chosen by weight and the answer sets the cookie.`);
+  }
+  if (kept) chosen = kept.index;
+  else if (input.random !== undefined) chosen = pickBackend(rule.backends, input.random);
   else {
     const weighted = rule.backends.map((b, i) => [b, i] as const).filter(([b]) => b.weight > 0);
     if (weighted.length === 1) chosen = weighted[0][1];
@@ -304,6 +317,8 @@ export function runActions(input: ActionInput): ActionResult {
     ...(chosen !== undefined ? { target: rule.backends[chosen] } : {}),
     ...(final.mirrorTargets.length ? { mirrorTargets: final.mirrorTargets } : {}),
     ...(rule.retry ? { retry: rule.retry } : {}),
+    ...(rule.sessionPersistence ? { session: { cookieName: rule.sessionPersistence.cookieName, lifetime: rule.sessionPersistence.lifetime, resumed: !!kept } } : {}),
+    ...(kept ? { sessionValue: kept.value } : {}),
     backends,
     ...(chosen !== undefined ? { chosenBackend: chosen } : {}),
     ...(rejectedShare > 0 ? { rejectedShare } : {}),
@@ -315,6 +330,19 @@ export function runActions(input: ActionInput): ActionResult {
     explanation: notes,
   };
 }
+
+/**
+ * The backend the request's session cookie keeps it on: one still in the rule, usable and weighted,
+ * the session within its timeouts (when the caller has a clock).
+ */
+function resumedSession(rule: CompiledRule, headers: HeaderMap, nowSeconds: number | undefined): { index: number; value: SessionValue } | undefined {
+  const sp = rule.sessionPersistence!;
+  const value = decodeSession(cookieValue(headers.cookie, sp.cookieName));
+  if (!value || (nowSeconds !== undefined && !sessionAlive(sp, value, nowSeconds))) return undefined;
+  const index = rule.backends.findIndex((b) => b.valid && b.weight > 0 && backendKeyOf(b) === value.backend);
+  return index < 0 ? undefined : { index, value };
+}
+
 
 function rewriteOf(s: FlowState): { hostname?: string; path?: string } | undefined {
   if (!s.hostRewritten && !s.pathRewritten) return undefined;

@@ -19,6 +19,8 @@ export interface ResolveContext {
   unattached?: readonly CompiledUnattachedRoute[];
   /** How many losing candidates the explanation names one by one (default 5). */
   maxExplainedCandidates?: number;
+  /** Seconds since the epoch, for session timeouts (a proxy's clock); absent = timeouts are not checked. */
+  nowSeconds?: number;
 }
 
 interface Ctx {
@@ -46,7 +48,7 @@ function base(ctx: Ctx, over: Partial<ResolveResponse> = {}): ResolveResponse {
 
 const KEY_ORDER: (keyof ResolveResponse)[] = [
   'matched', 'forwarded', 'connectionRejected', 'statusCode', 'grpcStatus', 'listener', 'route', 'ruleIndex', 'ruleName',
-  'matchIndex', 'decidedBy', 'backends', 'chosenBackend', 'rejectedShare', 'redirect', 'rewrite', 'requestHeaders',
+  'matchIndex', 'decidedBy', 'backends', 'chosenBackend', 'session', 'rejectedShare', 'redirect', 'rewrite', 'requestHeaders',
   'responseHeaders', 'mirrors', 'timeouts', 'candidates', 'unattached', 'explanation',
 ];
 
@@ -59,7 +61,7 @@ export function resolve(table: CompiledTable, request: ResolveRequest, context: 
 }
 
 /** What a proxy does with a request: resolve's answer, and for a forwarded one how its answer's headers are finished. */
-export type Decision = ResolveResponse & Pick<ActionResult, 'respond' | 'target' | 'mirrorTargets' | 'retry'>;
+export type Decision = ResolveResponse & Pick<ActionResult, 'respond' | 'target' | 'mirrorTargets' | 'retry' | 'sessionValue'>;
 
 /** The proxy's own decision: the same evaluation as resolve, the answer's fields as evaluated. */
 export function decide(table: CompiledTable, request: ResolveRequest, context: ResolveContext = {}): Decision {
@@ -212,6 +214,7 @@ function routeOn(ctx: Ctx, listener: CompiledListener, kind: EntryKind, otherLis
     request: req,
     visibility: v,
     random: ctx.context.random,
+    ...(ctx.context.nowSeconds !== undefined ? { nowSeconds: ctx.context.nowSeconds } : {}),
     refusal: kind === 'udp' ? 'datagrams' : isStream ? 'connection' : kind === 'grpc' ? 'grpc' : 'http',
   });
   const { explanation: notes, ...result } = actions;
