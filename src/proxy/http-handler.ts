@@ -66,7 +66,7 @@ export function httpHandler(deps: HandlerDeps, gateway: string, port: number, ki
     const asked: ResolveRequest = { protocol: grpc ? 'GRPC' : protocol, port, hostname: authority, path, method: req.method ?? 'GET', headers: flatHeaders(req) };
     if (kind === 'https') asked.sni = (req.socket as TLSSocket).servername || '';
     if (rawQuery !== undefined) asked.rawQuery = rawQuery;
-    const d: Decision = decide(served.table, asked, { random: Math.random(), maxExplainedCandidates: 0 });
+    const d: Decision = decide(served.table, asked, { random: Math.random(), maxExplainedCandidates: 0, nowSeconds: Math.floor(Date.now() / 1000) });
     const series = seriesOf.of(served, d.listener ?? '', routeLabel(d));
     record.series = series;
     if (d.connectionRejected) {

@@ -17,6 +17,7 @@ import { startProcess, startWorkerProcess, type ServiceProcess, type WorkerProce
 import { startProxyProcess, type ProxyProcess } from '../support/proxy-process';
 import { CONFORMANCE_ADDRESS_POOL, loadCorpus, refKey, type ObjectRef } from '../support/conformance';
 import { kindInfo } from '../../src/core/model/kinds';
+import { join } from 'node:path';
 import type { K8sObject } from '../../src/core/model/objects';
 import { openDatabase, type Database } from '../../src/adapters/store/database';
 import { caughtUp } from '../../src/adapters/store/checkpoints';
@@ -26,7 +27,15 @@ import { certificateRequested, checkObserved, HAS_OPENSSL, pathOf, send, type Ob
 
 const need = needs({ pg: true, redis: true });
 const CONTROLLER = 'switchyard.dev/gateway-controller';
-const corpus = loadCorpus({ controllerName: CONTROLLER });
+/**
+ * CONFORMANCE_SUITE=upcoming runs the upcoming cases (open upstream pull requests, the corpus's
+ * upcoming/ folder) instead, on base.json plus upcoming/base.json
+ * (test/e2e/conformance-upcoming-proxy.test.ts sets it).
+ */
+const UPCOMING = process.env.CONFORMANCE_SUITE === 'upcoming';
+const mainCorpus = loadCorpus({ controllerName: CONTROLLER });
+const corpus = UPCOMING ? loadCorpus({ controllerName: CONTROLLER, dir: join(mainCorpus.dir, 'upcoming') }) : mainCorpus;
+const baseObjects = (): K8sObject[] => (UPCOMING ? [...mainCorpus.base(), ...corpus.base()] : corpus.base());
 const RECONCILE_TIMEOUT_MS = 45_000;
 
 /**
@@ -35,6 +44,11 @@ const RECONCILE_TIMEOUT_MS = 45_000;
  */
 const PROXY_GAPS: { why: string; applies: (r: any, e: any) => boolean }[] = [
   { why: 'needs the openssl command, to see the CertificateRequest', applies: (_r, e) => e.clientCertificateRequested !== undefined && !HAS_OPENSSL },
+  // upcoming/: what this runner cannot stage yet (the proxy side is named in the report)
+  { why: 'an external authorization server (backendBehaviour.externalAuth): the runner starts none yet', applies: (r) => !!r.backendBehaviour?.externalAuth },
+  { why: 'pods of several workloads behind one Service, one refusing connections (backendBehaviour.endpoints): the fleet starts none yet', applies: (r) => !!r.backendBehaviour?.endpoints },
+  { why: 'traffic sent during the step\'s changes (continuousTraffic): the runner sends requests only after a step', applies: (_r, e) => !!e.continuousTraffic },
+  { why: 'a raw TLS dial trusting one certificate (trustedCA): the runner does not verify the served certificate', applies: (r) => !!r.trustedCA },
 ];
 
 type Entry = { gateway: { namespace: string; name: string }; dataPlane?: boolean; request: any; expect: any };
@@ -63,7 +77,7 @@ const requestsOf = (c: any): Entry[] => [...(c.expect?.requests ?? []), ...(c.st
 const ALL = corpus.cases.flatMap(requestsOf);
 const counts = new Counts();
 
-describe.skipIf(need.skip)(`the conformance corpus through the reference proxy${need.skip ? ` (skipped: ${need.why})` : ''}`, () => {
+describe.skipIf(need.skip)(`the conformance corpus${UPCOMING ? ' (upcoming cases)' : ''} through the reference proxy${need.skip ? ` (skipped: ${need.why})` : ''}`, () => {
   let db: Awaited<ReturnType<typeof freshDatabaseUrl>>;
   let store: Database;
   let api: ServiceProcess;
@@ -187,14 +201,14 @@ describe.skipIf(need.skip)(`the conformance corpus through the reference proxy${
     [api, worker] = await Promise.all([startProcess(env, 'src/main.ts', ['--role=api']), startWorkerProcess(env)]);
     store = await openDatabase({ url: db.url, poolSize: 2 });
     call = client(api.url, ADMIN_TOKEN);
-    for (const c of [{ manifests: corpus.base(), steps: [] }, ...corpus.cases]) {
+    for (const c of [{ manifests: baseObjects(), steps: [] }, ...corpus.cases]) {
       for (const o of [...(c.manifests ?? []), ...(c.steps ?? []).flatMap((s: any) => s.apply ?? [])]) {
         if (o.kind === 'Gateway') gatewayPorts.set(`${o.metadata.namespace}/${o.metadata.name}`, [...new Set([...(gatewayPorts.get(`${o.metadata.namespace}/${o.metadata.name}`) ?? []), ...(o.spec?.listeners ?? []).map((l: any) => l.port)])]);
       }
     }
     // the pods' certificates: Services come before Secrets in base.json
-    for (const o of corpus.base()) fleet.remember(o);
-    for (const o of corpus.base()) {
+    for (const o of baseObjects()) fleet.remember(o);
+    for (const o of baseObjects()) {
       base.set(refKey(refOf(o)), o);
       await apply(o);
       for (const s of o.kind === 'Service' ? await fleet.service(o) : []) base.set(refKey(refOf(s)), s);
@@ -270,6 +284,41 @@ describe.skipIf(need.skip)(`the conformance corpus through the reference proxy${
     }));
   }
 
+  /**
+   * upcoming/ `setCookie` and `sessionAffinity` (#4954): the first answer's Set-Cookie (its first
+   * value: name=value, attribute names compared case-insensitively), then follow-up requests on
+   * new connections presenting that cookie, each answered by the pod that answered the first.
+   */
+  async function sessionEntry(entry: Entry, localPort: number): Promise<string[]> {
+    const e = entry.expect;
+    const first = await once(entry, localPort);
+    const failures = [...first.failures];
+    if (e.responseBody !== undefined) failures.push('responseBody is not observed by this runner');
+    const raw = first.o.headers['set-cookie'];
+    const cookie = raw?.split(/,(?=\s*[^;,=\s]+=)/)[0];
+    const [pair, ...attrs] = (cookie ?? '').split(';').map((x) => x.trim());
+    const eq = pair.indexOf('=');
+    const attrNames = attrs.map((a) => a.split('=')[0].toLowerCase());
+    if (e.setCookie) {
+      if (!cookie || eq <= 0 || eq === pair.length - 1) failures.push(`no usable Set-Cookie (got ${raw ?? 'none'})`);
+      for (const a of e.setCookie.absentAttributes ?? []) if (attrNames.includes(a.toLowerCase())) failures.push(`Set-Cookie carries ${a}: ${cookie}`);
+      if (e.setCookie.anyOfAttributes && !e.setCookie.anyOfAttributes.some((a: string) => attrNames.includes(a.toLowerCase())))
+        failures.push(`Set-Cookie carries none of ${e.setCookie.anyOfAttributes.join(', ')}: ${cookie}`);
+    }
+    if (e.sessionAffinity && eq > 0) {
+      const pod = first.o.echo?.pod;
+      if (!pod) failures.push('the first answer names no pod');
+      const via = String(e.sessionAffinity.cookieVia).split(':')[1].toLowerCase();
+      const follow: Entry = { ...entry, request: { ...entry.request, headers: { ...(entry.request.headers ?? {}), [via]: pair } }, expect: { ...e, setCookie: undefined, sessionAffinity: undefined } };
+      for (let i = 0; i < e.sessionAffinity.followUpRequests; i++) {
+        const x = await once(follow, localPort);
+        if (x.failures.length) failures.push(`follow-up ${i + 1}: ${x.failures.join('; ')}`);
+        else if (x.o.echo?.pod !== pod) failures.push(`follow-up ${i + 1} answered by ${x.o.echo?.pod ?? 'no pod'} (want ${pod})`);
+      }
+    }
+    return failures;
+  }
+
   async function runEntry(entry: Entry): Promise<string[]> {
     const gw = `${entry.gateway.namespace}/${entry.gateway.name}`;
     const p = proxies.get(gw)!;
@@ -336,6 +385,7 @@ describe.skipIf(need.skip)(`the conformance corpus through the reference proxy${
       }
       return out;
     }
+    if (e.setCookie || e.sessionAffinity || e.responseBody !== undefined) return sessionEntry(entry, localPort);
     // upstream polls until the answer holds; a table just swapped in may still be on its way
     let failures: string[] = [];
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -362,9 +412,9 @@ describe.skipIf(need.skip)(`the conformance corpus through the reference proxy${
     return undefined;
   }
 
-  it('finds the corpus: 465 request expectations, 58 of them dataPlane', () => {
-    expect(ALL.length).toBe(465);
-    expect(ALL.filter((e) => e.dataPlane).length).toBe(58);
+  it(UPCOMING ? 'finds the upcoming cases: 116 request expectations, 26 of them dataPlane' : 'finds the corpus: 465 request expectations, 58 of them dataPlane', () => {
+    expect(ALL.length).toBe(UPCOMING ? 116 : 465);
+    expect(ALL.filter((e) => e.dataPlane).length).toBe(UPCOMING ? 26 : 58);
   });
 
   for (const c of corpus.cases) {
@@ -443,7 +493,7 @@ describe.skipIf(need.skip)(`the conformance corpus through the reference proxy${
     }, 120_000);
   }
 
-  it('the proxy of same-namespace counted what the corpus sent it: requests by listener, route and code, upstream latency, retries, upstream errors', async (ctx) => {
+  it.skipIf(UPCOMING)('the proxy of same-namespace counted what the corpus sent it: requests by listener, route and code, upstream latency, retries, upstream errors', async (ctx) => {
     const p = proxies.get('gateway-conformance-infra/same-namespace');
     if (!p) return ctx.skip('no case reached same-namespace');
     const text = await (await fetch(`${p.proc.admin}/metrics`)).text();

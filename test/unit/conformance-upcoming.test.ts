@@ -24,7 +24,16 @@ const claimed = new Set(SUPPORTED_FEATURES);
  * Cases that do not pass yet, with the reason; empty when every upcoming case passes. A case listed
  * here that passes fails the test as well, so that the list only shrinks.
  */
-export const STILL_FAILING: Record<string, string> = {};
+export const STILL_FAILING: Record<string, string> = {
+  HTTPRouteExternalAuthGRPC: 'the ExternalAuth filter is not served yet: its rule is dropped and the route reports UnsupportedValue',
+  HTTPRouteExternalAuthHTTP: 'the ExternalAuth filter is not served yet: its rule is dropped and the route reports UnsupportedValue',
+  // #4815 and #4692 compete on these tests; #4815 is the newer. Its listener reason Conflicted
+  // (Accepted=False) contradicts the released test, which the main corpus runs and which wants the
+  // conflict's own reason there; one status cannot satisfy both, and the served API (the corpus
+  // commit) has no Conflicted ListenerEntry reason. The #4692 versions pass.
+  'ListenerSetHostnameConflict.pr4815': 'Accepted=False/Conflicted contradicts the released test (HostnameConflict); #4692 passes',
+  'ListenerSetProtocolConflict.pr4815': 'Accepted=False/Conflicted contradicts the released test (ProtocolConflict); #4692 passes',
+};
 
 let clock = Date.parse('2026-11-29T17:00:00.000Z');
 const nextNow = () => new Date((clock += 1000)).toISOString();
@@ -80,7 +89,6 @@ describe('upcoming conformance cases (open upstream pull requests) against the c
       const problems = [...tally.failed, ...bad.map((o) => `${o.check.where} ${JSON.stringify(o.check.request)}: ${o.failures.join('; ')}`)];
       const name = entry.file.replace(/^cases\//, '').replace(/\.json$/, '');
       if (problems.length) failingCases.set(name, problems);
-      if (process.env.UPCOMING_SHOW) console.log(name, problems.join("\n"));
       if (STILL_FAILING[name]) expect(problems, `${name} is listed as still failing (${STILL_FAILING[name]}) but passes`).not.toEqual([]);
       else expect(problems).toEqual([]);
     });

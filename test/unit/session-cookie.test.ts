@@ -22,7 +22,7 @@ function tableWith(rule: any) {
   return translate(store.world(), gw, { controllerName: CONTROLLER, now: NOW })!.table;
 }
 
-const ask = (cookie?: string) => ({ protocol: 'HTTP', port: 80, path: '/session-persistence', ...(cookie ? { headers: { Cookie: cookie } } : {}) });
+const ask = (cookie?: string) => ({ protocol: 'HTTP' as const, port: 80, path: '/session-persistence', ...(cookie ? { headers: { Cookie: cookie } } : {}) });
 
 describe('cookie session persistence', () => {
   const two = {

@@ -1,7 +1,7 @@
 // What happens to a request once a rule has taken it: the rule's filters in order, the choice of a
 // backend by weight, that backend's own filters, and the answer the client gets (forwarded, a
 // redirect, a CORS preflight answered by the gateway, or 500 when the share falls on no usable backend).
-import type { CompiledBackend, CompiledCORS, CompiledFilter, CompiledListener, CompiledRetry, CompiledRule } from '../compile/types';
+import type { CompiledBackend, CompiledCORS, CompiledFilter, CompiledListener, CompiledRetry, CompiledRule, CompiledSessionPersistence } from '../compile/types';
 import { applyHeaderModifier, sortedHeaders, type HeaderMap, type HeaderModifier } from '../match/headers';
 import { originAllowed } from '../match/cors';
 import { replacePrefix } from '../match/path';
@@ -52,6 +52,8 @@ export type ActionResult = Pick<ResolveResponse,
   respond?: (backend: HeaderMap) => HeaderMap;
   /** The session the request's cookie resumed (a proxy keeps its endpoint and refreshes it). */
   sessionValue?: SessionValue;
+  /** For a forwarded request of a rule that keeps sessions: how (a proxy sets the cookie). */
+  sessionPersistence?: CompiledSessionPersistence;
   /** For a forwarded request: the backend chosen, with its endpoints (a proxy's, not resolve's). */
   target?: CompiledBackend;
   /** The mirrors' backends with their endpoints, in the order of `mirrors`. */
@@ -319,6 +321,7 @@ export function runActions(input: ActionInput): ActionResult {
     ...(rule.retry ? { retry: rule.retry } : {}),
     ...(rule.sessionPersistence ? { session: { cookieName: rule.sessionPersistence.cookieName, lifetime: rule.sessionPersistence.lifetime, resumed: !!kept } } : {}),
     ...(kept ? { sessionValue: kept.value } : {}),
+    ...(rule.sessionPersistence ? { sessionPersistence: rule.sessionPersistence } : {}),
     backends,
     ...(chosen !== undefined ? { chosenBackend: chosen } : {}),
     ...(rejectedShare > 0 ? { rejectedShare } : {}),

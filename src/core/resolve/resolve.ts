@@ -61,7 +61,7 @@ export function resolve(table: CompiledTable, request: ResolveRequest, context: 
 }
 
 /** What a proxy does with a request: resolve's answer, and for a forwarded one how its answer's headers are finished. */
-export type Decision = ResolveResponse & Pick<ActionResult, 'respond' | 'target' | 'mirrorTargets' | 'retry' | 'sessionValue'>;
+export type Decision = ResolveResponse & Pick<ActionResult, 'respond' | 'target' | 'mirrorTargets' | 'retry' | 'sessionValue' | 'sessionPersistence'>;
 
 /** The proxy's own decision: the same evaluation as resolve, the answer's fields as evaluated. */
 export function decide(table: CompiledTable, request: ResolveRequest, context: ResolveContext = {}): Decision {

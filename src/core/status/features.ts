@@ -6,6 +6,13 @@
 export const SUPPORTED_FEATURES: readonly string[] = Object.freeze([
   'BackendTLSPolicy',
   'BackendTLSPolicySANValidation',
+  // upcoming (open upstream pull requests, test/corpora/conformance/upcoming): #4954's cookie
+  // sessions, and the names #5183 and #5162 give HTTPRouteRetry and GatewayInfrastructurePropagation
+  // (both old names stay claimed while the released suite uses them)
+  'CookieSessionPersistence',
+  'CookieSessionPersistencePermanentLifetime',
+  'GatewayInfrastructure',
+  'HTTPRouteRetryCodes',
   'GatewayBackendClientCertificate',
   'GatewayFrontendClientCertificateValidationInsecureFallback',
   'HTTPRouteBackendProtocolH2C',
