@@ -15,8 +15,8 @@ function run(rules: any[]) {
   store.apply({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'ext', namespace: gw.namespace },
     spec: { parentRefs: [{ name: gw.name }], rules } });
   const t = translate(store.world(), gw, { controllerName: CONTROLLER, now: NOW })!;
-  const conds = t.routeParents.find((r) => r.name === 'ext')!.parents[0].conditions;
-  const cond = (type: string) => conds.find((c) => c.type === type);
+  const conds = [...t.routeParents].find((r) => r.name === 'ext')!.parents[0].conditions;
+  const cond = (type: string) => conds.find((c: any) => c.type === type);
   const ask = (path: string) => resolve(t.table, { protocol: 'HTTP', port: 80, path });
   return { cond, ask };
 }

@@ -104,7 +104,7 @@ function validateOne(owner: Gateway | ListenerSet, listener: Listener, index: nu
     if (typeof listener?.hostname === 'string' && listener.hostname !== '') a.hostname = listener.hostname.toLowerCase();
   }
 
-  const kinds = protocolKinds(protocol, ctx.features);
+  const kinds = protocolKinds(protocol, ctx.features, listener?.tls?.mode);
   if (!(SUPPORTED_PROTOCOLS as readonly string[]).includes(protocol) || kinds.length === 0) {
     w.notAccepted = {
       reason: ListenerReason.UnsupportedProtocol,
@@ -150,13 +150,18 @@ function validateOne(owner: Gateway | ListenerSet, listener: Listener, index: nu
   return w;
 }
 
+const protocolClass = (p: string): string => (p === 'HTTP' ? 'HTTP' : p === 'HTTPS' || p === 'TLS' ? 'HTTPS/TLS' : p);
+
 /**
- * Which listeners may share a port: each protocol only with itself. HTTPS and TLS on one port
- * conflict (ProtocolConflict) whatever their hostnames, as upstream's #5147 tests and the
- * implementations we compare with read "Distinct Listeners": a connection's SNI alone would have
- * to decide between terminating HTTP and passing TLS through.
+ * An HTTPS and a TLS listener on one port may share it by server name only when their hostnames
+ * cannot both take a name; when they can ("" takes every name, a wildcard the names under it) the
+ * two conflict (ProtocolConflict), as upstream's #5147 tests read "Distinct Listeners": a
+ * connection's SNI alone would have to choose between terminating HTTP and passing TLS through.
  */
-const protocolClass = (p: string): string => p;
+function mixedOverlap(a: ListenerAnalysis, b: ListenerAnalysis): boolean {
+  if (a.protocol === b.protocol || !(a.protocol === 'HTTPS' || a.protocol === 'TLS') || !(b.protocol === 'HTTPS' || b.protocol === 'TLS')) return false;
+  return hostnamesOverlap(a.hostname, b.hostname);
+}
 
 /** Listeners that share a port must be distinct (Gateway API "Distinct Listeners"). */
 function detectConflicts(work: Work[], ctx: ListenerContext): void {
@@ -187,8 +192,14 @@ function detectConflicts(work: Work[], ctx: ListenerContext): void {
           message: `Listeners ${names(tcp)} all use TCP port ${port}; TCP listeners cannot share a port` };
       continue;
     }
+    const mixed = tcp.filter((w) => tcp.some((o) => o !== w && mixedOverlap(w.a, o.a)));
+    if (mixed.length) {
+      const desc = mixed.map((w) => `${label(w)} (${w.a.protocol}, ${w.a.hostname ?? 'any hostname'})`).join(', ');
+      for (const w of mixed) w.conflict = { reason: ListenerReason.ProtocolConflict,
+        message: `Listeners ${desc} use port ${port} with HTTPS and TLS for overlapping hostnames, which cannot share a port` };
+    }
     const byHost = new Map<string, Work[]>();
-    for (const w of tcp) {
+    for (const w of tcp.filter((x) => !x.conflict)) {
       const h = w.a.hostname ?? '';
       (byHost.get(h) ?? byHost.set(h, []).get(h)!).push(w);
     }
@@ -214,6 +225,7 @@ function pairConflict(a: ListenerAnalysis, b: ListenerAnalysis, ctx: ListenerCon
   if (udp(a.protocol) || udp(b.protocol)) return udp(a.protocol) && udp(b.protocol) ? ListenerReason.ProtocolConflict : undefined;
   const klass = protocolClass;
   if (klass(a.protocol) !== klass(b.protocol) || klass(a.protocol) === 'TCP') return ListenerReason.ProtocolConflict;
+  if (mixedOverlap(a, b)) return ListenerReason.ProtocolConflict;
   if ((a.hostname ?? '') === (b.hostname ?? '')) return ListenerReason.HostnameConflict;
   if (a.protocol === 'TLS' && b.protocol === 'TLS' && a.tlsMode !== b.tlsMode && !ctx.features.has('TLSRouteModeMixed'))
     return ListenerReason.ProtocolConflict;

@@ -245,7 +245,11 @@ function orderListener(ctx: TranslationContext, la: ListenerAttachment): Ordered
   const lists: Lists = {};
   if (protocol === 'HTTP' || protocol === 'HTTPS') { lists.http = []; lists.grpc = []; }
   if (protocol === 'TLS') lists.tls = [];
-  if (protocol === 'TCP') lists.tcp = [];
+  // a TLS listener that terminates carries TCPRoutes too (the decrypted stream)
+  const terminatingTLS = protocol === 'TLS' && (l?.tls?.mode ?? 'Terminate') === 'Terminate';
+  if (protocol === 'TCP' || terminatingTLS) lists.tcp = [];
+  // what the lists are made of: the memo below may patch only lists of the same shape
+  const shape = terminatingTLS ? 'TLS+TCP' : protocol;
   if (protocol === 'UDP') lists.udp = [];
   const names = Object.keys(lists) as (keyof Lists)[];
 
@@ -260,7 +264,7 @@ function orderListener(ctx: TranslationContext, la: ListenerAttachment): Ordered
   const prev = l ? memo!.get(l) : undefined;
   const planSet = new Set(plans);
   let patched: Lists | undefined;
-  if (prev && prev.protocol === protocol && prev.hostname === hostname) {
+  if (prev && prev.protocol === shape && prev.hostname === hostname) {
     const added = plans.filter((p) => !prev.planSet.has(p));
     const gone = added.length <= PATCH_LIMIT ? new Set(prev.plans.filter((p) => !planSet.has(p))) : undefined;
     if (gone && gone.size <= PATCH_LIMIT) {
@@ -280,7 +284,7 @@ function orderListener(ctx: TranslationContext, la: ListenerAttachment): Ordered
       (patched as Record<string, unknown>)[name] = list.sort(LADDERS[name] as (a: unknown, b: unknown) => number);
     }
   }
-  if (memo) memo.set(l!, { protocol, hostname, plans, planSet, lists: patched });
+  if (memo) memo.set(l!, { protocol: shape, hostname, plans, planSet, lists: patched });
   // the lists are shared with the next recompute's patch: callers read them, never change them
   Object.assign(out, patched);
   return out;

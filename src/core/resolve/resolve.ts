@@ -120,6 +120,11 @@ function resolveTLSFamily(ctx: Ctx, usable: CompiledListener[]): ResolveResponse
     ctx.explanation.push(mode === 'Passthrough'
       ? 'The listener passes the TLS connection through to the backend, which terminates it.'
       : 'The listener terminates TLS and forwards the plaintext stream to the backend.');
+    // a terminating listener's TCPRoutes take the decrypted stream when no TLSRoute takes the name
+    if (mode === 'Terminate' && bySni.tcpRoutes?.length && candidatesOn(ctx.table, bySni, 'tls', req).length === 0) {
+      ctx.explanation.push('No TLSRoute of the listener takes the server name; its TCPRoute takes the decrypted stream.');
+      return routeOn(ctx, bySni, 'tcp', []);
+    }
     return routeOn(ctx, bySni, 'tls', tlsListeners.filter((l) => l !== bySni && l.protocol === 'TLS'));
   }
   if (req.protocol === 'tls') {
