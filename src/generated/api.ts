@@ -4485,6 +4485,13 @@ export interface components {
             backends: components["schemas"]["ResolveBackend"][];
             /** @description Index into backends of the backend picked (a single backend, or by the caller's random number). */
             chosenBackend?: number;
+            /** @description The matched rule's ExternalAuth filter: the request is first sent to this authorization server and goes on (forwarded, or answered by the gateway) only if the server allows it; a denial's status, headers and body go to the client. Resolve cannot know the server's answer. */
+            externalAuth?: {
+                /** @enum {string} */
+                protocol: "GRPC" | "HTTP";
+                backend: components["schemas"]["ResolveBackend"];
+                pathPrefix?: string;
+            };
             /** @description The matched rule keeps sessions (cookie session persistence): the cookie it uses, and whether the request's Cookie header resumes a session (its backend was chosen by the cookie, not by weight). A proxy also checks the session's timeouts, which need a clock. */
             session?: {
                 cookieName: string;
@@ -4894,13 +4901,25 @@ export interface components {
         /** @description Exactly the member named by `type` is set. */
         CompiledFilter: {
             /** @enum {string} */
-            type: "RequestHeaderModifier" | "ResponseHeaderModifier" | "RequestRedirect" | "URLRewrite" | "RequestMirror" | "CORS";
+            type: "RequestHeaderModifier" | "ResponseHeaderModifier" | "RequestRedirect" | "URLRewrite" | "RequestMirror" | "CORS" | "ExternalAuth";
             requestHeaderModifier?: components["schemas"]["CompiledHeaderModifier"];
             responseHeaderModifier?: components["schemas"]["CompiledHeaderModifier"];
             requestRedirect?: components["schemas"]["CompiledRedirect"];
             urlRewrite?: components["schemas"]["CompiledURLRewrite"];
             requestMirror?: components["schemas"]["CompiledMirror"];
             cors?: components["schemas"]["CompiledCORS"];
+            externalAuth?: components["schemas"]["CompiledExternalAuth"];
+        };
+        /** @description HTTPRoute ExternalAuth filter: before the request goes on, ask the authorization server `backend` (one of its endpoints). GRPC: Envoy's envoy.service.auth.v3.Authorization/Check, the request's headers sent as attributes.request.http (all of them when allowedHeaders is empty, else those named); OK status = allow (ok_response headers set on the request), anything else = deny (denied_response status, headers and body to the client; 403 without one). HTTP: the request's method to pathPrefix + path, with Host, Method, Path, Content-Length, Authorization and the allowedHeaders; 200 = allow (the answer's headers named in allowedResponseHeaders, or all but Host and Authority when it is empty, set on the request), anything else = deny (that answer's status, headers and body to the client). An unusable backend answers 500 (the filter cannot be applied and is never skipped); an unreachable server or no answer within timeoutMs denies (fail closed): 403. forwardBodyMaxSize > 0 sends that many bytes of the body at most (0 = none). */
+        CompiledExternalAuth: {
+            /** @enum {string} */
+            protocol: "GRPC" | "HTTP";
+            backend: components["schemas"]["CompiledBackend"];
+            pathPrefix?: string;
+            allowedHeaders: string[];
+            allowedResponseHeaders: string[];
+            forwardBodyMaxSize?: number;
+            timeoutMs: number;
         };
         /** @description Header names compare case-insensitively; set replaces, add appends with ",", remove deletes. */
         CompiledHeaderModifier: {

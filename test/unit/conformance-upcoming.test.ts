@@ -25,8 +25,6 @@ const claimed = new Set(SUPPORTED_FEATURES);
  * here that passes fails the test as well, so that the list only shrinks.
  */
 export const STILL_FAILING: Record<string, string> = {
-  HTTPRouteExternalAuthGRPC: 'the ExternalAuth filter is not served yet: its rule is dropped and the route reports UnsupportedValue',
-  HTTPRouteExternalAuthHTTP: 'the ExternalAuth filter is not served yet: its rule is dropped and the route reports UnsupportedValue',
   // #4815 and #4692 compete on these tests; #4815 is the newer. Its listener reason Conflicted
   // (Accepted=False) contradicts the released test, which the main corpus runs and which wants the
   // conflict's own reason there; one status cannot satisfy both, and the served API (the corpus

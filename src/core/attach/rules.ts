@@ -9,7 +9,7 @@ import { memoSlot, type TranslationContext } from '../translate/context';
 import { regexProblem } from '../match/regex';
 
 const HTTP_FILTERS = new Set(['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite',
-  'RequestMirror', 'CORS', 'ExtensionRef']);
+  'RequestMirror', 'CORS', 'ExtensionRef', 'ExternalAuth']);
 const GRPC_FILTERS = new Set(['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestMirror', 'ExtensionRef']);
 const PATH_TYPES = new Set(['Exact', 'PathPrefix', 'RegularExpression']);
 const VALUE_MATCH_TYPES = new Set(['Exact', 'RegularExpression']);

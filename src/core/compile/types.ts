@@ -23,6 +23,7 @@ export type CompiledRedirect = S['CompiledRedirect'];
 export type CompiledURLRewrite = S['CompiledURLRewrite'];
 export type CompiledMirror = S['CompiledMirror'];
 export type CompiledCORS = S['CompiledCORS'];
+export type CompiledExternalAuth = S['CompiledExternalAuth'];
 export type CompiledValueMatch = S['CompiledValueMatch'];
 export type CompiledHTTPMatch = S['CompiledHTTPMatch'];
 export type CompiledGRPCMatch = S['CompiledGRPCMatch'];

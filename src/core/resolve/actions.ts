@@ -1,7 +1,7 @@
 // What happens to a request once a rule has taken it: the rule's filters in order, the choice of a
 // backend by weight, that backend's own filters, and the answer the client gets (forwarded, a
 // redirect, a CORS preflight answered by the gateway, or 500 when the share falls on no usable backend).
-import type { CompiledBackend, CompiledCORS, CompiledFilter, CompiledListener, CompiledRetry, CompiledRule, CompiledSessionPersistence } from '../compile/types';
+import type { CompiledBackend, CompiledCORS, CompiledFilter, CompiledListener, CompiledRetry, CompiledRule, CompiledSessionPersistence, CompiledExternalAuth } from '../compile/types';
 import { applyHeaderModifier, sortedHeaders, type HeaderMap, type HeaderModifier } from '../match/headers';
 import { originAllowed } from '../match/cors';
 import { replacePrefix } from '../match/path';
@@ -42,7 +42,9 @@ export interface ActionInput {
 
 export type ActionResult = Pick<ResolveResponse,
   'forwarded' | 'statusCode' | 'redirect' | 'rewrite' | 'requestHeaders' | 'responseHeaders' | 'mirrors' |
-  'timeouts' | 'backends' | 'chosenBackend' | 'rejectedShare' | 'grpcStatus' | 'session'> & {
+  'timeouts' | 'backends' | 'chosenBackend' | 'rejectedShare' | 'grpcStatus' | 'session' | 'externalAuth'> & {
+  /** The rule's ExternalAuth filter, for a proxy to ask the server before it carries the decision out. */
+  externalAuthConfig?: CompiledExternalAuth;
   explanation: string[];
   /**
    * For a forwarded request: the headers the client gets once the backend answered with `backend`
@@ -200,7 +202,33 @@ export function pickBackend(backends: readonly CompiledBackend[], r: number): nu
   return backends.findLastIndex((b) => b.weight > 0);
 }
 
+/**
+ * What the matched rule does with the request. A rule with an ExternalAuth filter first asks the
+ * authorization server: what follows holds only when the server allows the request (resolve cannot
+ * know its answer, so it names the server); an unusable server reference answers 500.
+ */
 export function runActions(input: ActionInput): ActionResult {
+  const auth = input.rule.invalid ? undefined : input.rule.filters.find((f) => f.type === 'ExternalAuth')?.externalAuth;
+  if (!auth) return runRuleActions(input);
+  const v = input.visibility;
+  const b = auth.backend;
+  const externalAuth = { protocol: auth.protocol, backend: resolveBackend(b, b.weight, v), ...(auth.pathPrefix ? { pathPrefix: auth.pathPrefix } : {}) };
+  if (!b.valid) {
+    const total = input.rule.backends.reduce((n, x) => n + Math.max(0, x.weight), 0);
+    return {
+      forwarded: false, statusCode: 500, responseHeaders: {}, externalAuth,
+      backends: input.rule.backends.map((x) => resolveBackend(x, total, v)),
+      explanation: [`The rule's ExternalAuth filter names ${backendWords(b, v)}, which is unusable (${b.reason}): the filter cannot be applied and is never skipped, so the gateway answers 500.`],
+    };
+  }
+  const rest = runRuleActions(input);
+  return {
+    ...rest, externalAuth, externalAuthConfig: auth,
+    explanation: [`The rule's ExternalAuth filter first asks ${backendWords(b, v)} (${auth.protocol === 'GRPC' ? 'Envoy ext_authz gRPC Check' : `HTTP, path prefix ${auth.pathPrefix ?? 'none'}`}) whether to let the request through: a denial's status, headers and body go to the client, an unreachable server or no answer in ${auth.timeoutMs} ms is answered 403, and only an allowed request gets what follows.`, ...rest.explanation],
+  };
+}
+
+function runRuleActions(input: ActionInput): ActionResult {
   const { rule, request: req, visibility: v } = input;
   const notes: string[] = [];
   const refused = input.refusal === 'connection' ? 'the connection is refused' : input.refusal === 'datagrams' ? 'the datagrams are dropped'

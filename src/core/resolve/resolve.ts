@@ -48,7 +48,7 @@ function base(ctx: Ctx, over: Partial<ResolveResponse> = {}): ResolveResponse {
 
 const KEY_ORDER: (keyof ResolveResponse)[] = [
   'matched', 'forwarded', 'connectionRejected', 'statusCode', 'grpcStatus', 'listener', 'route', 'ruleIndex', 'ruleName',
-  'matchIndex', 'decidedBy', 'backends', 'chosenBackend', 'session', 'rejectedShare', 'redirect', 'rewrite', 'requestHeaders',
+  'matchIndex', 'decidedBy', 'externalAuth', 'backends', 'chosenBackend', 'session', 'rejectedShare', 'redirect', 'rewrite', 'requestHeaders',
   'responseHeaders', 'mirrors', 'timeouts', 'candidates', 'unattached', 'explanation',
 ];
 
@@ -61,7 +61,7 @@ export function resolve(table: CompiledTable, request: ResolveRequest, context: 
 }
 
 /** What a proxy does with a request: resolve's answer, and for a forwarded one how its answer's headers are finished. */
-export type Decision = ResolveResponse & Pick<ActionResult, 'respond' | 'target' | 'mirrorTargets' | 'retry' | 'sessionValue' | 'sessionPersistence'>;
+export type Decision = ResolveResponse & Pick<ActionResult, 'respond' | 'target' | 'mirrorTargets' | 'retry' | 'sessionValue' | 'sessionPersistence' | 'externalAuthConfig'>;
 
 /** The proxy's own decision: the same evaluation as resolve, the answer's fields as evaluated. */
 export function decide(table: CompiledTable, request: ResolveRequest, context: ResolveContext = {}): Decision {
