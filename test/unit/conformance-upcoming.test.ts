@@ -13,6 +13,7 @@ import { CONTROLLER, Store, reconcile } from './status-harness';
 import { CONFORMANCE_ADDRESS_POOL, loadCorpus, refKey, runCase, Totals, type Driver } from '../support/conformance';
 import { loadBase, requestsOf, runCase as runRequests, needsDataPlane, type Outcome } from './conformance-requests-harness';
 import { conformanceDir } from '../support/corpora';
+import { STILL_FAILING } from '../support/conformance-upcoming';
 import type { CompiledTable } from '../../src/core/compile';
 
 const main = loadCorpus({ controllerName: CONTROLLER });
@@ -20,18 +21,6 @@ const upcoming = loadCorpus({ controllerName: CONTROLLER, dir: join(main.dir, 'u
 const index = upcoming.load('index.json');
 const claimed = new Set(SUPPORTED_FEATURES);
 
-/**
- * Cases that do not pass yet, with the reason; empty when every upcoming case passes. A case listed
- * here that passes fails the test as well, so that the list only shrinks.
- */
-export const STILL_FAILING: Record<string, string> = {
-  // #4815 and #4692 compete on these tests; #4815 is the newer. Its listener reason Conflicted
-  // (Accepted=False) contradicts the released test, which the main corpus runs and which wants the
-  // conflict's own reason there; one status cannot satisfy both, and the served API (the corpus
-  // commit) has no Conflicted ListenerEntry reason. The #4692 versions pass.
-  'ListenerSetHostnameConflict.pr4815': 'Accepted=False/Conflicted contradicts the released test (HostnameConflict); #4692 passes',
-  'ListenerSetProtocolConflict.pr4815': 'Accepted=False/Conflicted contradicts the released test (ProtocolConflict); #4692 passes',
-};
 
 let clock = Date.parse('2026-11-29T17:00:00.000Z');
 const nextNow = () => new Date((clock += 1000)).toISOString();
