@@ -47,11 +47,11 @@ const PROXY_GAPS: { why: string; applies: (r: any, e: any) => boolean }[] = [
   { why: 'needs the openssl command, to see the CertificateRequest', applies: (_r, e) => e.clientCertificateRequested !== undefined && !HAS_OPENSSL },
   // upcoming/: what this runner cannot stage yet (the proxy side is named in the report)
   { why: 'pods of several workloads behind one Service, one refusing connections (backendBehaviour.endpoints): the fleet starts none yet', applies: (r) => !!r.backendBehaviour?.endpoints },
-  { why: 'traffic sent during the step\'s changes (continuousTraffic): the runner sends requests only after a step', applies: (_r, e) => !!e.continuousTraffic },
   { why: 'a raw TLS dial trusting one certificate (trustedCA): the runner does not verify the served certificate', applies: (r) => !!r.trustedCA },
 ];
 
 type Entry = { gateway: { namespace: string; name: string }; dataPlane?: boolean; request: any; expect: any };
+interface TrafficLoop { stop(): void; finish(): Promise<string[]> }
 
 class Counts {
   /** entries of cases whose features the GatewayClass does not all claim, passed and failed */
@@ -339,6 +339,45 @@ describe.skipIf(need.skip)(`the conformance corpus${UPCOMING ? ' (upcoming cases
     return failures;
   }
 
+  /**
+   * upcoming/ `continuousTraffic` (#4523): the entry's request sent back to back, each on a new
+   * connection, from before a step's changes; finish() waits stopAfterMs once the step's other
+   * expectations held, stops, and says what failed (a transport error or another status).
+   */
+  function trafficLoop(entry: Entry): TrafficLoop {
+    const gw = `${entry.gateway.namespace}/${entry.gateway.name}`;
+    const ct = entry.expect.continuousTraffic;
+    const want = entry.expect.statusCode ?? 200;
+    let running = true;
+    let sent = 0;
+    const failures: string[] = [];
+    const done = (async () => {
+      while (running) {
+        const p = proxies.get(gw);
+        if (!p) {
+          failures.push('no proxy for the Gateway');
+          return;
+        }
+        const o = await send(entry.request, {}, { localPort: (entry.request.port ?? 80) + p.offset, requestId: randomUUID() }, randomUUID());
+        sent++;
+        if (o.rejected || o.status !== want) failures.push(o.rejected ? `no answer: ${o.rejected}` : `status ${o.status}`);
+      }
+    })();
+    const stop = () => { running = false; };
+    return {
+      stop,
+      async finish() {
+        await new Promise((r) => setTimeout(r, ct.stopAfterMs));
+        stop();
+        await done;
+        const out: string[] = [];
+        if (failures.length > ct.maxFailedRequests) out.push(`${failures.length} of ${sent} requests failed during the change (at most ${ct.maxFailedRequests}), e.g. ${failures[0]}`);
+        if (sent < ct.minRequests) out.push(`${sent} requests sent (at least ${ct.minRequests})`);
+        return out;
+      },
+    };
+  }
+
   async function runEntry(entry: Entry): Promise<string[]> {
     const gw = `${entry.gateway.namespace}/${entry.gateway.name}`;
     const p = proxies.get(gw)!;
@@ -449,6 +488,7 @@ describe.skipIf(need.skip)(`the conformance corpus${UPCOMING ? ' (upcoming cases
       const unclaimed: string[] = (c.features ?? []).filter((f: string) => !claimed.has(f));
       const touched = new Map<string, ObjectRef>();
       const caseGateways = new Set<string>();
+      const loops = new Map<Entry, TrafficLoop>();
       const failures: string[] = [];
       const phase = async (where: string, list: Entry[] | undefined) => {
         const run: Entry[] = [];
@@ -466,7 +506,8 @@ describe.skipIf(need.skip)(`the conformance corpus${UPCOMING ? ' (upcoming cases
           await synced(gw, isBase);
         }
         for (const [i, entry] of run.entries()) {
-          const got = await runEntry(entry);
+          const loop = entry.expect.continuousTraffic ? loops.get(entry) : undefined;
+          const got = loop ? await loop.finish() : await runEntry(entry);
           if (unclaimed.length) {
             if (got.length === 0) counts.unclaimed.passed++;
             else counts.unclaimed.failed++;
@@ -488,6 +529,9 @@ describe.skipIf(need.skip)(`the conformance corpus${UPCOMING ? ' (upcoming cases
         for (const o of c.manifests ?? []) await apply(o, touched);
         await phase('expect', c.expect?.requests);
         for (const [si, s] of (c.steps ?? []).entries()) {
+          // upcoming/ continuousTraffic: the loops that start before this step's changes
+          for (const later of c.steps ?? []) for (const entry of (later.expect?.requests ?? []) as Entry[])
+            if (entry.expect.continuousTraffic?.startBeforeStep === si) loops.set(entry, trafficLoop(entry));
           for (const ref of s.delete ?? []) {
             const r = { kind: ref.kind, namespace: kindInfo(ref.kind)?.scope === 'Cluster' ? undefined : ref.namespace, name: ref.name };
             touched.set(refKey(r), r);
@@ -497,6 +541,7 @@ describe.skipIf(need.skip)(`the conformance corpus${UPCOMING ? ' (upcoming cases
           await phase(`step ${si + 1}`, s.expect?.requests);
         }
       } finally {
+        for (const l of loops.values()) l.stop();
         for (const [k, ref] of [...touched].reverse()) {
           const original = base.get(k);
           // a base Service written back writes its pods' EndpointSlices itself

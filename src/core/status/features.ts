@@ -16,6 +16,8 @@ export const SUPPORTED_FEATURES: readonly string[] = Object.freeze([
   'HTTPRouteExternalAuthHTTP',
   'CookieSessionPersistencePermanentLifetime',
   'GatewayInfrastructure',
+  // #4523: a route or ListenerSet changed under traffic fails no request (the proxy swaps tables whole)
+  'GatewayNonDisruptiveConfig',
   'HTTPRouteRetryCodes',
   'GatewayBackendClientCertificate',
   'GatewayFrontendClientCertificateValidationInsecureFallback',
