@@ -18,6 +18,7 @@ import { startProxyProcess, type ProxyProcess } from '../support/proxy-process';
 import { CONFORMANCE_ADDRESS_POOL, loadCorpus, refKey, type ObjectRef } from '../support/conformance';
 import { kindInfo } from '../../src/core/model/kinds';
 import { join } from 'node:path';
+import tls from 'node:tls';
 import type { K8sObject } from '../../src/core/model/objects';
 import { openDatabase, type Database } from '../../src/adapters/store/database';
 import { caughtUp } from '../../src/adapters/store/checkpoints';
@@ -47,7 +48,6 @@ const PROXY_GAPS: { why: string; applies: (r: any, e: any) => boolean }[] = [
   { why: 'needs the openssl command, to see the CertificateRequest', applies: (_r, e) => e.clientCertificateRequested !== undefined && !HAS_OPENSSL },
   // upcoming/: what this runner cannot stage yet (the proxy side is named in the report)
   { why: 'pods of several workloads behind one Service, one refusing connections (backendBehaviour.endpoints): the fleet starts none yet', applies: (r) => !!r.backendBehaviour?.endpoints },
-  { why: 'a raw TLS dial trusting one certificate (trustedCA): the runner does not verify the served certificate', applies: (r) => !!r.trustedCA },
 ];
 
 type Entry = { gateway: { namespace: string; name: string }; dataPlane?: boolean; request: any; expect: any };
@@ -378,6 +378,30 @@ describe.skipIf(need.skip)(`the conformance corpus${UPCOMING ? ' (upcoming cases
     };
   }
 
+  /**
+   * upcoming/ `trustedCA` (#5147): a TCP connect and a full TLS handshake with the entry's SNI that
+   * trusts only that certificate (a Secret's tls.crt, a ConfigMap's ca.crt), as upstream dials
+   * (1 s per attempt, three attempts); with connectionRejected, every attempt must fail.
+   */
+  async function trustedDial(r: any, e: any, localPort: number): Promise<string[]> {
+    const ref = `${r.trustedCA.namespace}/${r.trustedCA.name}`;
+    const anchor = r.trustedCA.kind === 'Secret' ? fleet.keyPair(ref)?.cert : fleet.caBundle(ref);
+    if (!anchor) return [`no certificate to trust in ${r.trustedCA.kind} ${ref}`];
+    const dial = () => new Promise<string | undefined>((resolve) => {
+      const sock = tls.connect({ host: '127.0.0.1', port: localPort, servername: r.sni, ca: anchor, rejectUnauthorized: true, checkServerIdentity: () => undefined });
+      const timer = setTimeout(() => { sock.destroy(); resolve('timed out'); }, 1000);
+      sock.once('secureConnect', () => { clearTimeout(timer); sock.destroy(); resolve(undefined); });
+      sock.once('error', (err) => { clearTimeout(timer); resolve((err as NodeJS.ErrnoException).code ?? err.message); });
+    });
+    const out: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const why = await dial();
+      if (e.connectionRejected && why === undefined) out.push(`attempt ${i + 1}: the handshake trusting ${r.trustedCA.kind} ${ref} succeeded`);
+      if (!e.connectionRejected && why !== undefined) out.push(`attempt ${i + 1}: the handshake failed (${why})`);
+    }
+    return out;
+  }
+
   async function runEntry(entry: Entry): Promise<string[]> {
     const gw = `${entry.gateway.namespace}/${entry.gateway.name}`;
     const p = proxies.get(gw)!;
@@ -445,6 +469,7 @@ describe.skipIf(need.skip)(`the conformance corpus${UPCOMING ? ' (upcoming cases
       return out;
     }
     if (e.setCookie || e.sessionAffinity) return sessionEntry(entry, localPort);
+    if (r.trustedCA) return trustedDial(r, e, localPort);
     // upstream polls until the answer holds; a table just swapped in may still be on its way
     let failures: string[] = [];
     for (let attempt = 0; attempt < 3; attempt++) {
