@@ -19,6 +19,8 @@ import { CONFORMANCE_ADDRESS_POOL, loadCorpus, refKey, type ObjectRef } from '..
 import { kindInfo } from '../../src/core/model/kinds';
 import { join } from 'node:path';
 import tls from 'node:tls';
+import net from 'node:net';
+import { startEchoPod, type EchoPod } from '../support/echo-pod';
 import type { K8sObject } from '../../src/core/model/objects';
 import { openDatabase, type Database } from '../../src/adapters/store/database';
 import { caughtUp } from '../../src/adapters/store/checkpoints';
@@ -47,7 +49,6 @@ const RECONCILE_TIMEOUT_MS = 45_000;
 const PROXY_GAPS: { why: string; applies: (r: any, e: any) => boolean }[] = [
   { why: 'needs the openssl command, to see the CertificateRequest', applies: (_r, e) => e.clientCertificateRequested !== undefined && !HAS_OPENSSL },
   // upcoming/: what this runner cannot stage yet (the proxy side is named in the report)
-  { why: 'pods of several workloads behind one Service, one refusing connections (backendBehaviour.endpoints): the fleet starts none yet', applies: (r) => !!r.backendBehaviour?.endpoints },
 ];
 
 type Entry = { gateway: { namespace: string; name: string }; dataPlane?: boolean; request: any; expect: any };
@@ -246,6 +247,7 @@ describe.skipIf(need.skip)(`the conformance corpus${UPCOMING ? ' (upcoming cases
     console.log(counts.line(ALL.length, ALL.filter((e) => e.dataPlane).length));
     await Promise.all([...proxies.keys()].map(stopProxy));
     await fleet.close();
+    await Promise.all(stagedPods.map((p) => p.close()));
     await Promise.all([...authServers.values()].map((a) => a.close()));
     await store?.close?.();
     await Promise.all([api?.stop(), worker?.stop()]);
@@ -402,6 +404,42 @@ describe.skipIf(need.skip)(`the conformance corpus${UPCOMING ? ' (upcoming cases
     return out;
   }
 
+  /**
+   * upcoming/ `backendBehaviour.endpoints` (#5183): the Service the entry expects is given `count`
+   * pods of each workload, named after it; one that refuses connections is a port bound and closed
+   * again (nothing listens: every connection is refused before a request is sent).
+   */
+  const stagedPods: EchoPod[] = [];
+  async function stageEndpoints(entry: Entry, touched: Map<string, ObjectRef>): Promise<void> {
+    const svcRef = entry.expect.backend;
+    const svc = await call('GET', `/api/v1/namespaces/${svcRef.namespace}/services/${svcRef.name}`);
+    const ports: any[] = svc.body?.spec?.ports ?? [];
+    const target = (p: any) => (typeof p.targetPort === 'number' ? p.targetPort : p.port);
+    const endpoints: { port: number; name: string }[] = [];
+    for (const w of entry.request.backendBehaviour.endpoints) {
+      for (let i = 0; i < w.count; i++) {
+        if (w.refuseConnections) {
+          const port = await new Promise<number>((r) => { const x = net.createServer().listen(0, '127.0.0.1', () => { const p = (x.address() as net.AddressInfo).port; x.close(() => r(p)); }); });
+          endpoints.push({ port, name: `${w.workload}-${i}` });
+        } else {
+          const pod = await startEchoPod({ service: svcRef.name, namespace: svcRef.namespace, name: `${w.workload}-${i}`, targetPorts: ports.map(target), attempts: new Map() });
+          stagedPods.push(pod);
+          endpoints.push({ port: pod.ports.get(target(ports[0]))!, name: pod.name });
+        }
+      }
+    }
+    // the fleet's slices of the Service give way to these
+    for (const x of await fleet.service(svc.body)) await del(refOf(x));
+    for (const [i, e] of endpoints.entries()) {
+      const slice = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
+        metadata: { name: `${svcRef.name}-staged-${i}`, namespace: svcRef.namespace, labels: { 'kubernetes.io/service-name': svcRef.name } },
+        addressType: 'IPv4', ports: [{ name: ports[0]?.name ?? '', protocol: 'TCP', port: e.port }],
+        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }] } as unknown as K8sObject;
+      touched.set(refKey(refOf(slice)), refOf(slice));
+      await put(slice);
+    }
+  }
+
   async function runEntry(entry: Entry): Promise<string[]> {
     const gw = `${entry.gateway.namespace}/${entry.gateway.name}`;
     const p = proxies.get(gw)!;
@@ -470,6 +508,22 @@ describe.skipIf(need.skip)(`the conformance corpus${UPCOMING ? ' (upcoming cases
     }
     if (e.setCookie || e.sessionAffinity) return sessionEntry(entry, localPort);
     if (r.trustedCA) return trustedDial(r, e, localPort);
+    if (e.consecutiveSuccesses || e.backendWorkload) {
+      // upcoming/: the entry must hold for that many requests in a row (after a first one that holds)
+      let last: string[] = [];
+      for (let attempt = 0; attempt < 3; attempt++) {
+        last = [];
+        for (let i = 0; i < (e.consecutiveSuccesses ?? 1) && last.length === 0; i++) {
+          const x = await once(entry, localPort);
+          last = [...x.failures];
+          if (e.backendWorkload && !(x.o.echo?.pod ?? '').startsWith(e.backendWorkload)) last.push(`answered by pod ${x.o.echo?.pod ?? 'none'} (want one of ${e.backendWorkload})`);
+          if (last.length) last = [`request ${i + 1} in a row: ${last.join('; ')}`];
+        }
+        if (last.length === 0) return [];
+        await new Promise((res) => setTimeout(res, 200));
+      }
+      return last;
+    }
     // upstream polls until the answer holds; a table just swapped in may still be on its way
     let failures: string[] = [];
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -523,6 +577,7 @@ describe.skipIf(need.skip)(`the conformance corpus${UPCOMING ? ' (upcoming cases
           else run.push(entry);
         }
         if (run.length === 0) return;
+        for (const entry of run) if (entry.request.backendBehaviour?.endpoints) await stageEndpoints(entry, touched);
         await reconcile();
         for (const gw of new Set(run.map((x) => `${x.gateway.namespace}/${x.gateway.name}`))) {
           const isBase = base.has(refKey({ kind: 'Gateway', namespace: gw.split('/')[0], name: gw.split('/')[1] }));
