@@ -4716,6 +4716,20 @@ export interface components {
             backends: components["schemas"]["ResolveBackend"][];
             /** @description Index into backends of the backend picked (a single backend, or by the caller's random number). */
             chosenBackend?: number;
+            /** @description The matched rule's ExternalAuth filter: the request is first sent to this authorization server and goes on (forwarded, or answered by the gateway) only if the server allows it; a denial's status, headers and body go to the client. Resolve cannot know the server's answer. */
+            externalAuth?: {
+                /** @enum {string} */
+                protocol: "GRPC" | "HTTP";
+                backend: components["schemas"]["ResolveBackend"];
+                pathPrefix?: string;
+            };
+            /** @description The matched rule keeps sessions (cookie session persistence): the cookie it uses, and whether the request's Cookie header resumes a session (its backend was chosen by the cookie, not by weight). A proxy also checks the session's timeouts, which need a clock. */
+            session?: {
+                cookieName: string;
+                /** @enum {string} */
+                lifetime: "Session" | "Permanent";
+                resumed: boolean;
+            };
             /** @description Share of requests (0..1) answered 500 / refused because they fall on invalid backends. */
             rejectedShare?: number;
             /** @description What the gateway answers itself (404, 421, 500, 3xx, 200/204 for a preflight, 200 with grpcStatus for gRPC); absent when forwarded. */
@@ -5046,6 +5060,7 @@ export interface components {
             backends: components["schemas"]["CompiledBackend"][];
             timeouts?: components["schemas"]["CompiledTimeouts"];
             retry?: components["schemas"]["CompiledRetry"];
+            sessionPersistence?: components["schemas"]["CompiledSessionPersistence"];
             /** @description The rule cannot be programmed (e.g. an unsupported filter); requests it matches get 500. */
             invalid?: components["schemas"]["CompiledProblem"];
         };
@@ -5096,6 +5111,15 @@ export interface components {
             /** @description Milliseconds between attempts; absent = the proxy's own choice. */
             backoffMs?: number;
         };
+        /** @description Cookie session persistence (HTTPRoute and GRPCRoute rule sessionPersistence, type Cookie): a request that carries no usable session cookie is sent to a backend by weight, and its answer sets the cookie `cookieName` (Path `path`; Max-Age = absoluteTimeoutSeconds when lifetime is Permanent, none for a Session cookie). The cookie's value names the backend (namespace/name:port) and endpoint chosen and when the session began and was last used; a request presenting it goes to that backend and endpoint while both are still in the rule and usable, the session is younger than absoluteTimeoutSeconds and was used within idleTimeoutSeconds. Otherwise it is a new session (weights apply) and a new cookie is set. */
+        CompiledSessionPersistence: {
+            cookieName: string;
+            path: string;
+            /** @enum {string} */
+            lifetime: "Session" | "Permanent";
+            absoluteTimeoutSeconds?: number;
+            idleTimeoutSeconds?: number;
+        };
         CompiledEndpoint: {
             address: string;
             port: number;
@@ -5108,13 +5132,25 @@ export interface components {
         /** @description Exactly the member named by `type` is set. */
         CompiledFilter: {
             /** @enum {string} */
-            type: "RequestHeaderModifier" | "ResponseHeaderModifier" | "RequestRedirect" | "URLRewrite" | "RequestMirror" | "CORS";
+            type: "RequestHeaderModifier" | "ResponseHeaderModifier" | "RequestRedirect" | "URLRewrite" | "RequestMirror" | "CORS" | "ExternalAuth";
             requestHeaderModifier?: components["schemas"]["CompiledHeaderModifier"];
             responseHeaderModifier?: components["schemas"]["CompiledHeaderModifier"];
             requestRedirect?: components["schemas"]["CompiledRedirect"];
             urlRewrite?: components["schemas"]["CompiledURLRewrite"];
             requestMirror?: components["schemas"]["CompiledMirror"];
             cors?: components["schemas"]["CompiledCORS"];
+            externalAuth?: components["schemas"]["CompiledExternalAuth"];
+        };
+        /** @description HTTPRoute ExternalAuth filter: before the request goes on, ask the authorization server `backend` (one of its endpoints). GRPC: Envoy's envoy.service.auth.v3.Authorization/Check, the request's headers sent as attributes.request.http (all of them when allowedHeaders is empty, else those named); OK status = allow (ok_response headers set on the request), anything else = deny (denied_response status, headers and body to the client; 403 without one). HTTP: the request's method to pathPrefix + path, with Host, Method, Path, Content-Length, Authorization and the allowedHeaders; 200 = allow (the answer's headers named in allowedResponseHeaders, or all but Host and Authority when it is empty, set on the request), anything else = deny (that answer's status, headers and body to the client). An unusable backend answers 500 (the filter cannot be applied and is never skipped); an unreachable server or no answer within timeoutMs denies (fail closed): 403. forwardBodyMaxSize > 0 sends that many bytes of the body at most (0 = none). */
+        CompiledExternalAuth: {
+            /** @enum {string} */
+            protocol: "GRPC" | "HTTP";
+            backend: components["schemas"]["CompiledBackend"];
+            pathPrefix?: string;
+            allowedHeaders: string[];
+            allowedResponseHeaders: string[];
+            forwardBodyMaxSize?: number;
+            timeoutMs: number;
         };
         /** @description Header names compare case-insensitively; set replaces, add appends with ",", remove deletes. */
         CompiledHeaderModifier: {

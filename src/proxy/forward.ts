@@ -7,7 +7,8 @@
 // headers go back through the response filters.
 import type { Dispatcher, Pool } from 'undici';
 import type { Decision } from '../core/resolve';
-import type { CompiledBackend } from '../core/compile/types';
+import type { CompiledBackend, CompiledEndpoint } from '../core/compile/types';
+import { backendKeyOf, setCookieHeader } from '../core/session/cookie';
 import type { HeaderMap } from '../core/match/headers';
 import type { PortKind } from './listener-servers';
 import type { ServedTable } from './tables';
@@ -54,6 +55,8 @@ export class Forwarding implements TryOwner {
   private readonly outPath: string;
   private readonly headers: string[];
   private readonly attempts: number;
+  /** a rule that keeps sessions sends every try to one endpoint: the session's, or the one drawn for it */
+  private readonly sessionEndpoint: CompiledEndpoint | undefined;
   /** the whole body, when it is kept (a retry may send it again, a mirror needs a copy) */
   private body: Buffer | null = null;
   private done = false;
@@ -71,6 +74,20 @@ export class Forwarding implements TryOwner {
     this.outPath = (d.rewrite?.path ?? f.path) + (f.rawQuery !== undefined ? `?${f.rawQuery}` : '');
     this.headers = upstreamRequestHeaders(d.requestHeaders ?? {}, d.rewrite?.hostname ?? f.authority, f.id, req.socket.remoteAddress, f.kind);
     this.attempts = 1 + (d.retry?.attempts ?? 0);
+    if (d.sessionPersistence) {
+      const want = d.sessionValue?.endpoint;
+      this.sessionEndpoint = (want && this.target.endpoints.find((e) => `${e.address}:${e.port}` === want)) || endpointOf(this.target);
+    }
+  }
+
+  /** The Set-Cookie that starts the session (or refreshes its last use) on the backend and endpoint that answered. */
+  private sessionCookie(): string | undefined {
+    const sp = this.d.sessionPersistence;
+    if (!sp || !this.sessionEndpoint) return undefined;
+    const now = Math.floor(Date.now() / 1000);
+    const ep = this.sessionEndpoint;
+    const same = this.d.sessionValue && this.d.sessionValue.endpoint === `${ep.address}:${ep.port}`;
+    return setCookieHeader(sp, { backend: backendKeyOf(this.target), endpoint: `${ep.address}:${ep.port}`, started: same ? this.d.sessionValue!.started : now, used: now });
   }
 
   start(): void {
@@ -99,7 +116,7 @@ export class Forwarding implements TryOwner {
 
   private attempt(n: number): void {
     if (this.done) return;
-    const ep = endpointOf(this.target)!;
+    const ep = this.sessionEndpoint ?? endpointOf(this.target)!;
     const backendMs = this.d.timeouts?.backendRequestMs;
     this.tryStarted = performance.now();
     if (speaksH2(this.target, this.f.grpc)) {
@@ -137,7 +154,8 @@ export class Forwarding implements TryOwner {
       return false;
     }
     const out = this.d.respond ? this.d.respond(headers) : headers;
-    if (cookies) (out as Record<string, string | string[]>)['set-cookie'] = cookies;
+    const session = this.sessionCookie();
+    if (cookies || session) (out as Record<string, string | string[]>)['set-cookie'] = [...(cookies ?? []), ...(session ? [session] : [])];
     this.res.writeHead(status, out);
     return true;
   }

@@ -10,7 +10,8 @@ import { decide, type Decision } from '../core/resolve';
 import type { ResolveRequest } from '../core/resolve/types';
 import { authorityOf, flatHeaders, grpcAnswer, GRPC_CODE, isGrpc, requestId, routeLabel, splitUrl } from './http-common';
 import type { HandlerDeps } from './handler-deps';
-import { forward, type Forwarding } from './forward';
+import { forward, type Forwarding, type ForwardRequest } from './forward';
+import { authorize } from './external-auth';
 import { GatewaySeries, type RouteSeries } from './route-series';
 import type { ServedTable } from './tables';
 import type { Req, Res } from './upstream-try';
@@ -66,24 +67,46 @@ export function httpHandler(deps: HandlerDeps, gateway: string, port: number, ki
     const asked: ResolveRequest = { protocol: grpc ? 'GRPC' : protocol, port, hostname: authority, path, method: req.method ?? 'GET', headers: flatHeaders(req) };
     if (kind === 'https') asked.sni = (req.socket as TLSSocket).servername || '';
     if (rawQuery !== undefined) asked.rawQuery = rawQuery;
-    const d: Decision = decide(served.table, asked, { random: Math.random(), maxExplainedCandidates: 0 });
+    const d: Decision = decide(served.table, asked, { random: Math.random(), maxExplainedCandidates: 0, nowSeconds: Math.floor(Date.now() / 1000) });
     const series = seriesOf.of(served, d.listener ?? '', routeLabel(d));
     record.series = series;
     if (d.connectionRejected) {
       req.socket.destroy();
       return;
     }
-    if (grpc && (!d.forwarded || !d.target) && d.statusCode !== 421) {
-      req.resume();
-      const code = d.grpcStatus ? GRPC_CODE[d.grpcStatus] ?? GRPC_CODE.Unavailable : d.statusCode === 404 ? GRPC_CODE.Unimplemented : GRPC_CODE.Unavailable;
-      return grpcAnswer(res, code, d.statusCode === 404 || d.grpcStatus === 'Unimplemented' ? 'no route matches this method' : 'no usable backend');
-    }
-    if (!d.forwarded || !d.target) {
-      const body = d.statusCode === 404 ? 'no route matches\n' : d.statusCode === 500 ? 'no usable backend\n' : d.statusCode === 421 ? 'misdirected request: this connection\'s server name selects another listener\n' : '';
-      res.writeHead(d.statusCode ?? 500, { ...(body ? { 'content-type': 'text/plain' } : {}), ...(d.responseHeaders ?? {}) }).end(body);
-      req.resume();
+    const f = { path, rawQuery, authority, id, kind, grpc };
+    if (d.externalAuthConfig) {
+      // the rule's ExternalAuth filter: nothing of what follows happens unless the server allows it
+      authorize(d.externalAuthConfig, { req, path, rawQuery, authority, scheme: kind === 'https' ? 'https' : 'http', id }).then((o) => {
+        if (res.writableEnded || res.destroyed) return;
+        if (!o.allow) {
+          req.resume();
+          res.writeHead(o.status, o.headers).end(o.body);
+          return;
+        }
+        carryOut(deps, served, req, res, Object.keys(o.headers).length ? { ...d, requestHeaders: { ...d.requestHeaders, ...o.headers } } : d, f, series, record);
+      }, (e: Error) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(`authorization failed: ${e.message}\n`);
+      });
       return;
     }
-    record.forwarding = forward(deps, served, req, res, d, { path, rawQuery, authority, id, kind, grpc }, series);
+    carryOut(deps, served, req, res, d, f, series, record);
   };
+}
+
+/** What the decision says, carried out: the gateway's own answer, or the request forwarded. */
+function carryOut(deps: HandlerDeps, served: ServedTable, req: Req, res: Res, d: Decision, f: ForwardRequest, series: RouteSeries, record: RequestRecord): void {
+  const grpc = f.grpc;
+  if (grpc && (!d.forwarded || !d.target) && d.statusCode !== 421) {
+    req.resume();
+    const code = d.grpcStatus ? GRPC_CODE[d.grpcStatus] ?? GRPC_CODE.Unavailable : d.statusCode === 404 ? GRPC_CODE.Unimplemented : GRPC_CODE.Unavailable;
+    return grpcAnswer(res, code, d.statusCode === 404 || d.grpcStatus === 'Unimplemented' ? 'no route matches this method' : 'no usable backend');
+  }
+  if (!d.forwarded || !d.target) {
+    const body = d.statusCode === 404 ? 'no route matches\n' : d.statusCode === 500 ? 'no usable backend\n' : d.statusCode === 421 ? 'misdirected request: this connection\'s server name selects another listener\n' : '';
+    res.writeHead(d.statusCode ?? 500, { ...(body ? { 'content-type': 'text/plain' } : {}), ...(d.responseHeaders ?? {}) }).end(body);
+    req.resume();
+    return;
+  }
+  record.forwarding = forward(deps, served, req, res, d, f, series);
 }

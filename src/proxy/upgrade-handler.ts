@@ -54,6 +54,11 @@ export function upgradeHandler(deps: UpgradeDeps, gateway: string, port: number,
       done('rejected');
       return void socket.destroy();
     }
+    // an upgrade is not put to an authorization server yet: refused rather than let through unasked
+    if (d.externalAuthConfig) {
+      done(403);
+      return answer(socket, 403, { 'content-type': 'text/plain' }, 'upgrades are not authorized through an ExternalAuth filter by this proxy\n');
+    }
     if (!d.forwarded || !d.target) {
       done(d.statusCode ?? 500);
       return answer(socket, d.statusCode ?? 500, d.responseHeaders ?? {});

@@ -22,6 +22,8 @@ export interface Observed {
   grpcStatus?: number;
   /** WebSocket: every frame came back unchanged */
   websocketEchoed?: boolean;
+  /** the answer's body as text (HTTP/1.1) */
+  body?: string;
 }
 
 export interface Target {
@@ -100,7 +102,7 @@ function h1(r: any, e: any, t: Target, unique: string, socket: tls.TLSSocket | u
       res.on('error', (err) => resolve(rejected(`response broken: ${err.message}`)));
       res.on('end', () => {
         const body = Buffer.concat(chunks);
-        resolve({ status: res.statusCode, headers: joinDistinct(res.headersDistinct), echo: parseEcho(body) });
+        resolve({ status: res.statusCode, headers: joinDistinct(res.headersDistinct), echo: parseEcho(body), body: body.toString('utf8') });
       });
     });
     req.on('timeout', () => req.destroy(new Error('timed out')));
@@ -278,6 +280,8 @@ export function checkObserved(r: any, e: any, o: Observed, sent: { path: string 
   if (wantCodes && !wantCodes.some((c) => sameCode(o.status, c))) fail(`status ${o.status} (want ${wantCodes.join('|')})`);
   if (!wantCodes && !grpc && !e.statusCodeNotIn && !e.redirect && o.status !== 200) fail(`status ${o.status} (want 200)`);
   if (e.statusCodeNotIn && (o.status === undefined || e.statusCodeNotIn.includes(o.status))) fail(`status ${o.status} (want none of ${e.statusCodeNotIn.join(', ')})`);
+  // upcoming/ (#5113): the body compared exactly
+  if (e.responseBody !== undefined && o.body !== e.responseBody) fail(`body ${JSON.stringify(o.body)} (want ${JSON.stringify(e.responseBody)})`);
   if (e.grpcCode !== undefined && o.grpcStatus !== GRPC_CODES[e.grpcCode]) fail(`grpc-status ${o.grpcStatus} (want ${e.grpcCode} = ${GRPC_CODES[e.grpcCode]})`);
   if (e.grpcCodeNotIn && e.grpcCodeNotIn.some((c: string) => o.grpcStatus === GRPC_CODES[c])) fail(`grpc-status ${o.grpcStatus} (want none of ${e.grpcCodeNotIn.join(', ')})`);
   const success = grpc ? o.grpcStatus === 0 : o.status === 200 || o.status === 101;

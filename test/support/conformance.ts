@@ -9,6 +9,7 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { K8sObject } from '../../src/core/model/objects';
 import { conformanceDir } from './corpora';
+import { canonicalJson } from '../../src/core/objects/canonical';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CONFORMANCE_DIR = conformanceDir();
@@ -225,6 +226,16 @@ export async function check(
     if (r.parentsExact)
       ok(parents.filter((p) => p.controllerName === controllerName).length === (r.parents ?? []).length,
         `${id} has exactly ${(r.parents ?? []).length} parents; has ${JSON.stringify(parents.map((p) => p.parentRef))}`);
+    // upcoming/ (#5138): only our own entries need to be current; another controller's are its business
+    if (r.ownParentsObservedGenerationCurrent) {
+      const own = parents.filter((p) => p.controllerName === controllerName);
+      ok(!!route && own.length > 0 && own.every((p) => genCurrent(p.conditions, route.metadata.generation)), `${id} own parents' observedGeneration current`);
+    }
+    for (const f of r.foreignParentsUnchanged ?? []) {
+      const seeded = seededParents.get(`${refKey({ kind: r.kind, namespace: r.namespace, name: r.name })}|${f.controllerName}|${JSON.stringify(f.parentRef)}`);
+      const now = parents.find((p) => p.controllerName === f.controllerName && route && parentRefMatches(route, p.parentRef, f.parentRef));
+      ok(!!seeded && !!now && canonicalJson(now) === canonicalJson(seeded), `${id} foreign parent ${f.controllerName} ${JSON.stringify(f.parentRef)} unchanged; seeded ${JSON.stringify(seeded)}, has ${JSON.stringify(now)}`);
+    }
   }
   for (const bp of e.backendTLSPolicies ?? []) {
     const policy: any = await read('BackendTLSPolicy', bp.namespace, bp.name);
@@ -260,6 +271,8 @@ function checkListeners(listeners: any[], want: any, id: string, ok: (cond: bool
     const l = listeners.find((x) => x.name === wl.name);
     const lid = `${id} listener ${wl.name}`;
     for (const c of wl.conditions ?? []) ok(condOk(l?.conditions, c), `${lid} condition ${JSON.stringify(c)}; has ${showConds(l?.conditions)}`);
+    for (const type of wl.absentConditionTypes ?? [])
+      ok(!!l && !(l.conditions ?? []).some((c: any) => c.type === type), `${lid} has no ${type} condition; has ${showConds(l?.conditions)}`);
     if (wl.attachedRoutes !== undefined) ok(l?.attachedRoutes === wl.attachedRoutes, `${lid} attachedRoutes ${wl.attachedRoutes}; has ${l?.attachedRoutes}`);
     if (wl.supportedKinds !== undefined) {
       const have: any[] = l?.supportedKinds ?? [];
@@ -286,6 +299,28 @@ async function checkListenerSets(read: Reader, e: any, ok: (cond: boolean, what:
 
 export const refKey = (r: ObjectRef) => `${r.kind}/${r.namespace ?? ''}/${r.name}`;
 
+/**
+ * The status.parents entries a step's `statusWrites` seeded (upcoming/, #5138), by route, controller
+ * and parentRef, as they were written: `foreignParentsUnchanged` compares against these.
+ */
+const seededParents = new Map<string, any>();
+
+/** A step's `statusWrites` as entries to append, with {CURRENT_GENERATION} and {NOW} filled in; remembered for the check. */
+export function seedStatusWrites(w: any, route: K8sObject | undefined, now: Date): any[] {
+  const gen = route?.metadata.generation;
+  const at = new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return (w.appendRouteParents ?? []).map((p: any) => {
+    const entry = {
+      parentRef: p.parentRef, controllerName: p.controllerName,
+      conditions: (p.conditions ?? []).map((c: any) => ({ ...c,
+        observedGeneration: c.observedGeneration === '{CURRENT_GENERATION}' ? gen : c.observedGeneration,
+        lastTransitionTime: c.lastTransitionTime === '{NOW}' ? at : c.lastTransitionTime })),
+    };
+    seededParents.set(`${refKey({ kind: w.kind, namespace: w.namespace, name: w.name })}|${p.controllerName}|${JSON.stringify(p.parentRef)}`, entry);
+    return entry;
+  });
+}
+
 // ---- running ---------------------------------------------------------------------------------
 
 /** How a case reaches the implementation under test. */
@@ -297,6 +332,8 @@ export interface Driver {
   read: Reader;
   /** the Gateway's compiled table, for compiledInfrastructure */
   table?: TableReader;
+  /** appends entries to a route's status.parents as another controller would (upcoming/ `statusWrites`) */
+  appendRouteParents?(ref: ObjectRef, entries: any[]): Promise<void> | void;
 }
 
 /** Applies a case's manifests (objects of base.json are the driver's business), then its steps. */
@@ -309,6 +346,11 @@ export async function runCase(c: any, d: Driver, controllerName: string): Promis
     const before = new Map<string, number | undefined>();
     for (const g of s.expect?.generationChanged ?? []) before.set(refKey(g), ((await d.read(g.kind, g.namespace, g.name)) as any)?.metadata?.generation);
     for (const r of s.delete ?? []) await d.delete(r);
+    for (const w of s.statusWrites ?? []) {
+      const ref = { kind: w.kind, namespace: w.namespace, name: w.name };
+      if (!d.appendRouteParents) throw new Error(`${c.name}: this driver cannot write route status (statusWrites)`);
+      await d.appendRouteParents(ref, seedStatusWrites(w, await d.read(ref.kind, ref.namespace, ref.name), new Date()));
+    }
     for (const o of s.apply ?? []) await d.apply(o);
     await d.reconcile();
     await check(d.read, s.expect ?? {}, `${c.name} step ${si + 1}`, before, tally, controllerName, d.table);

@@ -120,11 +120,12 @@ describe('attachment', () => {
 describe('unsupportedRules', () => {
   it('names the rules that use values this implementation does not support', () => {
     const r: any = { kind: 'HTTPRoute', metadata: { name: 'r' }, spec: { rules: [
-      {}, { sessionPersistence: { sessionName: 's' } }, { filters: [{ type: 'Bogus' }] }, { matches: [{ path: { type: 'Glob', value: '/x' } }] },
+      {}, { sessionPersistence: { type: 'Header', header: { name: 'x-s' } } }, { filters: [{ type: 'Bogus' }] }, { matches: [{ path: { type: 'Glob', value: '/x' } }] },
       { retry: { attempts: 1 } }, { filters: [{ type: 'RequestMirror', requestMirror: { backendRef: { name: 'm', port: 80 }, percent: 5 } }] },
+      { sessionPersistence: { type: 'Cookie', cookie: {} } },
     ] } };
     const u = unsupportedRules(new TranslationContext(), r);
-    // retry and percentage mirrors compile: only the others are dropped
+    // retry, percentage mirrors and cookie sessions compile: only the others are dropped
     expect([...u.keys()]).toEqual([1, 2, 3]);
     expect(u.get(2)).toMatch(/Bogus/);
   });

@@ -103,11 +103,25 @@ describe('compileGateway', () => {
   it('turns an unsupported filter into an invalid rule (500), and leaves dropped rules out', () => {
     const r = http('ext', '2026-01-04T00:00:00.000Z', [
       { filters: [{ type: 'ExtensionRef', extensionRef: { group: 'x.io', kind: 'Auth', name: 'a' } }], backendRefs: [{ name: 'web', port: 80 }] },
-      { matches: [{ path: { value: '/sticky' } }], sessionPersistence: { sessionName: 's' }, backendRefs: [{ name: 'web', port: 80 }] },
+      { matches: [{ path: { value: '/sticky' } }], sessionPersistence: { type: 'Header', header: { name: 'x-session' } }, backendRefs: [{ name: 'web', port: 80 }] },
     ]);
     const t = compile({ gateway: gw, rejected: [], listeners: [{ listener: listener('http'), valid: true, routes: [{ kind: 'HTTPRoute', route: r, parentRefIndex: 0, hostnames: [] }] }] });
     expect(t.rules).toHaveLength(1);
     expect(t.rules[0].invalid?.reason).toBe('UnsupportedValue');
+  });
+
+  it('compiles cookie session persistence: the cookie name (a per-rule default), path, lifetime and timeouts', () => {
+    const r = http('sticky', '2026-01-04T00:00:00.000Z', [
+      { matches: [{ path: { value: '/a' } }], sessionPersistence: { type: 'Cookie', cookie: {} }, backendRefs: [{ name: 'web', port: 80 }] },
+      { matches: [{ path: { value: '/b' } }], sessionPersistence: { type: 'Cookie', absoluteTimeout: '1h', cookie: { name: 'keep', path: '/b', lifetimeType: 'Permanent' } }, backendRefs: [{ name: 'web', port: 80 }] },
+      { matches: [{ path: { value: '/c' } }], backendRefs: [{ name: 'web', port: 80 }] },
+    ]);
+    const t = compile({ gateway: gw, rejected: [], listeners: [{ listener: listener('http'), valid: true, routes: [{ kind: 'HTTPRoute', route: r, parentRefIndex: 0, hostnames: [] }] }] });
+    const [a, b, c] = t.rules.map((x) => x.sessionPersistence);
+    expect(a).toEqual({ cookieName: expect.stringMatching(/^sy-session-[0-9a-f]{8}$/), path: '/', lifetime: 'Session' });
+    expect(b).toEqual({ cookieName: 'keep', path: '/b', lifetime: 'Permanent', absoluteTimeoutSeconds: 3600 });
+    expect(c).toBeUndefined();
+    expect(t.rules.every((x) => !x.invalid)).toBe(true);
   });
 
   it('compiles retry (codes once each and ascending, attempts, backoff) and percentage mirrors', () => {

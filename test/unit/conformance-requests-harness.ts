@@ -14,6 +14,7 @@ import { pickBackend, resolve, type ResolveResponse } from '../../src/core/resol
 import { SUPPORTED_FEATURES } from '../../src/core/status/features';
 import { AWAITING_DATA_PLANE } from '../support/conformance';
 import { applyDefaults } from '../../src/core/validate';
+import { X509Certificate } from 'node:crypto';
 
 export const CONTROLLER = 'switchyard.dev/gateway-controller';
 export const CLASS_NAME = 'conformance';
@@ -53,6 +54,10 @@ export class ConformanceStore {
 
   delete(ref: { kind: string; namespace?: string; name: string }): void {
     this.objects.delete(keyOf(ref.kind, ref.namespace, ref.name));
+  }
+
+  find(kind: string, namespace: string | undefined, name: string): any {
+    return this.objects.get(keyOf(kind, namespace, name));
   }
 
   world(): World {
@@ -157,7 +162,7 @@ export function runCase(c: CaseFile, base: any[]): Outcome[] {
         out.push({ check, failures: [`Gateway ${r.gateway.namespace}/${r.gateway.name} is not ours or does not exist`] });
         return;
       }
-      out.push(checkRequest(check, table));
+      out.push(checkRequest(check, table, undefined, (k, ns, n) => store.find(k, ns, n)));
     });
   };
   phase('expect', c.expect.requests);
@@ -195,11 +200,38 @@ function weighted(res: ResolveResponse) {
 /** How a request is evaluated: by default resolve() on the table (the mesh evaluates a Service port). */
 export type Evaluate = (request: any, context?: { random?: number }) => ResolveResponse;
 
-export function checkRequest(check: RequestCase, table: CompiledTable | undefined, evaluate: Evaluate = (r, ctx) => resolve(table!, r, ctx)): Outcome {
+/** Finds an object of the case's world (for certificates a `trustedCA` request needs). */
+export type Finder = (kind: string, namespace: string | undefined, name: string) => any;
+
+/**
+ * upcoming/ `trustedCA`: a TLS handshake trusting only that certificate succeeds when the listener
+ * that takes the connection terminates TLS with a certificate the anchor verifies (a passthrough
+ * listener hands the handshake to its backend: it goes on, as resolve says).
+ */
+function handshakeTrusted(table: CompiledTable, res: ResolveResponse, trusted: any, find: Finder | undefined): boolean {
+  const listener = table.listeners.find((l) => l.name === res.listener);
+  if (!listener?.tls || listener.tls.mode !== 'Terminate' || !find) return true;
+  const anchorObj = find(trusted.kind, trusted.namespace, trusted.name);
+  const anchorPem = trusted.kind === 'Secret' ? anchorObj?.data?.['tls.crt'] && Buffer.from(anchorObj.data['tls.crt'], 'base64').toString() : anchorObj?.data?.['ca.crt'];
+  if (!anchorPem) return false;
+  const anchor = new X509Certificate(anchorPem);
+  return listener.tls.certificateRefs.some((r) => {
+    const s = find('Secret', r.namespace, r.name);
+    const pem = s?.data?.['tls.crt'] && Buffer.from(s.data['tls.crt'], 'base64').toString();
+    if (!pem) return false;
+    const cert = new X509Certificate(pem);
+    return cert.raw.equals(anchor.raw) || (cert.checkIssued(anchor) && cert.verify(anchor.publicKey));
+  });
+}
+
+export function checkRequest(check: RequestCase, table: CompiledTable | undefined, evaluate: Evaluate = (r, ctx) => resolve(table!, r, ctx), find?: Finder): Outcome {
   const e = check.expect;
   const failures: string[] = [];
   const fail = (msg: string) => failures.push(msg);
-  const res = evaluate(toResolveRequest(check.request, e));
+  const resolved = evaluate(toResolveRequest(check.request, e));
+  const res = check.request.trustedCA && table && !resolved.connectionRejected && !handshakeTrusted(table, resolved, check.request.trustedCA, find)
+    ? { ...resolved, connectionRejected: true, explanation: [...resolved.explanation, 'the TLS handshake fails: the client does not trust the certificate the listener serves'] }
+    : resolved;
   const proto = String(check.request.protocol);
   const stream = proto === 'tls' || proto === 'tcp' || proto === 'udp';
 

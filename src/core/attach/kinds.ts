@@ -12,9 +12,14 @@ const BY_PROTOCOL: Record<string, RouteKind[]> = {
   UDP: ['UDPRoute'],
 };
 
-/** Route kinds a listener of this protocol carries, among the claimed features (feature name = kind). */
-export function protocolKinds(protocol: string, features: ReadonlySet<string>): RouteKind[] {
-  return (BY_PROTOCOL[protocol] ?? []).filter((k) => features.has(k));
+// A TLS listener that terminates hands on a plain stream: a TCPRoute can take it as well as a
+// TLSRoute (as the implementations we compare with allow; the spec leaves it to the implementation).
+const TLS_TERMINATE: RouteKind[] = ['TLSRoute', 'TCPRoute'];
+
+/** Route kinds a listener of this protocol (and TLS mode) carries, among the claimed features (feature name = kind). */
+export function protocolKinds(protocol: string, features: ReadonlySet<string>, tlsMode?: string): RouteKind[] {
+  const kinds = protocol === 'TLS' && (tlsMode ?? 'Terminate') === 'Terminate' ? TLS_TERMINATE : BY_PROTOCOL[protocol] ?? [];
+  return kinds.filter((k) => features.has(k));
 }
 
 /** Route kinds that carry hostnames matched against listener hostnames. */

@@ -104,7 +104,7 @@ function validateOne(owner: Gateway | ListenerSet, listener: Listener, index: nu
     if (typeof listener?.hostname === 'string' && listener.hostname !== '') a.hostname = listener.hostname.toLowerCase();
   }
 
-  const kinds = protocolKinds(protocol, ctx.features);
+  const kinds = protocolKinds(protocol, ctx.features, listener?.tls?.mode);
   if (!(SUPPORTED_PROTOCOLS as readonly string[]).includes(protocol) || kinds.length === 0) {
     w.notAccepted = {
       reason: ListenerReason.UnsupportedProtocol,
@@ -150,6 +150,19 @@ function validateOne(owner: Gateway | ListenerSet, listener: Listener, index: nu
   return w;
 }
 
+const protocolClass = (p: string): string => (p === 'HTTP' ? 'HTTP' : p === 'HTTPS' || p === 'TLS' ? 'HTTPS/TLS' : p);
+
+/**
+ * An HTTPS and a TLS listener on one port may share it by server name only when their hostnames
+ * cannot both take a name; when they can ("" takes every name, a wildcard the names under it) the
+ * two conflict (ProtocolConflict), as upstream's #5147 tests read "Distinct Listeners": a
+ * connection's SNI alone would have to choose between terminating HTTP and passing TLS through.
+ */
+function mixedOverlap(a: ListenerAnalysis, b: ListenerAnalysis): boolean {
+  if (a.protocol === b.protocol || !(a.protocol === 'HTTPS' || a.protocol === 'TLS') || !(b.protocol === 'HTTPS' || b.protocol === 'TLS')) return false;
+  return hostnamesOverlap(a.hostname, b.hostname);
+}
+
 /** Listeners that share a port must be distinct (Gateway API "Distinct Listeners"). */
 function detectConflicts(work: Work[], ctx: ListenerContext): void {
   const byPort = new Map<number, Work[]>();
@@ -157,7 +170,7 @@ function detectConflicts(work: Work[], ctx: ListenerContext): void {
     if (w.notAccepted) continue;
     (byPort.get(w.a.port) ?? byPort.set(w.a.port, []).get(w.a.port)!).push(w);
   }
-  const klass = (p: string) => (p === 'HTTP' ? 'HTTP' : p === 'HTTPS' || p === 'TLS' ? 'HTTPS/TLS' : p);
+  const klass = protocolClass;
   const names = (ws: Work[]) => ws.map(label).join(', ');
   for (const [port, group] of byPort) {
     // UDP and the TCP-based protocols use different transports: they never conflict with each other
@@ -179,8 +192,14 @@ function detectConflicts(work: Work[], ctx: ListenerContext): void {
           message: `Listeners ${names(tcp)} all use TCP port ${port}; TCP listeners cannot share a port` };
       continue;
     }
+    const mixed = tcp.filter((w) => tcp.some((o) => o !== w && mixedOverlap(w.a, o.a)));
+    if (mixed.length) {
+      const desc = mixed.map((w) => `${label(w)} (${w.a.protocol}, ${w.a.hostname ?? 'any hostname'})`).join(', ');
+      for (const w of mixed) w.conflict = { reason: ListenerReason.ProtocolConflict,
+        message: `Listeners ${desc} use port ${port} with HTTPS and TLS for overlapping hostnames, which cannot share a port` };
+    }
     const byHost = new Map<string, Work[]>();
-    for (const w of tcp) {
+    for (const w of tcp.filter((x) => !x.conflict)) {
       const h = w.a.hostname ?? '';
       (byHost.get(h) ?? byHost.set(h, []).get(h)!).push(w);
     }
@@ -204,8 +223,9 @@ function pairConflict(a: ListenerAnalysis, b: ListenerAnalysis, ctx: ListenerCon
   if (a.port !== b.port) return undefined;
   const udp = (p: string) => p === 'UDP';
   if (udp(a.protocol) || udp(b.protocol)) return udp(a.protocol) && udp(b.protocol) ? ListenerReason.ProtocolConflict : undefined;
-  const klass = (p: string) => (p === 'HTTP' ? 'HTTP' : p === 'HTTPS' || p === 'TLS' ? 'HTTPS/TLS' : p);
+  const klass = protocolClass;
   if (klass(a.protocol) !== klass(b.protocol) || klass(a.protocol) === 'TCP') return ListenerReason.ProtocolConflict;
+  if (mixedOverlap(a, b)) return ListenerReason.ProtocolConflict;
   if ((a.hostname ?? '') === (b.hostname ?? '')) return ListenerReason.HostnameConflict;
   if (a.protocol === 'TLS' && b.protocol === 'TLS' && a.tlsMode !== b.tlsMode && !ctx.features.has('TLSRouteModeMixed'))
     return ListenerReason.ProtocolConflict;
@@ -271,7 +291,11 @@ function resolveRefsAndProgram(view: WorldView, gateway: Gateway, w: Work, ctx: 
   } else if (w.conflict) {
     a.isAccepted = false;
     a.isConflicted = true;
-    a.accepted = draft(ConditionType.Accepted, false, w.conflict.reason, w.conflict.message);
+    // the conflict's own reason goes on Conflicted; Accepted says the listener is not valid (#5147
+    // expects Invalid there for a Gateway's listeners). A ListenerSet listener keeps the conflict's
+    // reason on Accepted (upstream's ListenerSet tests), as does a mix of TLS modes this class cannot serve.
+    const acceptedReason = a.listenerSet || w.conflict.unsupportedMix ? w.conflict.reason : ListenerReason.Invalid;
+    a.accepted = draft(ConditionType.Accepted, false, acceptedReason, w.conflict.message);
     a.conflicted = draft(ConditionType.Conflicted, true, w.conflict.reason, w.conflict.message);
   }
   // a listener in conflict keeps the kinds its configuration supports (the spec empties them only for

@@ -9,7 +9,7 @@ import { memoSlot, type TranslationContext } from '../translate/context';
 import { regexProblem } from '../match/regex';
 
 const HTTP_FILTERS = new Set(['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite',
-  'RequestMirror', 'CORS', 'ExtensionRef']);
+  'RequestMirror', 'CORS', 'ExtensionRef', 'ExternalAuth']);
 const GRPC_FILTERS = new Set(['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestMirror', 'ExtensionRef']);
 const PATH_TYPES = new Set(['Exact', 'PathPrefix', 'RegularExpression']);
 const VALUE_MATCH_TYPES = new Set(['Exact', 'RegularExpression']);
@@ -38,7 +38,9 @@ function findUnsupported(route: Route): Map<number, string> {
         if (!filterSet.has(type)) problems.push(`${where}filters[${fi}]: filter type "${type}" is not supported`);
       });
     };
-    if ('sessionPersistence' in rule && rule.sessionPersistence !== undefined) problems.push('sessionPersistence is not supported');
+    // cookie sessions are kept (src/core/session); a session carried in a header is not
+    if ('sessionPersistence' in rule && rule.sessionPersistence !== undefined && (rule.sessionPersistence?.type ?? 'Cookie') !== 'Cookie')
+      problems.push(`sessionPersistence type "${rule.sessionPersistence?.type}" is not supported (only Cookie)`);
     checkFilters(ruleFilters(rule), '');
     ruleBackendRefs(rule).forEach((b, bi) => checkFilters(backendRefFilters(b), `backendRefs[${bi}].`));
     // a pattern RE2 cannot compile (a backreference, a lookahead) would match nothing: the rule is

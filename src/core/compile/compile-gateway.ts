@@ -15,6 +15,7 @@ import { RouteReason } from '../status/reasons';
 import { memoSlot, TranslationContext } from '../translate/context';
 import { keepRecent } from '../model/recent';
 import { patchSorted } from '../model/sorted';
+import { compileSessionPersistence, type SessionPersistenceSpec } from '../session/cookie';
 import { grpcEntryMatch, httpEntryMatch, orderGateway, routeKey, routeMeta, type GRPCPlanEntry, type HTTPPlanEntry, type OrderedListener, type RoutePlan } from '../precedence/order';
 import { compileBackend, type BackendResolver } from './backends';
 import { emptyList, entriesKey, part, tableParts, type Part, type PartList, type TableParts } from '../snapshot/table-parts';
@@ -407,6 +408,10 @@ function compileRule(kind: RouteKindName, route: Route, index: number, ctx: Filt
   if (timeouts) out.timeouts = timeouts;
   const retry = isHTTP && rule && 'retry' in rule ? compileRetry(rule.retry) : undefined;
   if (retry) out.retry = retry;
+  const session = (isHTTP || isGRPC) && rule && 'sessionPersistence' in rule
+    ? compileSessionPersistence(rule.sessionPersistence as SessionPersistenceSpec | undefined, `${kind}/${route.metadata.namespace}/${route.metadata.name}`, index)
+    : undefined;
+  if (session) out.sessionPersistence = session;
   if (invalid) out.invalid = invalid;
   return out;
 }

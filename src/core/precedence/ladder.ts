@@ -16,7 +16,16 @@ export interface RouteTieBreak {
   matchIndex: number;
 }
 
-export interface HTTPRank extends RouteTieBreak {
+/**
+ * The route's own hostname an entry came from, when it is known: entries of two routes whose
+ * intersections with the listener's hostname are equal are ordered by it (#5124, #5126: an exact
+ * route hostname beats a wildcard one, a longer wildcard a shorter). "" = the route names none.
+ */
+interface OwnHostname {
+  ownHostname?: string;
+}
+
+export interface HTTPRank extends RouteTieBreak, OwnHostname {
   /** the entry's hostname ("" = any) */
   hostname: string;
   pathType: 'Exact' | 'PathPrefix' | 'RegularExpression';
@@ -26,7 +35,7 @@ export interface HTTPRank extends RouteTieBreak {
   query: number;
 }
 
-export interface GRPCRank extends RouteTieBreak {
+export interface GRPCRank extends RouteTieBreak, OwnHostname {
   hostname: string;
   /** characters of the service match ("" = any service) */
   service: string;
@@ -35,7 +44,7 @@ export interface GRPCRank extends RouteTieBreak {
   headers: number;
 }
 
-export interface SNIRank extends RouteTieBreak {
+export interface SNIRank extends RouteTieBreak, OwnHostname {
   hostname: string;
 }
 
@@ -54,15 +63,19 @@ type Step<T> = [LadderStep, (a: T, b: T) => number];
 // spec) ranks between them, as Envoy Gateway and Contour place it; within a kind, longer first.
 const PATH_KIND: Record<HTTPRank['pathType'], number> = { Exact: 2, RegularExpression: 1, PathPrefix: 0 };
 
-const byHostname = <T extends { hostname: string }>(a: T, b: T): number => {
-  if (a.hostname === b.hostname) return 0;
+/** < 0 when hostname a is more specific than b (exact before wildcard, longer first). */
+export const compareHostSpecificity = (a: string, b: string): number => {
+  if (a === b) return 0;
   // hostnameSpecificity's two numbers, without a tuple per comparison: sorting a table compares a lot
-  const al = a.hostname.length;
-  const bl = b.hostname.length;
-  const ae = al === 0 || isWildcard(a.hostname) ? 0 : al;
-  const be = bl === 0 || isWildcard(b.hostname) ? 0 : bl;
+  const al = a.length;
+  const bl = b.length;
+  const ae = al === 0 || isWildcard(a) ? 0 : al;
+  const be = bl === 0 || isWildcard(b) ? 0 : bl;
   return be - ae || bl - al;
 };
+const byHostname = <T extends { hostname: string } & OwnHostname>(a: T, b: T): number =>
+  compareHostSpecificity(a.hostname, b.hostname)
+  || (a.ownHostname !== undefined && b.ownHostname !== undefined ? compareHostSpecificity(a.ownHostname, b.ownHostname) : 0);
 const byCreation = (a: RouteTieBreak, b: RouteTieBreak): number => compareCreated(a.created, b.created);
 const byName = (a: RouteTieBreak, b: RouteTieBreak): number => compareNamespacedNames(a.routeKey, b.routeKey);
 const byRuleOrder = (a: RouteTieBreak, b: RouteTieBreak): number =>

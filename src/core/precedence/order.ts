@@ -4,7 +4,8 @@
 import { SmallMap } from '../model/small-map';
 import type { Route } from '../model/objects';
 import type { AttachedRoute, GatewayAttachment, ListenerAttachment } from '../model/world';
-import { rulesOf } from '../model/route-parts';
+import { routeHostnames, rulesOf } from '../model/route-parts';
+import { covers } from '../match/hostname';
 import { unreachable } from '../model/unreachable';
 import { unsupportedRules } from '../attach/rules';
 import { memoSlot, type TranslationContext } from '../translate/context';
@@ -15,7 +16,7 @@ import { streamOfObject } from '../objects/keys';
 import type { Part } from '../snapshot/table-parts';
 import { compileGRPCMatch, compileHTTPMatch, grpcMatchesOf, httpMatchesOf } from '../compile/matches';
 import type { CompiledGRPCMatch, CompiledHTTPMatch, CompiledRoute, RouteKindName } from '../compile/types';
-import { orderGRPC, orderHTTP, orderSNI, orderStream, type GRPCRank, type HTTPRank, type RouteTieBreak, type SNIRank, type StreamRank } from './ladder';
+import { compareHostSpecificity, orderGRPC, orderHTTP, orderSNI, orderStream, type GRPCRank, type HTTPRank, type RouteTieBreak, type SNIRank, type StreamRank } from './ladder';
 import { grpcRank, httpRank, sniRank, streamRank } from './ranks';
 
 // keys are joined, not concatenated: a concatenation is held as a tree of its pieces (a Gateway of
@@ -120,6 +121,7 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
   const plan: RoutePlan = { kind, route, rk, meta, ruleKeys: rules.map((_, i) => [rk, i].join('#')), http: [], grpc: [], sni: [], stream: [] };
   const seen = new Set<string>();
   const once = (key: string) => (seen.has(key) ? false : (seen.add(key), true));
+  const own = ownHostnames(route, hostnames);
   rules.forEach((rule, ri) => {
     if (!rule) return;
     switch (kind) {
@@ -127,7 +129,7 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         httpMatchesOf(rule).forEach((m, mi) => {
           const match = compileHTTPMatch(m);
           for (const hostname of hostnames) {
-            if (once(`${hostname}|${ri}|${mi}`)) plan.http.push(entryOf(plan, [plan.ruleKeys[ri], mi, hostname].join('|'), httpRank(hostname, match, meta, ri, mi)));
+            if (once(`${hostname}|${ri}|${mi}`)) plan.http.push(entryOf(plan, [plan.ruleKeys[ri], mi, hostname].join('|'), { ...httpRank(hostname, match, meta, ri, mi), ownHostname: own.get(hostname)! }));
           }
         });
         return;
@@ -135,12 +137,12 @@ function makePlan(ctx: TranslationContext, kind: RouteKindName, route: Route, ho
         grpcMatchesOf(rule).forEach((m, mi) => {
           const match = compileGRPCMatch(m);
           for (const hostname of hostnames) {
-            if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push(entryOf(plan, [plan.ruleKeys[ri], mi, hostname].join('|'), grpcRank(hostname, match, meta, ri, mi)));
+            if (once(`${hostname}|${ri}|${mi}`)) plan.grpc.push(entryOf(plan, [plan.ruleKeys[ri], mi, hostname].join('|'), { ...grpcRank(hostname, match, meta, ri, mi), ownHostname: own.get(hostname)! }));
           }
         });
         return;
       case 'TLSRoute':
-        for (const hostname of hostnames) if (once(`${hostname}|${ri}`)) plan.sni.push(entryOf(plan, [plan.ruleKeys[ri], '', hostname].join('|'), sniRank(hostname, meta, ri)));
+        for (const hostname of hostnames) if (once(`${hostname}|${ri}`)) plan.sni.push(entryOf(plan, [plan.ruleKeys[ri], '', hostname].join('|'), { ...sniRank(hostname, meta, ri), ownHostname: own.get(hostname)! }));
         return;
       case 'TCPRoute':
       case 'UDPRoute':
@@ -165,6 +167,22 @@ export function httpEntryMatch(e: HTTPPlanEntry): CompiledHTTPMatch {
 /** The compiled match of a gRPC entry. */
 export function grpcEntryMatch(e: GRPCPlanEntry): CompiledGRPCMatch {
   return compileGRPCMatch(grpcMatchesOf(rulesOf(e.plan.route)[e.ri])[e.mi]);
+}
+
+/**
+ * For each entry hostname (an intersection with the listener's), the most specific of the route's
+ * own hostnames that covers it ("" when the route names none): what precedence compares when two
+ * routes' intersections are equal.
+ */
+function ownHostnames(route: Route, hostnames: readonly string[]): Map<string, string> {
+  const given = routeHostnames(route).map((h) => h.toLowerCase());
+  const out = new Map<string, string>();
+  for (const h of hostnames) {
+    let best = '';
+    for (const g of given) if (covers(g, h) && (best === '' || compareHostSpecificity(g, best) < 0)) best = g;
+    out.set(h, h === '' ? '' : best);
+  }
+  return out;
 }
 
 /** Two wildcard hostnames of equal length rank equal; order them by name to stay deterministic. */
@@ -227,7 +245,11 @@ function orderListener(ctx: TranslationContext, la: ListenerAttachment): Ordered
   const lists: Lists = {};
   if (protocol === 'HTTP' || protocol === 'HTTPS') { lists.http = []; lists.grpc = []; }
   if (protocol === 'TLS') lists.tls = [];
-  if (protocol === 'TCP') lists.tcp = [];
+  // a TLS listener that terminates carries TCPRoutes too (the decrypted stream)
+  const terminatingTLS = protocol === 'TLS' && (l?.tls?.mode ?? 'Terminate') === 'Terminate';
+  if (protocol === 'TCP' || terminatingTLS) lists.tcp = [];
+  // what the lists are made of: the memo below may patch only lists of the same shape
+  const shape = terminatingTLS ? 'TLS+TCP' : protocol;
   if (protocol === 'UDP') lists.udp = [];
   const names = Object.keys(lists) as (keyof Lists)[];
 
@@ -242,7 +264,7 @@ function orderListener(ctx: TranslationContext, la: ListenerAttachment): Ordered
   const prev = l ? memo!.get(l) : undefined;
   const planSet = new Set(plans);
   let patched: Lists | undefined;
-  if (prev && prev.protocol === protocol && prev.hostname === hostname) {
+  if (prev && prev.protocol === shape && prev.hostname === hostname) {
     const added = plans.filter((p) => !prev.planSet.has(p));
     const gone = added.length <= PATCH_LIMIT ? new Set(prev.plans.filter((p) => !planSet.has(p))) : undefined;
     if (gone && gone.size <= PATCH_LIMIT) {
@@ -262,7 +284,7 @@ function orderListener(ctx: TranslationContext, la: ListenerAttachment): Ordered
       (patched as Record<string, unknown>)[name] = list.sort(LADDERS[name] as (a: unknown, b: unknown) => number);
     }
   }
-  if (memo) memo.set(l!, { protocol, hostname, plans, planSet, lists: patched });
+  if (memo) memo.set(l!, { protocol: shape, hostname, plans, planSet, lists: patched });
   // the lists are shared with the next recompute's patch: callers read them, never change them
   Object.assign(out, patched);
   return out;

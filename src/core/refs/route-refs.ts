@@ -20,7 +20,7 @@ export interface RefProblem {
 export interface RuleRefs {
   /** the rule's backendRefs, resolved, in spec order */
   backends: BackendResolution[];
-  /** RequestMirror targets of the rule's filters and of its backendRefs' filters */
+  /** RequestMirror targets and ExternalAuth servers of the rule's filters and of its backendRefs' filters */
   mirrors: { path: string; backend: BackendResolution }[];
   /** filters whose reference cannot be resolved (ExtensionRef: no extension kinds are supported) */
   unresolvedFilters: RefProblem[];
@@ -94,6 +94,11 @@ function compute(view: WorldView, route: Route): RouteRefs {
       if (f?.type === 'RequestMirror' && f.requestMirror?.backendRef) {
         const at = `${path}.requestMirror.backendRef`;
         out.mirrors.push({ path: at, backend: resolve(f.requestMirror.backendRef, at) });
+      } else if (f?.type === 'ExternalAuth' && (f as { externalAuth?: { backendRef?: BackendRefInput } }).externalAuth?.backendRef) {
+        // an authorization server is reached like a mirror's target: resolved (ReferenceGrant
+        // included) with the rule's other references, and listed with them
+        const at = `${path}.externalAuth.backendRef`;
+        out.mirrors.push({ path: at, backend: resolve((f as { externalAuth: { backendRef: BackendRefInput } }).externalAuth.backendRef, at) });
       } else if (f?.type === 'ExtensionRef') {
         const ref: Partial<NonNullable<RouteFilter['extensionRef']>> = f.extensionRef ?? {};
         const p = {

@@ -1,13 +1,14 @@
 // What happens to a request once a rule has taken it: the rule's filters in order, the choice of a
 // backend by weight, that backend's own filters, and the answer the client gets (forwarded, a
 // redirect, a CORS preflight answered by the gateway, or 500 when the share falls on no usable backend).
-import type { CompiledBackend, CompiledCORS, CompiledFilter, CompiledListener, CompiledRetry, CompiledRule } from '../compile/types';
+import type { CompiledBackend, CompiledCORS, CompiledFilter, CompiledListener, CompiledRetry, CompiledRule, CompiledSessionPersistence, CompiledExternalAuth } from '../compile/types';
 import { applyHeaderModifier, sortedHeaders, type HeaderMap, type HeaderModifier } from '../match/headers';
 import { originAllowed } from '../match/cors';
 import { replacePrefix } from '../match/path';
 import type { NormalizedRequest } from './request';
 import type { ResolveBackend, ResolveMirror, ResolveRedirect, ResolveResponse } from './types';
 import { backendWords, percent, resolveBackend, type Visibility } from './words';
+import { backendKeyOf, cookieValue, decodeSession, sessionAlive, type SessionValue } from '../session/cookie';
 
 interface FlowState {
   headers: HeaderMap;
@@ -30,6 +31,8 @@ export interface ActionInput {
   request: NormalizedRequest;
   visibility: Visibility;
   random?: number;
+  /** seconds since the epoch, for session timeouts */
+  nowSeconds?: number;
   /**
    * how a refusal reads: HTTP answers 500, gRPC answers status Unavailable (as a proxy with no healthy
    * upstream does: HTTP 200, grpc-status 14), TCP and TLS refuse the connection, UDP drops datagrams
@@ -39,7 +42,9 @@ export interface ActionInput {
 
 export type ActionResult = Pick<ResolveResponse,
   'forwarded' | 'statusCode' | 'redirect' | 'rewrite' | 'requestHeaders' | 'responseHeaders' | 'mirrors' |
-  'timeouts' | 'backends' | 'chosenBackend' | 'rejectedShare' | 'grpcStatus'> & {
+  'timeouts' | 'backends' | 'chosenBackend' | 'rejectedShare' | 'grpcStatus' | 'session' | 'externalAuth'> & {
+  /** The rule's ExternalAuth filter, for a proxy to ask the server before it carries the decision out. */
+  externalAuthConfig?: CompiledExternalAuth;
   explanation: string[];
   /**
    * For a forwarded request: the headers the client gets once the backend answered with `backend`
@@ -47,6 +52,10 @@ export type ActionResult = Pick<ResolveResponse,
    * it with the request's `backendResponseHeaders`.
    */
   respond?: (backend: HeaderMap) => HeaderMap;
+  /** The session the request's cookie resumed (a proxy keeps its endpoint and refreshes it). */
+  sessionValue?: SessionValue;
+  /** For a forwarded request of a rule that keeps sessions: how (a proxy sets the cookie). */
+  sessionPersistence?: CompiledSessionPersistence;
   /** For a forwarded request: the backend chosen, with its endpoints (a proxy's, not resolve's). */
   target?: CompiledBackend;
   /** The mirrors' backends with their endpoints, in the order of `mirrors`. */
@@ -193,7 +202,33 @@ export function pickBackend(backends: readonly CompiledBackend[], r: number): nu
   return backends.findLastIndex((b) => b.weight > 0);
 }
 
+/**
+ * What the matched rule does with the request. A rule with an ExternalAuth filter first asks the
+ * authorization server: what follows holds only when the server allows the request (resolve cannot
+ * know its answer, so it names the server); an unusable server reference answers 500.
+ */
 export function runActions(input: ActionInput): ActionResult {
+  const auth = input.rule.invalid ? undefined : input.rule.filters.find((f) => f.type === 'ExternalAuth')?.externalAuth;
+  if (!auth) return runRuleActions(input);
+  const v = input.visibility;
+  const b = auth.backend;
+  const externalAuth = { protocol: auth.protocol, backend: resolveBackend(b, b.weight, v), ...(auth.pathPrefix ? { pathPrefix: auth.pathPrefix } : {}) };
+  if (!b.valid) {
+    const total = input.rule.backends.reduce((n, x) => n + Math.max(0, x.weight), 0);
+    return {
+      forwarded: false, statusCode: 500, responseHeaders: {}, externalAuth,
+      backends: input.rule.backends.map((x) => resolveBackend(x, total, v)),
+      explanation: [`The rule's ExternalAuth filter names ${backendWords(b, v)}, which is unusable (${b.reason}): the filter cannot be applied and is never skipped, so the gateway answers 500.`],
+    };
+  }
+  const rest = runRuleActions(input);
+  return {
+    ...rest, externalAuth, externalAuthConfig: auth,
+    explanation: [`The rule's ExternalAuth filter first asks ${backendWords(b, v)} (${auth.protocol === 'GRPC' ? 'Envoy ext_authz gRPC Check' : `HTTP, path prefix ${auth.pathPrefix ?? 'none'}`}) whether to let the request through: a denial's status, headers and body go to the client, an unreachable server or no answer in ${auth.timeoutMs} ms is answered 403, and only an allowed request gets what follows.`, ...rest.explanation],
+  };
+}
+
+function runRuleActions(input: ActionInput): ActionResult {
   const { rule, request: req, visibility: v } = input;
   const notes: string[] = [];
   const refused = input.refusal === 'connection' ? 'the connection is refused' : input.refusal === 'datagrams' ? 'the datagrams are dropped'
@@ -267,7 +302,15 @@ export function runActions(input: ActionInput): ActionResult {
   const rejectedShare = 1 - validWeight / total;
 
   let chosen: number | undefined;
-  if (input.random !== undefined) chosen = pickBackend(rule.backends, input.random);
+  const kept = rule.sessionPersistence ? resumedSession(rule, req.headers, input.nowSeconds) : undefined;
+  if (rule.sessionPersistence) {
+    const sp = rule.sessionPersistence;
+    notes.push(kept
+      ? `The request's session cookie ${sp.cookieName} names ${backendWords(rule.backends[kept.index], v)}: the session is resumed there (weights apply to new sessions only).`
+      : `The rule keeps sessions in cookie ${sp.cookieName} (${sp.lifetime === 'Permanent' ? `permanent, Max-Age ${sp.absoluteTimeoutSeconds ?? 86400} s` : 'a session cookie'}${sp.absoluteTimeoutSeconds !== undefined ? `, sessions end after ${sp.absoluteTimeoutSeconds} s` : ''}${sp.idleTimeoutSeconds !== undefined ? ` or ${sp.idleTimeoutSeconds} s unused` : ''}); the request presents no usable one, so a new session begins on a backend chosen by weight and the answer sets the cookie.`);
+  }
+  if (kept) chosen = kept.index;
+  else if (input.random !== undefined) chosen = pickBackend(rule.backends, input.random);
   else {
     const weighted = rule.backends.map((b, i) => [b, i] as const).filter(([b]) => b.weight > 0);
     if (weighted.length === 1) chosen = weighted[0][1];
@@ -304,6 +347,9 @@ export function runActions(input: ActionInput): ActionResult {
     ...(chosen !== undefined ? { target: rule.backends[chosen] } : {}),
     ...(final.mirrorTargets.length ? { mirrorTargets: final.mirrorTargets } : {}),
     ...(rule.retry ? { retry: rule.retry } : {}),
+    ...(rule.sessionPersistence ? { session: { cookieName: rule.sessionPersistence.cookieName, lifetime: rule.sessionPersistence.lifetime, resumed: !!kept } } : {}),
+    ...(kept ? { sessionValue: kept.value } : {}),
+    ...(rule.sessionPersistence ? { sessionPersistence: rule.sessionPersistence } : {}),
     backends,
     ...(chosen !== undefined ? { chosenBackend: chosen } : {}),
     ...(rejectedShare > 0 ? { rejectedShare } : {}),
@@ -315,6 +361,19 @@ export function runActions(input: ActionInput): ActionResult {
     explanation: notes,
   };
 }
+
+/**
+ * The backend the request's session cookie keeps it on: one still in the rule, usable and weighted,
+ * the session within its timeouts (when the caller has a clock).
+ */
+function resumedSession(rule: CompiledRule, headers: HeaderMap, nowSeconds: number | undefined): { index: number; value: SessionValue } | undefined {
+  const sp = rule.sessionPersistence!;
+  const value = decodeSession(cookieValue(headers.cookie, sp.cookieName));
+  if (!value || (nowSeconds !== undefined && !sessionAlive(sp, value, nowSeconds))) return undefined;
+  const index = rule.backends.findIndex((b) => b.valid && b.weight > 0 && backendKeyOf(b) === value.backend);
+  return index < 0 ? undefined : { index, value };
+}
+
 
 function rewriteOf(s: FlowState): { hostname?: string; path?: string } | undefined {
   if (!s.hostRewritten && !s.pathRewritten) return undefined;

@@ -19,6 +19,8 @@ export interface ResolveContext {
   unattached?: readonly CompiledUnattachedRoute[];
   /** How many losing candidates the explanation names one by one (default 5). */
   maxExplainedCandidates?: number;
+  /** Seconds since the epoch, for session timeouts (a proxy's clock); absent = timeouts are not checked. */
+  nowSeconds?: number;
 }
 
 interface Ctx {
@@ -46,7 +48,7 @@ function base(ctx: Ctx, over: Partial<ResolveResponse> = {}): ResolveResponse {
 
 const KEY_ORDER: (keyof ResolveResponse)[] = [
   'matched', 'forwarded', 'connectionRejected', 'statusCode', 'grpcStatus', 'listener', 'route', 'ruleIndex', 'ruleName',
-  'matchIndex', 'decidedBy', 'backends', 'chosenBackend', 'rejectedShare', 'redirect', 'rewrite', 'requestHeaders',
+  'matchIndex', 'decidedBy', 'externalAuth', 'backends', 'chosenBackend', 'session', 'rejectedShare', 'redirect', 'rewrite', 'requestHeaders',
   'responseHeaders', 'mirrors', 'timeouts', 'candidates', 'unattached', 'explanation',
 ];
 
@@ -59,7 +61,7 @@ export function resolve(table: CompiledTable, request: ResolveRequest, context: 
 }
 
 /** What a proxy does with a request: resolve's answer, and for a forwarded one how its answer's headers are finished. */
-export type Decision = ResolveResponse & Pick<ActionResult, 'respond' | 'target' | 'mirrorTargets' | 'retry'>;
+export type Decision = ResolveResponse & Pick<ActionResult, 'respond' | 'target' | 'mirrorTargets' | 'retry' | 'sessionValue' | 'sessionPersistence' | 'externalAuthConfig'>;
 
 /** The proxy's own decision: the same evaluation as resolve, the answer's fields as evaluated. */
 export function decide(table: CompiledTable, request: ResolveRequest, context: ResolveContext = {}): Decision {
@@ -118,6 +120,11 @@ function resolveTLSFamily(ctx: Ctx, usable: CompiledListener[]): ResolveResponse
     ctx.explanation.push(mode === 'Passthrough'
       ? 'The listener passes the TLS connection through to the backend, which terminates it.'
       : 'The listener terminates TLS and forwards the plaintext stream to the backend.');
+    // a terminating listener's TCPRoutes take the decrypted stream when no TLSRoute takes the name
+    if (mode === 'Terminate' && bySni.tcpRoutes?.length && candidatesOn(ctx.table, bySni, 'tls', req).length === 0) {
+      ctx.explanation.push('No TLSRoute of the listener takes the server name; its TCPRoute takes the decrypted stream.');
+      return routeOn(ctx, bySni, 'tcp', []);
+    }
     return routeOn(ctx, bySni, 'tls', tlsListeners.filter((l) => l !== bySni && l.protocol === 'TLS'));
   }
   if (req.protocol === 'tls') {
@@ -212,6 +219,7 @@ function routeOn(ctx: Ctx, listener: CompiledListener, kind: EntryKind, otherLis
     request: req,
     visibility: v,
     random: ctx.context.random,
+    ...(ctx.context.nowSeconds !== undefined ? { nowSeconds: ctx.context.nowSeconds } : {}),
     refusal: kind === 'udp' ? 'datagrams' : isStream ? 'connection' : kind === 'grpc' ? 'grpc' : 'http',
   });
   const { explanation: notes, ...result } = actions;

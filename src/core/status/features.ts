@@ -6,6 +6,19 @@
 export const SUPPORTED_FEATURES: readonly string[] = Object.freeze([
   'BackendTLSPolicy',
   'BackendTLSPolicySANValidation',
+  // upcoming (open upstream pull requests, test/corpora/conformance/upcoming): #4954's cookie
+  // sessions, and the names #5183 and #5162 give HTTPRouteRetry and GatewayInfrastructurePropagation
+  // (both old names stay claimed while the released suite uses them)
+  'CookieSessionPersistence',
+  // #5113: the ExternalAuth filter, with HTTP and Envoy ext_authz gRPC servers (not forwardBody)
+  'HTTPRouteExternalAuth',
+  'HTTPRouteExternalAuthGRPC',
+  'HTTPRouteExternalAuthHTTP',
+  'CookieSessionPersistencePermanentLifetime',
+  'GatewayInfrastructure',
+  // #4523: a route or ListenerSet changed under traffic fails no request (the proxy swaps tables whole)
+  'GatewayNonDisruptiveConfig',
+  'HTTPRouteRetryCodes',
   'GatewayBackendClientCertificate',
   'GatewayFrontendClientCertificateValidationInsecureFallback',
   'HTTPRouteBackendProtocolH2C',

@@ -64,14 +64,26 @@ export function routeParentsOf(
 
 function entriesOf(route: Route, outcomes: ParentOutcome[], refs: RouteRefs, controllerName: string, now: string, previous: RouteParentStatus[] | undefined): RouteParents {
   const prev = (previous ?? []).filter((p) => p?.controllerName === controllerName);
+  // rules whose ExtensionRef filter names a kind we do not serve: kept in the table, where their
+  // requests are answered 500 (the filter is never skipped), and reported as the implementations
+  // we compare with report them: the whole route not accepted when every rule has one, else
+  // PartiallyInvalid
+  const extension = refs.rules.flatMap((r, i) => (r.unresolvedFilters.length ? [[i, r.unresolvedFilters[0].message] as const] : []));
+  const allExtension = extension.length > 0 && extension.length === refs.rules.length;
   const parents = outcomes.map((o): RouteParentStatus => {
     const drafts: ConditionDraft[] = [
-      draft(ConditionType.Accepted, o.accepted, o.reason, o.message),
+      o.accepted && allExtension
+        ? draft(ConditionType.Accepted, false, RouteReason.UnsupportedValue,
+          `Every rule uses an ExtensionRef filter this implementation does not serve; their requests are answered 500: ${extension.map(([i, m]) => `rule ${i}: ${m}`).join('; ')}`)
+        : draft(ConditionType.Accepted, o.accepted, o.reason, o.message),
       draft(ConditionType.ResolvedRefs, refs.resolved, refs.reason, refs.message),
     ];
-    if (o.accepted && o.droppedRules.size)
-      drafts.push(draft(ConditionType.PartiallyInvalid, true, RouteReason.UnsupportedValue,
-        `Dropped Rule${o.droppedRules.size > 1 ? 's' : ''} ${[...o.droppedRules].map(([i, m]) => `${i} (${m})`).join(', ')}`));
+    const partial = [
+      ...(o.droppedRules.size ? [`Dropped Rule${o.droppedRules.size > 1 ? 's' : ''} ${[...o.droppedRules].map(([i, m]) => `${i} (${m})`).join(', ')}`] : []),
+      ...(!allExtension && extension.length ? [`Rule${extension.length > 1 ? 's' : ''} ${extension.map(([i]) => i).join(', ')} answer${extension.length > 1 ? '' : 's'} 500: an ExtensionRef filter of a kind this implementation does not serve`] : []),
+    ];
+    if (o.accepted && !allExtension && partial.length)
+      drafts.push(draft(ConditionType.PartiallyInvalid, true, RouteReason.UnsupportedValue, partial.join('; ')));
     const before = prev.find((p) => sameParentRef(route, p.parentRef, o.parentRef));
     return {
       parentRef: o.parentRef,

@@ -1,0 +1,152 @@
+// The ExternalAuth filter carried out: before a request of a rule with one goes on, the proxy asks
+// the authorization server the table names (CompiledExternalAuth). HTTP: the request's method to
+// pathPrefix + path, with Host, Authorization, Content-Length and the allowed headers; 200 lets it
+// through (with the answer's allowed headers set on it), any other answer goes to the client as it
+// came. GRPC: Envoy's envoy.service.auth.v3.Authorization/Check over @grpc/grpc-js, messages from
+// the Envoy protos that ship with @grpc/grpc-js-xds (protobufjs); status OK lets the request through
+// (ok_response headers set on it), a denial's status, headers and body go to the client. No usable
+// endpoint, no connection or no answer within the table's timeout: denied with 403 (fail closed).
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import protobuf from 'protobufjs';
+import * as grpc from '@grpc/grpc-js';
+import type { CompiledEndpoint, CompiledExternalAuth } from '../core/compile/types';
+import { endpointOf, HOP_BY_HOP } from './http-common';
+import type { Req } from './upstream-try';
+
+export type AuthOutcome =
+  | { allow: true; headers: Record<string, string> }
+  | { allow: false; status: number; headers: Record<string, string>; body: string };
+
+const denied = (why: string): AuthOutcome => ({ allow: false, status: 403, headers: { 'content-type': 'text/plain' }, body: `${why}\n` });
+
+/** Headers the HTTP auth server always gets (the API's list; Method and Path travel in the request line). */
+const ALWAYS_SENT = ['host', 'authorization'];
+/** Answer headers that are the auth server's own message's, never copied onto the request. */
+const NOT_COPIED = new Set([...HOP_BY_HOP, 'host', ':authority', 'content-length', 'content-type', 'date', 'server']);
+
+export interface AuthRequest {
+  req: Req;
+  /** path and query as the client sent them */
+  path: string;
+  rawQuery: string | undefined;
+  authority: string;
+  scheme: 'http' | 'https';
+  id: string;
+}
+
+export function authorize(cfg: CompiledExternalAuth, r: AuthRequest): Promise<AuthOutcome> {
+  const ep = cfg.backend.valid ? endpointOf(cfg.backend) : undefined;
+  if (!ep) return Promise.resolve(denied('the authorization server has no usable endpoint'));
+  return cfg.protocol === 'GRPC' ? checkGRPC(cfg, ep, r) : checkHTTP(cfg, ep, r);
+}
+
+function clientHeaders(req: Req): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined || k.startsWith(':') || HOP_BY_HOP.has(k)) continue;
+    out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+function checkHTTP(cfg: CompiledExternalAuth, ep: CompiledEndpoint, r: AuthRequest): Promise<AuthOutcome> {
+  const all = clientHeaders(r.req);
+  const sent: Record<string, string> = { 'content-length': '0', 'x-request-id': r.id };
+  for (const k of [...ALWAYS_SENT, ...cfg.allowedHeaders]) if (all[k] !== undefined) sent[k] = all[k];
+  sent.host = r.authority;
+  const prefix = (cfg.pathPrefix ?? '').replace(/\/+$/, '');
+  const path = `${prefix}${r.path}${r.rawQuery !== undefined ? `?${r.rawQuery}` : ''}`;
+  return new Promise((resolve) => {
+    const out = http.request({ host: ep.address, port: ep.port, method: r.req.method ?? 'GET', path, headers: sent, agent: false, timeout: cfg.timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', () => resolve(denied('the authorization server\'s answer broke off')));
+      res.on('end', () => {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        if (res.statusCode === 200) {
+          const allowed = cfg.allowedResponseHeaders;
+          resolve({ allow: true, headers: Object.fromEntries(Object.entries(headers).filter(([k]) => (allowed.length ? allowed.includes(k) : !NOT_COPIED.has(k)))) });
+        } else {
+          for (const k of HOP_BY_HOP) delete headers[k];
+          delete headers['content-length'];
+          resolve({ allow: false, status: res.statusCode ?? 403, headers, body: Buffer.concat(chunks).toString('utf8') });
+        }
+      });
+    });
+    out.on('timeout', () => out.destroy(new Error('timed out')));
+    out.on('error', (e) => resolve(denied(`the authorization server could not be asked (${(e as NodeJS.ErrnoException).code ?? e.message})`)));
+    out.end();
+  });
+}
+
+// ---- gRPC (Envoy ext_authz v3) -------------------------------------------------------------------
+
+const require = createRequire(import.meta.url);
+let types: { request: protobuf.Type; response: protobuf.Type } | undefined;
+
+/** CheckRequest and CheckResponse, loaded once from the Envoy protos (field names as in the protos). */
+function checkTypes(): { request: protobuf.Type; response: protobuf.Type } {
+  if (types) return types;
+  protobuf.common('descriptor', require('protobufjs/google/protobuf/descriptor.json').nested.google.nested.protobuf.nested);
+  const deps = join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
+  const dirs = ['envoy-api', 'xds', 'googleapis', 'protoc-gen-validate'].map((d) => join(deps, d));
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) => dirs.map((d) => join(d, target)).find((p) => existsSync(p)) ?? target;
+  root.loadSync('envoy/service/auth/v3/external_auth.proto', { keepCase: true });
+  root.resolveAll();
+  return (types = { request: root.lookupType('envoy.service.auth.v3.CheckRequest'), response: root.lookupType('envoy.service.auth.v3.CheckResponse') });
+}
+
+const clients = new Map<string, grpc.Client>();
+function clientFor(ep: CompiledEndpoint): grpc.Client {
+  const key = `${ep.address}:${ep.port}`;
+  let c = clients.get(key);
+  if (!c) clients.set(key, (c = new grpc.Client(key, grpc.credentials.createInsecure())));
+  return c;
+}
+
+/** Closes the gRPC channels to authorization servers (the proxy's stop). */
+export function closeAuthClients(): void {
+  for (const c of clients.values()) c.close();
+  clients.clear();
+}
+
+interface HeaderOption { header?: { key?: string; value?: string; raw_value?: Uint8Array | string } }
+const headerList = (list: HeaderOption[] | undefined): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const h of list ?? []) {
+    const key = h.header?.key?.toLowerCase();
+    if (!key) continue;
+    const raw = h.header?.raw_value;
+    out[key] = h.header?.value || (raw ? Buffer.from(raw as Uint8Array).toString('utf8') : '');
+  }
+  return out;
+};
+
+function checkGRPC(cfg: CompiledExternalAuth, ep: CompiledEndpoint, r: AuthRequest): Promise<AuthOutcome> {
+  const { request: Req_, response: Res_ } = checkTypes();
+  const all = clientHeaders(r.req);
+  const headers = cfg.allowedHeaders.length ? Object.fromEntries(Object.entries(all).filter(([k]) => cfg.allowedHeaders.includes(k))) : all;
+  const path = `${r.path}${r.rawQuery !== undefined ? `?${r.rawQuery}` : ''}`;
+  const msg = Req_.fromObject({ attributes: { request: { http: {
+    id: r.id, method: r.req.method ?? 'GET', headers: { ...headers, ':authority': r.authority, ':method': r.req.method ?? 'GET', ':path': path },
+    path, host: r.authority, scheme: r.scheme, query: r.rawQuery ?? '', protocol: `HTTP/${r.req.httpVersion}`, size: '-1',
+  } } } });
+  return new Promise((resolve) => {
+    clientFor(ep).makeUnaryRequest('/envoy.service.auth.v3.Authorization/Check',
+      (m: protobuf.Message) => Buffer.from(Req_.encode(m).finish()),
+      (b: Buffer) => Res_.toObject(Res_.decode(b), { longs: String, enums: Number, defaults: false }) as Record<string, any>,
+      msg, new grpc.Metadata(), { deadline: Date.now() + cfg.timeoutMs },
+      (err, res) => {
+        if (err || !res) return resolve(denied(`the authorization server could not be asked (${err?.details || err?.message || 'no answer'})`));
+        if ((res.status?.code ?? 0) === 0) return resolve({ allow: true, headers: headerList(res.ok_response?.headers) });
+        const d = res.denied_response;
+        const status = Number(d?.status?.code) || 403;
+        resolve({ allow: false, status, headers: headerList(d?.headers), body: String(d?.body ?? '') });
+      });
+  });
+}

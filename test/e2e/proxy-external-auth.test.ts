@@ -1,0 +1,145 @@
+// The ExternalAuth filter through the reference proxy, with real authorization servers on loopback
+// (test/support/auth-servers.ts): what an HTTP server is sent (path prefix, the headers the API
+// always sends and the allowed ones, nothing else) and what of its allowance reaches the backend; a
+// gRPC (Envoy ext_authz v3) server's allowance headers and denial; and the failure modes: a server
+// that refuses connections or does not answer in time denies with 403, the backend never asked.
+import http from 'node:http';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
+import { startEchoBackend, type EchoAnswer, type EchoBackend } from '../support/echo-backend';
+import { startProxyProcess, type ProxyProcess } from '../support/proxy-process';
+import { startGRPCAuthServer, startHTTPAuthServer, type AuthServer, type AuthAsk, type AuthDecision } from '../support/auth-servers';
+import { needs } from '../support/database';
+
+const need = needs({ pg: true, redis: true });
+const GW = 'gateway.networking.k8s.io/v1';
+const OFFSET = 1000 + Math.floor(Math.random() * 10000);
+
+let s: TestServer;
+let proxy: ProxyProcess;
+let web: EchoBackend;
+const auth: Record<string, AuthServer> = {};
+let closedPort = 0;
+
+const decide = (a: AuthAsk): AuthDecision | 'hang' => {
+  if (a.path.includes('/slow')) return 'hang';
+  if (a.headers.authorization === 'Bearer good' || a.path.endsWith('/open')) return { allow: true, headers: { 'x-user': 'alice', 'x-other': 'no' } };
+  return { allow: false, status: 401, body: 'who are you?', headers: { 'www-authenticate': 'Bearer realm="sy"' } };
+};
+
+async function put(path: string, body: unknown): Promise<void> {
+  const r = await s.api('PUT', path, body);
+  expect([200, 201], `${path}: ${JSON.stringify(r.body)}`).toContain(r.status);
+}
+
+async function service(name: string, port: number, targetPort: number): Promise<void> {
+  await put(`/api/v1/namespaces/app/services/${name}`, { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ name: 'p', port }] } });
+  await put(`/api/v1/namespaces/app/endpointslices/${name}-1`, {
+    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': name } },
+    addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'p', port: targetPort }],
+  });
+}
+
+const rule = (prefix: string, externalAuth: unknown) => ({
+  matches: [{ path: { type: 'PathPrefix', value: prefix } }], filters: [{ type: 'ExternalAuth', externalAuth }], backendRefs: [{ name: 'web', port: 80 }],
+});
+
+function send(path: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string; echo?: EchoAnswer }>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: 80 + OFFSET, path, agent: false, headers: { host: 'example.com', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let echo: EchoAnswer | undefined;
+        try { echo = JSON.parse(text); } catch { /* the gateway's or the auth server's own answer */ }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, echo });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe.skipIf(need.skip)(`the ExternalAuth filter through the reference proxy${need.skip ? ` (skipped: ${need.why})` : ''}`, () => {
+  beforeAll(async () => {
+    s = await startTestServer();
+    web = await startEchoBackend('app', 'web');
+    auth.http = await startHTTPAuthServer(decide);
+    auth.grpc = await startGRPCAuthServer((a) => decide(a) as AuthDecision);
+    // a port nothing listens on: bound, then closed
+    closedPort = await new Promise<number>((r) => { const x = net.createServer().listen(0, '127.0.0.1', () => { const p = (x.address() as net.AddressInfo).port; x.close(() => r(p)); }); });
+    await put('/api/v1/gatewayclasses/sy', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'switchyard.dev/gateway-controller' } });
+    await put('/api/v1/namespaces/infra/gateways/edge', { apiVersion: GW, kind: 'Gateway',
+      spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', protocol: 'HTTP', port: 80, allowedRoutes: { namespaces: { from: 'All' } } }] } });
+    await service('web', 80, web.port);
+    await service('auth-http', 8000, auth.http.port);
+    await service('auth-grpc', 9001, auth.grpc.port);
+    await service('auth-down', 8000, closedPort);
+    await put(`/api/v1/namespaces/app/httproutes/guarded`, { apiVersion: GW, kind: 'HTTPRoute', spec: { parentRefs: [{ name: 'edge', namespace: 'infra' }], rules: [
+      rule('/h', { protocol: 'HTTP', backendRef: { name: 'auth-http', port: 8000 }, http: { path: '/check', allowedHeaders: ['x-tenant'], allowedResponseHeaders: ['x-user'] } }),
+      rule('/g', { protocol: 'GRPC', backendRef: { name: 'auth-grpc', port: 9001 }, grpc: {} }),
+      rule('/down', { protocol: 'HTTP', backendRef: { name: 'auth-down', port: 8000 }, http: {} }),
+      rule('/slow', { protocol: 'HTTP', backendRef: { name: 'auth-http', port: 8000 }, http: {} }),
+    ] } });
+    await reconciled(s);
+    const token = await mintToken(s, { name: 'edge-proxy', role: 'proxy', gateways: ['infra/edge'] });
+    proxy = await startProxyProcess(s.url, token, ['--gateway', 'infra/edge', '--port-offset', String(OFFSET), '--id', 'auth-1']);
+    const want = (await s.api('GET', '/api/v1/namespaces/infra/gateways/edge/snapshot')).body.version;
+    const deadline = Date.now() + 20_000;
+    while ((await (await fetch(`${proxy.admin}/readyz`)).json() as any).gateways?.[0]?.version !== want) {
+      if (Date.now() > deadline) throw new Error(`the proxy did not reach version ${want}\n${proxy.output().slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await proxy?.stop('SIGKILL');
+    await s?.close();
+    await Promise.all([web?.close(), ...Object.values(auth).map((a) => a.close())]);
+  });
+
+  it('HTTP: the server gets the path under its prefix with Host, Authorization and the allowed headers only; its allowed answer headers reach the backend', async () => {
+    const r = await send('/h/items?x=1', { authorization: 'Bearer good', 'x-tenant': 't1', 'x-secret': 's' });
+    expect(r.status).toBe(200);
+    const asked = auth.http.asked.at(-1)!;
+    expect(asked.path).toBe('/check/h/items?x=1');
+    expect(asked.headers).toMatchObject({ host: 'example.com', authorization: 'Bearer good', 'x-tenant': 't1', 'content-length': '0' });
+    expect(asked.headers['x-secret']).toBeUndefined();
+    expect(r.echo?.headers['x-user']).toBe('alice');
+    expect(r.echo?.headers['x-other']).toBeUndefined();
+  });
+
+  it('HTTP: a denial\'s status, headers and body go to the client and the backend is not asked', async () => {
+    const before = web.count();
+    const r = await send('/h/items');
+    expect(r.status).toBe(401);
+    expect(r.text).toBe('who are you?');
+    expect(r.headers['www-authenticate']).toBe('Bearer realm="sy"');
+    expect(web.count()).toBe(before);
+  });
+
+  it('gRPC (Envoy ext_authz v3): the server gets every header; an allowance\'s headers reach the backend, a denial goes to the client', async () => {
+    const ok = await send('/g/open', { 'x-any': 'y' });
+    expect(ok.status).toBe(200);
+    expect(auth.grpc.asked.at(-1)!.headers).toMatchObject({ 'x-any': 'y' });
+    expect(ok.echo?.headers['x-user']).toBe('alice');
+    const no = await send('/g/closed');
+    expect(no.status).toBe(401);
+    expect(no.text).toBe('who are you?');
+  });
+
+  it('a server that refuses connections, or does not answer in time, denies with 403', async () => {
+    const before = web.count();
+    expect((await send('/down/x', { authorization: 'Bearer good' })).status).toBe(403);
+    expect((await send('/slow/x', { authorization: 'Bearer good' })).status).toBe(403);
+    expect(web.count()).toBe(before);
+  });
+
+  it('resolve names the server a request is first sent to', async () => {
+    const r = await s.api('POST', '/api/v1/namespaces/infra/gateways/edge/resolve', { protocol: 'HTTP', port: 80, hostname: 'example.com', path: '/g/x' });
+    expect(r.status).toBe(200);
+    expect(r.body.externalAuth).toMatchObject({ protocol: 'GRPC', backend: { namespace: 'app', name: 'auth-grpc' } });
+  });
+});
