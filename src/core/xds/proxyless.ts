@@ -23,7 +23,12 @@ export interface ProxylessListener {
   clusters: Cluster[];
   endpoints: ClusterLoadAssignment[];
   unsupported: Unsupported[];
+  /** the routes ("<kind>/<namespace>/<name>") whose entries it read: a table delta touching none of them leaves it as it is */
+  routes: string[];
 }
+
+/** The table's entry lists the proxyless translation reads. */
+export const PROXYLESS_ENTRY_LISTS = ['grpcRoutes'] as const;
 
 /** The listener of `table` a gRPC call to host:port reaches, as resolve picks it. */
 function listenerFor(table: CompiledTable, host: string, port: number): CompiledListener | undefined {
@@ -40,10 +45,12 @@ export function proxylessListener(table: CompiledTable, name: string): Proxyless
   const unsupported: Unsupported[] = [];
   const clusters = new Map<string, CompiledBackend | null>();
   const routes: Route[] = [];
+  const read = new Set<string>();
   for (const e of (listener.grpcRoutes ?? []) as CompiledGRPCEntry[]) {
     if (!hostnameMatches(e.hostname, target.host)) continue;
     const rule = table.rules[e.rule];
     const route = table.routes[rule.route];
+    read.add(`${route.kind}/${route.namespace}/${route.name}`);
     const where = `${route.kind} ${route.namespace}/${route.name} rule ${rule.index}`;
     const match = routeMatch(e.match);
     if (!match) continue;
@@ -76,14 +83,15 @@ export function proxylessListener(table: CompiledTable, name: string): Proxyless
     clusters: [...clusters.keys()].sort().map(edsCluster),
     endpoints: [...clusters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([n, b]) => loadAssignment(n, b)),
     unsupported,
+    routes: [...read].sort(),
   };
 }
 
 /** Every listener name of `names` the table has, with what they name, merged. */
-export function proxylessResources(table: CompiledTable, names: Iterable<string>, memo?: (name: string) => ProxylessListener | null): XdsResources {
+export function proxylessResources(table: CompiledTable | null, names: Iterable<string>, memo?: (name: string) => ProxylessListener | null): XdsResources {
   const out = emptyResources();
   for (const name of [...new Set(names)].sort()) {
-    const r = memo ? memo(name) : proxylessListener(table, name);
+    const r = memo ? memo(name) : table ? proxylessListener(table, name) : null;
     if (!r) continue;
     out.listener.set(name, r.listener);
     out.route.set(r.route.name, r.route);
