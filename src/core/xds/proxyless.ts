@@ -36,6 +36,33 @@ function listenerFor(table: CompiledTable, host: string, port: number): Compiled
   return selectListener(onPort, host);
 }
 
+/** A listener's gRPC entries by exact hostname, and the others (wildcards, none), each with its place in the list. */
+interface EntryIndex { exact: Map<string, number[]>; others: number[]; entries: CompiledGRPCEntry[] }
+// per listener object of a parsed table: a client subscribed to thousands of hostnames would
+// otherwise have each name's translation walk every entry of the listener
+const INDEX = new WeakMap<CompiledListener, EntryIndex>();
+
+/** The entries of `listener` whose hostname matches `host`, in the listener's order. */
+function entriesFor(listener: CompiledListener, host: string): CompiledGRPCEntry[] {
+  let ix = INDEX.get(listener);
+  if (!ix) {
+    const entries = (listener.grpcRoutes ?? []) as CompiledGRPCEntry[];
+    ix = { exact: new Map(), others: [], entries };
+    for (let i = 0; i < entries.length; i++) {
+      const h = entries[i].hostname.toLowerCase();
+      if (h === '' || h.startsWith('*')) ix.others.push(i);
+      else {
+        const list = ix.exact.get(h);
+        if (list) list.push(i);
+        else ix.exact.set(h, [i]);
+      }
+    }
+    INDEX.set(listener, ix);
+  }
+  const at = [...(ix.exact.get(host) ?? []), ...ix.others.filter((i) => hostnameMatches(ix!.entries[i].hostname, host))].sort((a, b) => a - b);
+  return at.map((i) => ix!.entries[i]);
+}
+
 /** null: the table has no listener for this name (the client is told the resource does not exist). */
 export function proxylessListener(table: CompiledTable, name: string): ProxylessListener | null {
   const target = parseListenerName(name);
@@ -46,8 +73,7 @@ export function proxylessListener(table: CompiledTable, name: string): Proxyless
   const clusters = new Map<string, CompiledBackend | null>();
   const routes: Route[] = [];
   const read = new Set<string>();
-  for (const e of (listener.grpcRoutes ?? []) as CompiledGRPCEntry[]) {
-    if (!hostnameMatches(e.hostname, target.host)) continue;
+  for (const e of entriesFor(listener, target.host)) {
     const rule = table.rules[e.rule];
     const route = table.routes[rule.route];
     read.add(`${route.kind}/${route.namespace}/${route.name}`);
