@@ -148,6 +148,7 @@ function serveStream<Req extends { node: Node__Output | null }, Res>(
     closeGauge = undefined;
     clearInterval(reportTimer);
     stopWatch?.();
+    stopWatch = undefined;
     if (sessionId !== undefined) sessions.remove(sessionId);
   };
 

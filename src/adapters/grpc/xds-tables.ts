@@ -103,9 +103,14 @@ export class XdsTables {
       this.stops.set(key, this.hub.watch(key, () => void this.reloadSoon(key), 'whole'));
     }
     set.add(fn);
+    let stopped = false;
     return () => {
+      // a stream's end is told more than once ('end', 'cancelled', 'close'): a second stop must not
+      // drop the watch another stream of the Gateway started since
+      if (stopped) return;
+      stopped = true;
       set!.delete(fn);
-      if (set!.size === 0) {
+      if (set!.size === 0 && this.watchers.get(key) === set) {
         this.watchers.delete(key);
         this.held.delete(key);
         this.stops.get(key)?.();
