@@ -40,6 +40,7 @@ export const BENCHES: Record<string, string> = {
   'bench:console': 'the console in Chromium: first load\'s compressed bytes, a 5,000-route Gateway\'s attachment view drawn, its scrolling frames, a change\'s time to the open view',
   'bench:mesh': 'the mesh (GAMMA): a consumer route changed to the outbound proxy of its namespace (switchyard proxy --mesh) routing by it, p50/p99; then bench:mesh-destination\'s figures',
   'bench:mesh-destination': 'an EndpointSlice change to the Linkerd Destination.Get streams of its Service, with 1,000 streams open over 20 connections (100 Services, 10 streams each): p50/p99',
+  'bench:xds': 'xDS (ADS): GRPCRoute created to a @grpc/grpc-js-xds client\'s first call routed by it (1,000 routes on 10 Gateways; api and worker apart and in one process), bytes and time of a one-route change on a 5,000-route Gateway for a delta and a state-of-the-world client, 10,000 delta streams on one API process reached by a change, and its RSS',
 };
 
 /** The README's short table: record/figure pairs, in its order. */

@@ -243,6 +243,50 @@ describe('incremental (delta)', () => {
     }
   }, 180_000);
 
+  it('a client that moves to another API process with what it holds is sent nothing again; the next change reaches it there', async () => {
+    await route([{ name: 'echo-a' }]);
+    await reconciled(s);
+    const first = open('DeltaAggregatedResources', { token });
+    const held: Record<string, Record<string, string>> = {};
+    const take = async (st: ReturnType<typeof open>) => {
+      const r = await st.next();
+      for (const x of r.resources) (held[r.type_url] ??= {})[x.name] = x.version;
+      for (const n of r.removed_resources) delete held[r.type_url]?.[n];
+      st.send({ type_url: r.type_url, response_nonce: r.nonce });
+      return r;
+    };
+    first.send({ node: node(), type_url: TYPE_URL.listener, resource_names_subscribe: [LISTENER] });
+    await take(first);
+    first.send({ type_url: TYPE_URL.route, resource_names_subscribe: [LISTENER] });
+    await take(first);
+    first.send({ type_url: TYPE_URL.cluster, resource_names_subscribe: ['apps/echo-a:50051'] });
+    await take(first);
+    first.send({ type_url: TYPE_URL.endpoint, resource_names_subscribe: ['apps/echo-a:50051'] });
+    await take(first);
+    expect(await first.quiet(500)).toBe(true);
+    // the process it talked to goes away; it reconnects to another, with what it holds
+    first.close();
+    const second = await startTestServer({ xdsPort: await freePort() }, { sameDatabaseAs: s, worker: false });
+    try {
+      const st = open('DeltaAggregatedResources', { token, server: second });
+      const subscribe = (type: string, names: string[], n: number) => st.send({ ...(n === 0 ? { node: node() } : {}), type_url: type, resource_names_subscribe: names, initial_resource_versions: held[type] });
+      subscribe(TYPE_URL.listener, [LISTENER], 0);
+      subscribe(TYPE_URL.route, [LISTENER], 1);
+      subscribe(TYPE_URL.cluster, ['apps/echo-a:50051'], 2);
+      subscribe(TYPE_URL.endpoint, ['apps/echo-a:50051'], 3);
+      // versions are digests of the encodings, the same on every process: nothing is re-sent
+      expect(await st.quiet()).toBe(true);
+      await service('echo-a', ['10.0.0.1', '10.0.0.4']);
+      const e = await st.next();
+      expect([e.type_url, names(e), e.removed_resources]).toEqual([TYPE_URL.endpoint, ['apps/echo-a:50051'], []]);
+      st.send({ type_url: e.type_url, response_nonce: e.nonce });
+      expect(await st.quiet()).toBe(true);
+      st.close();
+    } finally {
+      await second.close();
+    }
+  }, 180_000);
+
   it('a Gateway deleted: its resources are removed', async () => {
     const st = open('DeltaAggregatedResources', { token });
     st.send({ node: node(), type_url: TYPE_URL.listener, resource_names_subscribe: [LISTENER] });

@@ -128,6 +128,25 @@ describe('@grpc/grpc-js-xds against the xDS server', () => {
     expect(await tally('/echo.Echo/Ping', 20)).toEqual({ c: 20 });
   });
 
+  it('a channel closed and another opened (grpc-js-xds ends its ADS stream and opens a new one): a route created for the new hostname reaches it', async () => {
+    for (const host of ['one.example.com', 'two.example.com']) {
+      // the only channel: closing it leaves the xDS client without a watch, so it ends its stream
+      client.close();
+      client = new grpc.Client(`xds:///${host}:8080`, grpc.credentials.createInsecure());
+      expect((await until('/echo.Echo/Ping', (r) => r.code === grpc.status.UNIMPLEMENTED)).code).toBe(grpc.status.UNIMPLEMENTED);
+      // the ended stream's last events come after the new stream has started following the Gateway
+      await new Promise((r) => setTimeout(r, 500));
+      await put(`/api/v1/namespaces/${NS}/grpcroutes/${host.split('.')[0]}`, {
+        apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', metadata: { name: host.split('.')[0] },
+        spec: { parentRefs: [{ name: 'gw' }], hostnames: [host], rules: [{ backendRefs: [{ name: 'echo-a', port: 50051 }] }] },
+      });
+      expect((await until('/echo.Echo/Ping', (r) => !!r.backend)).backend).toBe('c');
+    }
+    client.close();
+    client = new grpc.Client(TARGET, grpc.credentials.createInsecure());
+    expect((await until('/echo.Echo/Ping', (r) => !!r.backend)).backend).toBe('c');
+  }, 60_000);
+
   it('a backend removed: its share is answered UNAVAILABLE, the rest still routed', async () => {
     const r = await s.api('DELETE', `/api/v1/namespaces/${NS}/services/echo-b`);
     expect(r.status).toBe(200);

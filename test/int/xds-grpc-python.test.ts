@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { freePort, mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
+import { ADMIN_TOKEN, freePort, mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
+import { runCli } from '../support/cli';
 import { startEcho, type EchoBackend } from '../support/grpc-echo';
 
 const PYTHON = '/usr/bin/python3';
@@ -52,6 +53,18 @@ async function until(path: string, ok: (r: Result) => boolean, ms = 20_000): Pro
     await new Promise((r) => setTimeout(r, 100));
   } while (Date.now() < deadline);
   throw new Error(`no call to ${path} reached the expected outcome within ${ms} ms; last: ${JSON.stringify(last)}`);
+}
+
+async function untilListed(ok: (item: any) => boolean, ms = 20_000): Promise<any> {
+  const deadline = Date.now() + ms;
+  let item: any;
+  do {
+    const r = await s.api('GET', `/api/v1/namespaces/${NS}/gateways/gw/proxies`);
+    item = r.body.items.find((i: any) => i.id === 'xds:c-core-test-node');
+    if (ok(item)) return item;
+    await new Promise((r) => setTimeout(r, 100));
+  } while (Date.now() < deadline);
+  throw new Error(`the node did not reach the expected state within ${ms} ms; last: ${JSON.stringify(item)}`);
 }
 
 const tally = (rs: Result[]) => rs.reduce<Record<string, number>>((m, r) => ((m[r.backend ?? r.code ?? '?'] = (m[r.backend ?? r.code ?? '?'] ?? 0) + 1), m), {});
@@ -128,6 +141,38 @@ describe.skipIf(!available)('the gRPC C core (python3-grpcio) against the xDS se
     expect((await s.api('DELETE', `/api/v1/namespaces/${NS}/services/echo-b`)).status).toBe(200);
     expect((await until('/echo.Echo/Other', (r) => !r.backend)).code).toBe('UNAVAILABLE');
     expect(await calls('/echo.Echo/Ping', 2)).toEqual([{ backend: 'c' }, { backend: 'c' }]);
+  });
+
+  it('a route the client cannot take: it NACKs, shows NACKED with its error in proxies and proxy-status, keeps what it had; the next change is taken', async () => {
+    const ping = { matches: [{ method: { service: 'echo.Echo', method: 'Ping' } }], backendRefs: [{ name: 'echo-a', port: 50051 }] };
+    await route([ping]);
+    const served = (await until('/echo.Echo/Ping', (r) => !!r.backend)).backend;
+    await untilListed((i) => i?.state === 'SYNCED');
+    const nacks = async () => Number(/switchyard_xds_answers_total\{type="route",answer="NACK"\} (\d+)/.exec(await (await fetch(`${s.url}/metrics`)).text())?.[1] ?? 0);
+    const nacksBefore = await nacks();
+    // a valid Gateway API header match whose pattern RE2 takes, but which the C core's RE2 cannot
+    // build within its memory budget (each \\pL is hundreds of UTF-8 instructions): the client refuses
+    // the route configuration as a whole
+    await route([ping, { matches: [{ method: { service: 'echo.Echo', method: 'Nack' }, headers: [{ type: 'RegularExpression', name: 'x-env', value: '\\pL{1000}' }] }], backendRefs: [{ name: 'echo-a', port: 50051 }] }]);
+    const nacked = await untilListed((i) => i?.state === 'NACKED');
+    expect(nacked.error).toMatch(/^route NACKED: .*Invalid regex string specified in matcher/);
+    expect(nacked.xds.types.route.nacked.error).toMatch(/Invalid regex string/);
+    expect(nacked.xds.types.route.acked).toBeDefined();
+    expect(await nacks()).toBe(nacksBefore + 1);
+    // the client keeps the routes it accepted: the refused rule's method is still unrouted
+    expect((await calls('/echo.Echo/Nack', 1))[0].code).toBe('UNIMPLEMENTED');
+    expect((await calls('/echo.Echo/Ping', 1))[0].backend).toBe(served);
+    // switchyard proxy-status shows it as an operator sees it
+    const cli = await runCli(() => ({ SWITCHYARD_URL: s.url, SWITCHYARD_TOKEN: ADMIN_TOKEN, SWITCHYARD_NAMESPACE: NS }), ['proxy-status', 'gw']);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toMatch(/xds:c-core-test-node .*NACKED .*route NACKED: .*Invalid regex string/);
+    // the refused version is not pushed again (the client would refuse it again: one NACK only)
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await nacks()).toBe(nacksBefore + 1);
+    // the next change is pushed and taken
+    await route([ping, { matches: [{ method: { service: 'echo.Echo', method: 'Nack' }, headers: [{ type: 'RegularExpression', name: 'x-env', value: '\\pL+' }] }], backendRefs: [{ name: 'echo-a', port: 50051 }] }]);
+    await untilListed((i) => i?.state === 'SYNCED' && !i.error);
+    expect(await nacks()).toBe(nacksBefore + 1);
   });
 
   it('a Gateway deleted: its listener is withdrawn and calls fail UNAVAILABLE', async () => {

@@ -45,6 +45,37 @@ describe('state of the world', () => {
     expect(st.status().cluster).toEqual({});
   });
 
+  it('takes the names of a request that answers an older response, without counting it as an answer', () => {
+    const sent: SotwResponse[] = [];
+    const answers: boolean[] = [];
+    const st = new SotwStream((r) => sent.push(r), (_k, acked) => answers.push(acked));
+    st.request({ typeUrl: TYPE_URL.route, nonce: '', versionInfo: '', names: ['a'] });
+    st.pushAll(universe({ route: [res('a', '1'), res('b', '1')] }));
+    st.request({ typeUrl: TYPE_URL.route, nonce: sent[0].nonce, versionInfo: sent[0].version_info, names: ['a'] });
+    st.pushAll(universe({ route: [res('a', '2'), res('b', '1')] }));
+    // the client, not having seen the second response yet, moves from a to b
+    const r = st.request({ typeUrl: TYPE_URL.route, nonce: sent[0].nonce, versionInfo: sent[0].version_info, names: ['b'] });
+    expect(r).toEqual({ kind: 'route', namesChanged: true });
+    st.pushAll(universe({ route: [res('a', '2'), res('b', '1')] }));
+    expect(sent).toHaveLength(3);
+    expect(sent[2].resources.map((x) => Buffer.from(x.value).toString())).toEqual(['b@1']);
+    expect(answers).toEqual([true]);
+  });
+
+  it('no names after some unsubscribes from everything; only a first request without names is a wildcard', () => {
+    const sent: SotwResponse[] = [];
+    const st = new SotwStream((r) => sent.push(r));
+    st.request({ typeUrl: TYPE_URL.listener, nonce: '', versionInfo: '', names: ['l:80'] });
+    st.pushAll(universe({ listener: [res('l:80', '1')] }));
+    st.request({ typeUrl: TYPE_URL.listener, nonce: sent[0].nonce, versionInfo: sent[0].version_info, names: [] });
+    expect(st.listenerNames()).toEqual([]);
+    st.pushAll(universe({ listener: [res('l:80', '1')] }));
+    expect(sent[1].resources).toEqual([]);
+    const fresh = new SotwStream(() => undefined);
+    fresh.request({ typeUrl: TYPE_URL.listener, nonce: '', versionInfo: '', names: [] });
+    expect(fresh.listenerNames()).toBe('wildcard');
+  });
+
   it('a client back with the version it holds is not sent it again', () => {
     const first: SotwResponse[] = [];
     const u = universe({ listener: [res('l:80', '1')] });

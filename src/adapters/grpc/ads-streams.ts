@@ -32,6 +32,13 @@ export interface StreamOps {
 
 interface Request { typeUrl: string; nonce: string; error?: string }
 
+/** Whether a subscription (null: wildcard) holds exactly `names`. */
+function sameNames(held: Set<string> | null, names: string[]): boolean {
+  if (!held) return names.length === 0 || names.includes('*');
+  const asked = new Set(names);
+  return asked.size === held.size && [...asked].every((n) => held.has(n));
+}
+
 let nonces = 0;
 const nextNonce = () => (++nonces).toString(36);
 
@@ -87,9 +94,14 @@ export class SotwStream implements StreamOps {
     const kind = kindOfTypeUrl(req.typeUrl);
     if (!kind) return null;
     const t = this.typeOf(kind);
-    // an answer to a response older than the last one sent says nothing about the current one
-    if (req.nonce && req.nonce !== t.nonce) return null;
-    if (req.nonce && t.sent !== undefined) {
+    // an answer to a response older than the last one sent says nothing about the current one; the
+    // names it carries are still the client's (gRPC clients that drop their last watch of a type
+    // send no answer to the response that crosses this request, so its names would be lost)
+    const stale = !!req.nonce && req.nonce !== t.nonce;
+    if (stale) {
+      // an answer to a response older than the last one, with the same names: nothing to do
+      if (!t.subscribed || sameNames(t.names, req.names)) return null;
+    } else if (req.nonce && t.sent !== undefined) {
       if (req.error !== undefined) {
         t.refused.add(t.sent);
         t.status = { ...t.status, nacked: { version: t.sent, error: req.error } };
@@ -100,7 +112,9 @@ export class SotwStream implements StreamOps {
       t.sent = req.versionInfo;
       t.status = { acked: req.versionInfo };
     }
-    const names = req.names.length === 0 && isWildcardKind(kind) ? null : new Set(req.names);
+    // no names is the legacy wildcard only on the type's first request; later it unsubscribes from everything
+    const wildcard = req.names.includes('*') || (req.names.length === 0 && isWildcardKind(kind) && !t.subscribed);
+    const names = wildcard ? null : new Set(req.names);
     const before = t.names ? [...t.names].sort().join('\n') : '*';
     const after = names ? [...names].sort().join('\n') : '*';
     const namesChanged = !t.subscribed || before !== after;

@@ -41,7 +41,8 @@ export interface XdsServerOptions {
 /** What the server counts (src/adapters/http/metrics.ts implements it). */
 export interface XdsMetrics {
   streamOpened(variant: 'sotw' | 'delta'): () => void;
-  responded(variant: 'sotw' | 'delta', typeUrl: string): void;
+  /** `bytes`: the encoded resources the response carries */
+  responded(variant: 'sotw' | 'delta', typeUrl: string, bytes: number): void;
   answered(kind: string, acked: boolean): void;
   /** seconds from a table version's arrival to its responses written */
   pushed(seconds: number): void;
@@ -96,7 +97,11 @@ function serveStream<Req extends { node: Node__Output | null }, Res>(
 ): void {
   const send = (r: SotwResponse | DeltaResponse) => {
     if (ended) return;
-    opts.metrics?.responded(variant, r.type_url);
+    if (opts.metrics) {
+      let bytes = 0;
+      for (const x of r.resources) bytes += 'resource' in x ? x.resource.value.length : x.value.length;
+      opts.metrics.responded(variant, r.type_url, bytes);
+    }
     call.write(r as Res);
   };
   const onAnswer = (kind: string, acked: boolean) => opts.metrics?.answered(kind, acked);
@@ -151,6 +156,7 @@ function serveStream<Req extends { node: Node__Output | null }, Res>(
     closeGauge = undefined;
     clearInterval(reportTimer);
     stopWatch?.();
+    stopWatch = undefined;
     if (sessionId !== undefined) sessions.remove(sessionId);
   };
 

@@ -2,13 +2,18 @@
 // hub (src/adapters/delivery/snapshots.ts), which holds each Gateway's current table and hears of
 // new versions from whichever worker made them, so any API process serves any Gateway. Each table
 // version is translated per listener name once, whatever the number of streams, and each resource
-// encoded once.
+// encoded once. A new version carries over the translations the worker's delta to it does not
+// touch (core/xds/carry-over): a one-route change retranslates the names that route reaches, the
+// table is parsed only when some name must be, and the resources left alone are the same objects
+// with the same encodings, so no stream is sent them again.
 import { createHash } from 'node:crypto';
 import type { SnapshotHub } from '../delivery/snapshots';
 import type { CompiledTable } from '../../core/compile';
 import type { SnapshotSecret } from '../../core/compile';
-import { proxylessListener, proxylessResources, type ProxylessListener } from '../../core/xds/proxyless';
+import { PROXYLESS_ENTRY_LISTS, proxylessListener, proxylessResources, type ProxylessListener } from '../../core/xds/proxyless';
 import { envoyResources, type EnvoyResources } from '../../core/xds/envoy';
+import { carryOver, deltaScope } from '../../core/xds/carry-over';
+import type { SnapshotDelta } from '../../core/snapshot/delta';
 import { TYPE_URL, type ResourceKind } from '../../core/xds/types';
 import type { Encoded, Universe } from './ads-streams';
 import { encodeMessage } from './xds-protos';
@@ -16,8 +21,9 @@ import { encodeMessage } from './xds-protos';
 export interface GatewayTable {
   /** the snapshot version; null when the Gateway has no table (it does not exist, or is not ours) */
   version: number | null;
-  table: CompiledTable | null;
-  /** per listener name, its translation (made when first asked for) */
+  /** the compiled table, parsed when first asked for; null when there is none */
+  table: () => CompiledTable | null;
+  /** per listener name, its translation (made when first asked for, or carried over from the version before) */
   memo: Map<string, ProxylessListener | null>;
   /** the Secret data the table names: every stream is of a token that holds the Gateway (xds-server's authorize) */
   secrets: SnapshotSecret[];
@@ -25,6 +31,8 @@ export interface GatewayTable {
   envoy?: EnvoyResources;
   /** milliseconds from the hub's notice of this version to the table in hand */
   loadMs: number;
+  /** how many translations the version before passed on through the worker's delta (none without one) */
+  carried: number;
 }
 
 const KINDS: ResourceKind[] = ['listener', 'route', 'cluster', 'endpoint', 'secret'];
@@ -62,20 +70,36 @@ export class XdsTables {
       const started = performance.now();
       const snap = await this.hub.get(key);
       const whole = snap ? await this.hub.whole(snap) : null;
-      const table = whole ? whole.table() : null;
       const secrets = whole ? await this.hub.secrets(whole) : [];
       const loadMs = performance.now() - started;
-      const next: GatewayTable = whole ? { version: whole.version, table, memo: new Map(), secrets, loadMs } : { version: null, table: null, memo: new Map(), secrets, loadMs };
       const prev = this.held.get(key);
       // a load that lands after a newer version is kept
-      if (prev && prev.version !== null && next.version !== null && prev.version >= next.version) return prev;
-      if (prev && prev.version === next.version) return prev;
+      if (prev && prev.version !== null && whole && prev.version >= whole.version) return prev;
+      if (prev && prev.version === (whole?.version ?? null)) return prev;
+      const memo = prev?.version != null && whole ? this.carried(key, prev, whole.version) : new Map<string, ProxylessListener | null>();
+      // held once parsed, while the version is current: the hub's own copy may be let go between two names
+      let parsed: CompiledTable | undefined;
+      const next: GatewayTable = whole
+        ? { version: whole.version, table: () => (parsed ??= whole.table()), memo, secrets, loadMs, carried: memo.size }
+        : { version: null, table: () => null, memo, secrets, loadMs, carried: 0 };
       if (this.watchers.has(key)) this.held.set(key, next);
       for (const fn of this.watchers.get(key) ?? []) fn(next);
       return next;
     })().finally(() => this.loading.delete(key));
     this.loading.set(key, p);
     return p;
+  }
+
+  /** The translations of `prev` still valid at version `to`, by the worker's deltas from it (none when they are not all held). */
+  private carried(key: string, prev: GatewayTable, to: number): Map<string, ProxylessListener | null> {
+    if (prev.memo.size === 0) return new Map();
+    const chain = this.hub.deltas.offeredChain(key, prev.version!, to);
+    if (!chain) return new Map();
+    try {
+      return carryOver(prev.memo, deltaScope(chain.map((c) => JSON.parse(c.text) as SnapshotDelta), PROXYLESS_ENTRY_LISTS));
+    } catch {
+      return new Map();
+    }
   }
 
   /** Calls fn with each new table of `key` until the returned function is called. */
@@ -86,9 +110,14 @@ export class XdsTables {
       this.stops.set(key, this.hub.watch(key, () => void this.reloadSoon(key), 'whole'));
     }
     set.add(fn);
+    let stopped = false;
     return () => {
+      // a stream's end is told more than once ('end', 'cancelled', 'close'): a second stop must not
+      // drop the watch another stream of the Gateway started since
+      if (stopped) return;
+      stopped = true;
       set!.delete(fn);
-      if (set!.size === 0) {
+      if (set!.size === 0 && this.watchers.get(key) === set) {
         this.watchers.delete(key);
         this.held.delete(key);
         this.stops.get(key)?.();
@@ -111,15 +140,19 @@ export class XdsTables {
    */
   universe(t: GatewayTable, listenerNames: string[] | 'wildcard'): Universe {
     const u = Object.fromEntries(KINDS.map((k) => [k, new Map<string, Encoded>()])) as Universe;
-    if (!t.table) return u;
-    const table = t.table;
+    if (t.version === null) return u;
     if (listenerNames === 'wildcard') {
+      const table = t.table();
+      if (!table) return u;
       t.envoy ??= envoyResources(table, t.secrets);
       for (const k of KINDS) for (const [name, res] of t.envoy[k]) u[k].set(name, encoded(k, name, res));
       return u;
     }
-    const r = proxylessResources(table, listenerNames, (name) => {
-      if (!t.memo.has(name)) t.memo.set(name, proxylessListener(table, name));
+    const r = proxylessResources(null, listenerNames, (name) => {
+      if (!t.memo.has(name)) {
+        const table = t.table();
+        t.memo.set(name, table ? proxylessListener(table, name) : null);
+      }
       return t.memo.get(name)!;
     });
     for (const k of KINDS) for (const [name, res] of r[k]) u[k].set(name, encoded(k, name, res));

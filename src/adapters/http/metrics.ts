@@ -35,6 +35,9 @@ export class Metrics {
   readonly xdsResponses = new Counter({
     name: 'switchyard_xds_responses_total', help: 'xDS responses sent, by variant and resource type', labelNames: ['variant', 'type'], registers: [this.registry],
   });
+  readonly xdsBytes = new Counter({
+    name: 'switchyard_xds_response_bytes_total', help: 'Bytes of encoded resources sent to xDS clients, by variant', labelNames: ['variant'], registers: [this.registry],
+  });
   readonly xdsAnswers = new Counter({
     name: 'switchyard_xds_answers_total', help: 'ACKs and NACKs xDS clients sent, by resource type', labelNames: ['type', 'answer'], registers: [this.registry],
   });
@@ -49,7 +52,10 @@ export class Metrics {
       this.xdsStreams.inc({ variant });
       return () => this.xdsStreams.dec({ variant });
     },
-    responded: (variant: 'sotw' | 'delta', typeUrl: string) => this.xdsResponses.inc({ variant, type: typeUrl.slice(typeUrl.lastIndexOf('.') + 1) }),
+    responded: (variant: 'sotw' | 'delta', typeUrl: string, bytes: number) => {
+      this.xdsResponses.inc({ variant, type: typeUrl.slice(typeUrl.lastIndexOf('.') + 1) });
+      this.xdsBytes.inc({ variant }, bytes);
+    },
     answered: (type: string, acked: boolean) => this.xdsAnswers.inc({ type, answer: acked ? 'ACK' : 'NACK' }),
     pushed: (seconds: number) => this.xdsPush.observe(seconds),
   };

@@ -23,12 +23,44 @@ export interface ProxylessListener {
   clusters: Cluster[];
   endpoints: ClusterLoadAssignment[];
   unsupported: Unsupported[];
+  /** the routes ("<kind>/<namespace>/<name>") whose entries it read: a table delta touching none of them leaves it as it is */
+  routes: string[];
 }
+
+/** The table's entry lists the proxyless translation reads. */
+export const PROXYLESS_ENTRY_LISTS = ['grpcRoutes'] as const;
 
 /** The listener of `table` a gRPC call to host:port reaches, as resolve picks it. */
 function listenerFor(table: CompiledTable, host: string, port: number): CompiledListener | undefined {
   const onPort = table.listeners.filter((l) => l.valid && l.port === port && (l.protocol === 'HTTP' || l.protocol === 'HTTPS'));
   return selectListener(onPort, host);
+}
+
+/** A listener's gRPC entries by exact hostname, and the others (wildcards, none), each with its place in the list. */
+interface EntryIndex { exact: Map<string, number[]>; others: number[]; entries: CompiledGRPCEntry[] }
+// per listener object of a parsed table: a client subscribed to thousands of hostnames would
+// otherwise have each name's translation walk every entry of the listener
+const INDEX = new WeakMap<CompiledListener, EntryIndex>();
+
+/** The entries of `listener` whose hostname matches `host`, in the listener's order. */
+function entriesFor(listener: CompiledListener, host: string): CompiledGRPCEntry[] {
+  let ix = INDEX.get(listener);
+  if (!ix) {
+    const entries = (listener.grpcRoutes ?? []) as CompiledGRPCEntry[];
+    ix = { exact: new Map(), others: [], entries };
+    for (let i = 0; i < entries.length; i++) {
+      const h = entries[i].hostname.toLowerCase();
+      if (h === '' || h.startsWith('*')) ix.others.push(i);
+      else {
+        const list = ix.exact.get(h);
+        if (list) list.push(i);
+        else ix.exact.set(h, [i]);
+      }
+    }
+    INDEX.set(listener, ix);
+  }
+  const at = [...(ix.exact.get(host) ?? []), ...ix.others.filter((i) => hostnameMatches(ix!.entries[i].hostname, host))].sort((a, b) => a - b);
+  return at.map((i) => ix!.entries[i]);
 }
 
 /** null: the table has no listener for this name (the client is told the resource does not exist). */
@@ -40,10 +72,11 @@ export function proxylessListener(table: CompiledTable, name: string): Proxyless
   const unsupported: Unsupported[] = [];
   const clusters = new Map<string, CompiledBackend | null>();
   const routes: Route[] = [];
-  for (const e of (listener.grpcRoutes ?? []) as CompiledGRPCEntry[]) {
-    if (!hostnameMatches(e.hostname, target.host)) continue;
+  const read = new Set<string>();
+  for (const e of entriesFor(listener, target.host)) {
     const rule = table.rules[e.rule];
     const route = table.routes[rule.route];
+    read.add(`${route.kind}/${route.namespace}/${route.name}`);
     const where = `${route.kind} ${route.namespace}/${route.name} rule ${rule.index}`;
     const match = routeMatch(e.match);
     if (!match) continue;
@@ -76,14 +109,15 @@ export function proxylessListener(table: CompiledTable, name: string): Proxyless
     clusters: [...clusters.keys()].sort().map(edsCluster),
     endpoints: [...clusters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([n, b]) => loadAssignment(n, b)),
     unsupported,
+    routes: [...read].sort(),
   };
 }
 
 /** Every listener name of `names` the table has, with what they name, merged. */
-export function proxylessResources(table: CompiledTable, names: Iterable<string>, memo?: (name: string) => ProxylessListener | null): XdsResources {
+export function proxylessResources(table: CompiledTable | null, names: Iterable<string>, memo?: (name: string) => ProxylessListener | null): XdsResources {
   const out = emptyResources();
   for (const name of [...new Set(names)].sort()) {
-    const r = memo ? memo(name) : proxylessListener(table, name);
+    const r = memo ? memo(name) : table ? proxylessListener(table, name) : null;
     if (!r) continue;
     out.listener.set(name, r.listener);
     out.route.set(r.route.name, r.route);
