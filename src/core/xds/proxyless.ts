@@ -8,6 +8,7 @@ import type { CompiledBackend, CompiledGRPCEntry, CompiledGRPCMatch, CompiledLis
 import { selectListener } from '../resolve/listeners';
 import { hostnameMatches } from '../match/hostname';
 import { clusterName, parseListenerName, routeName, UNUSABLE_CLUSTER } from './names';
+import { endpointsOnce } from './endpoints';
 import {
   FAULT_FILTER, FAULT_TYPE, HCM_TYPE, ROUTER_FILTER, ROUTER_TYPE, emptyResources,
   type Cluster, type ClusterLoadAssignment, type ClusterWeight, type Duration, type HeaderMatcher, type Listener,
@@ -218,11 +219,7 @@ function edsCluster(name: string): Cluster {
 }
 
 function loadAssignment(name: string, b: CompiledBackend | null): ClusterLoadAssignment {
-  const seen = new Set<string>();
-  const eps = (b?.endpoints ?? []).filter((e) => {
-    const k = `${e.address}|${e.port}`;
-    return seen.has(k) ? false : (seen.add(k), true);
-  });
+  const eps = endpointsOnce(b);
   if (eps.length === 0) return { cluster_name: name, endpoints: [] };
   return {
     cluster_name: name,

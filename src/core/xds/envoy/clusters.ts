@@ -8,6 +8,7 @@ import type { CompiledBackend, CompiledTable } from '../../compile';
 import { clusterName, UNUSABLE_CLUSTER } from '../names';
 import { upstreamTls } from './tls';
 import { ADS, FILTER, T, type Msg } from './types';
+import { endpointsOnce } from '../endpoints';
 
 export interface ClusterUse {
   /** speak HTTP/2 (prior knowledge) whatever the appProtocol says: a GRPCRoute's backends */
@@ -66,11 +67,7 @@ function edsCluster(name: string, edsName: string): Msg {
 
 /** The endpoints of one EDS name: the backend's ready endpoints, once each. */
 export function loadAssignment(name: string, b: CompiledBackend | null): Msg {
-  const seen = new Set<string>();
-  const eps = (b?.endpoints ?? []).filter((e) => {
-    const k = `${e.address}|${e.port}`;
-    return seen.has(k) ? false : (seen.add(k), true);
-  });
+  const eps = endpointsOnce(b);
   if (eps.length === 0) return { cluster_name: name, endpoints: [] };
   return {
     cluster_name: name,
