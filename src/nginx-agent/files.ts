@@ -4,15 +4,18 @@
 // keys get mode 0600. nginx.conf is written last, as nginx.conf.next, checked with `nginx -t`, and
 // renamed over nginx.conf only when nginx accepts it. Files no configuration uses any more are removed.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NginxRender } from '../core/nginx';
 
 export const CONF = 'nginx.conf';
-const NEXT = 'nginx.conf.next';
 const DIRS = ['logs', 'run', 'tmp', 'certs', 'ca'];
 
 export function prepareDir(dir: string): void {
+  // nginx's workers (user nobody when the master runs as root) connect to the sockets under run/:
+  // the prefix must let them through; certs/ stays the master's, which reads certificates itself
+  mkdirSync(dir, { recursive: true });
+  chmodSync(dir, 0o755);
   for (const d of DIRS) mkdirSync(join(dir, d), { recursive: true, mode: d === 'certs' ? 0o700 : 0o755 });
 }
 
@@ -22,21 +25,21 @@ function atomicWrite(path: string, content: string, mode: number): void {
   renameSync(tmp, path);
 }
 
-/** Writes the files nginx.conf.next includes, then nginx.conf.next itself; returns its path. */
-export function writeCandidate(dir: string, r: NginxRender): string {
+/** Writes the files the candidate (`conf`.next) includes, then the candidate itself; returns its path. */
+export function writeCandidate(dir: string, r: NginxRender, conf = join(dir, CONF)): string {
   prepareDir(dir);
   for (const f of r.files) {
     const path = join(dir, f.name);
     if (!existsSync(path)) atomicWrite(path, f.content, f.secret ? 0o600 : 0o644);
   }
-  const next = join(dir, NEXT);
+  const next = `${conf}.next`;
   atomicWrite(next, r.main, 0o644);
   return next;
 }
 
-/** nginx.conf.next becomes nginx.conf. */
-export function promote(dir: string): void {
-  renameSync(join(dir, NEXT), join(dir, CONF));
+/** The candidate becomes the configuration nginx runs. */
+export function promote(conf: string): void {
+  renameSync(`${conf}.next`, conf);
 }
 
 /** Removes the rendered files neither of these configurations uses. */
