@@ -64,6 +64,8 @@ export interface RunningNginxAgent {
   conf: string;
   nginx: NginxProcess;
   reloads: ReloadRecord[];
+  /** snapshots taken from the feeds (whole or by delta) */
+  snapshots(): number;
   stop(): Promise<void>;
 }
 
@@ -99,6 +101,7 @@ export async function startNginxAgent(o: NginxAgentOptions): Promise<RunningNgin
   let running: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
+  let received = 0;
 
   const schedule = () => {
     dirty = true;
@@ -199,6 +202,7 @@ export async function startNginxAgent(o: NginxAgentOptions): Promise<RunningNgin
     const feed = new SnapshotFeed({
       url: o.url, token: o.token, namespace, name, backoffMs: o.backoffMs,
       onSnapshot: (snap) => {
+        received++;
         latest.set(gateway, snap);
         schedule();
       },
@@ -228,6 +232,7 @@ export async function startNginxAgent(o: NginxAgentOptions): Promise<RunningNgin
   let stopping: Promise<void> | null = null;
   return {
     adminPort, tables, dir, conf, nginx, reloads,
+    snapshots: () => received,
     stop() {
       stopping ??= (async () => {
         stopped = true;
