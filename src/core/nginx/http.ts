@@ -36,11 +36,80 @@ function ruleBlocks(ctx: RenderCtx, g: GatewayCtx, listeners: readonly CompiledL
   return [...mirrorTexts, ...out];
 }
 
-function dispatch(key: string): string[] {
-  return [`    set $sy_port_key ${q(key)};`, '    location / {', '        js_content tbl.http;', '    }'];
+/** nginx answers 502 when it reaches no backend; the gateway's answer for that is 503 (a backend's own 502 passes). */
+const UNAVAILABLE = ['    error_page 502 = @sy_unavailable;', '    location @sy_unavailable {', '        return 503 "no backend answered\\n";', '    }'];
+
+function dispatch(key: string, insecureFallback = false): string[] {
+  return [
+    `    set $sy_port_key ${q(key)};`, '    location / {', '        js_content tbl.http;', '    }', ...UNAVAILABLE,
+    // AllowInsecureFallback: a client certificate nginx finds invalid (495) is no reason to refuse the request
+    ...(insecureFallback ? ['    error_page 495 = @sy_dispatch;', '    location @sy_dispatch {', '        js_content tbl.http;', '    }'] : []),
+  ];
+}
+
+/** A header value nginx can take literally in a double-quoted string (no variable, quote, escape or control character). */
+const LITERAL = /^[^$"\\\x00-\x1f\x7f]*$/;
+
+/**
+ * A port nginx routes with its own locations, no njs on the way: one listener, every entry of the
+ * same hostname with an Exact or PathPrefix path and nothing else to match, every rule with one
+ * usable backend taking all its weight and no filter but static request header sets and removals.
+ * There Gateway API precedence (exact path, then the longest prefix, then the table's order) is
+ * nginx's own: `location =` first, then the longest `^~` prefix; a path two entries share goes to the
+ * first. Undefined when the port's routes need more.
+ */
+function nativePort(ctx: RenderCtx, g: GatewayCtx, port: number, listeners: readonly CompiledListener[]): PortOut | undefined {
+  if (listeners.length !== 1) return undefined;
+  const l = listeners[0];
+  const entries = l.httpRoutes ?? [];
+  if ((l.grpcRoutes ?? []).length || entries.length === 0) return undefined;
+  const host = entries[0].hostname;
+  const headersOf = new Map<number, [string, string][]>();
+  for (const e of entries) {
+    const m = e.match;
+    if (e.hostname !== host || m.invalid || m.method || m.headers?.length || m.queryParams?.length) return undefined;
+    if (m.path.type !== 'Exact' && m.path.type !== 'PathPrefix') return undefined;
+    if (!m.path.value.startsWith('/') || !LITERAL.test(m.path.value) || /[\s{};]/.test(m.path.value)) return undefined;
+    const rule = g.table.rules[e.rule];
+    if (rule.invalid) return undefined;
+    const weighted = rule.backends.filter((b) => b.weight > 0);
+    if (weighted.length !== 1 || !weighted[0].valid || weighted[0].filters?.length || weighted[0].appProtocol === 'kubernetes.io/h2c') return undefined;
+    const headers: [string, string][] = [];
+    for (const f of rule.filters) {
+      const mod = f.requestHeaderModifier;
+      if (f.type !== 'RequestHeaderModifier' || !mod || mod.add.length) return undefined;
+      for (const h of mod.set) {
+        if (!LITERAL.test(h.value)) return undefined;
+        headers.push([h.name.toLowerCase(), h.value]);
+      }
+      for (const h of mod.remove) headers.push([h.toLowerCase(), '']);
+    }
+    // a later filter's word on a header is the last
+    headersOf.set(e.rule, [...new Map(headers)].sort((a, b) => a[0].localeCompare(b[0])));
+  }
+  const locations = new Map<string, string>();
+  for (const e of entries) {
+    const rule = g.table.rules[e.rule];
+    const bi = rule.backends.findIndex((b) => b.weight > 0);
+    const v = e.match.path.value.replace(/\/+$/, '');
+    const keys = e.match.path.type === 'Exact' ? [`location = ${e.match.path.value}`] : v === '' ? ['location /'] : [`location = ${v}`, `location ^~ ${v}/`];
+    for (const open of keys) if (!locations.has(open)) locations.set(open, ruleLocation(ctx, g, e.rule, bi, [], { open, headers: headersOf.get(e.rule)! }));
+  }
+  if (!locations.has('location /')) locations.set('location /', '    location / {\n        return 404;\n    }');
+  const head = [`# ${listenerName(l)} of ${g.gateway}: nginx's own locations (exact, then the longest prefix)`, 'server {'];
+  const servers: string[] = [];
+  if (host === '') servers.push([...head, `    listen ${ctx.listen(port)};`, '    server_name _;', '    merge_slashes off;', ...UNAVAILABLE, ...locations.values(), '}'].join('\n'));
+  else {
+    servers.push([...head, `    listen ${ctx.listen(port)};`, `    server_name ${q(host)};`, '    merge_slashes off;', ...UNAVAILABLE, ...locations.values(), '}'].join('\n'));
+    servers.push([`# port ${port} of ${g.gateway}: a Host no route takes`, 'server {', `    listen ${ctx.listen(port)} default_server;`, '    server_name _;', '    return 404;', '}'].join('\n'));
+  }
+  ctx.gap(g, `${listenerName(l)}`, 'routed by nginx\'s own locations, which match the path as nginx normalizes it (percent-decoded, dot segments resolved)');
+  return { http: servers, stream: [] };
 }
 
 export function httpPort(ctx: RenderCtx, g: GatewayCtx, port: number, listeners: readonly CompiledListener[], njs: NjsTable): PortOut {
+  const native = nativePort(ctx, g, port, listeners);
+  if (native) return native;
   const key = portKey(g, port);
   njs.ports[key] = { https: false, listeners: listeners.map((l) => njsListener(g, l, false)) };
   const needsH2 = listeners.some((l) => (l.grpcRoutes ?? []).length > 0 || (l.httpRoutes ?? []).some((e) => g.table.rules[e.rule].backends.some((b) => b.appProtocol === 'kubernetes.io/h2c')));
@@ -81,9 +150,9 @@ export function httpsPort(ctx: RenderCtx, g: GatewayCtx, port: number, https: re
     for (const p of pairs) lines.push(`    ssl_certificate ${p};`, `    ssl_certificate_key ${p};`);
     if (l.tls?.caBundle) {
       lines.push(`    ssl_client_certificate ${ctx.material.ca(l.tls.caBundle)};`, `    ssl_verify_client ${l.tls.clientValidationMode === 'AllowInsecureFallback' ? 'optional_no_ca' : 'on'};`, '    ssl_verify_depth 5;');
-      if (l.tls.clientValidationMode === 'AllowInsecureFallback') ctx.gap(g, listenerName(l), 'AllowInsecureFallback: nginx asks for a client certificate and does not verify it (optional_no_ca)');
+      if (l.tls.clientValidationMode !== 'AllowInsecureFallback') ctx.gap(g, listenerName(l), 'AllowValidOnly: nginx completes the handshake with an invalid client certificate and answers 400, rather than refusing the connection');
     }
-    lines.push(...dispatch(key), ...blocks, '}');
+    lines.push(...dispatch(key, l.tls?.clientValidationMode === 'AllowInsecureFallback'), ...blocks, '}');
     out.push(lines.join('\n'));
   }
   if (!hasDefault) {

@@ -66,7 +66,12 @@ function ms(n: number): string {
   return `${n}ms`;
 }
 
-export function ruleLocation(ctx: RenderCtx, g: GatewayCtx, ruleIndex: number, backendIndex: number, mirrors: readonly MirrorOut[]): string {
+/**
+ * `native`: the location nginx itself selects by path (a port whose routes nginx's own locations
+ * express, see http.ts): the request goes on unchanged but for the filters' static header values,
+ * written here instead of coming from the dispatch. `native.open` is the location's first line.
+ */
+export function ruleLocation(ctx: RenderCtx, g: GatewayCtx, ruleIndex: number, backendIndex: number, mirrors: readonly MirrorOut[], native?: { open: string; headers: [string, string][] }): string {
   const rule: CompiledRule = g.table.rules[ruleIndex];
   const b = rule.backends[backendIndex];
   const where = `${routeName(g, ruleIndex)} backend ${b.namespace}/${b.name}`;
@@ -75,14 +80,15 @@ export function ruleLocation(ctx: RenderCtx, g: GatewayCtx, ruleIndex: number, b
   // nginx speaks HTTP/2 to a backend only through its gRPC module
   const grpc = grpcRule || h2c;
   const p = grpc ? 'grpc' : 'proxy';
-  const lines: string[] = [`    location @${locationName(g, ruleIndex, backendIndex)} {`];
+  const lines: string[] = [native ? `    ${native.open} {` : `    location @${locationName(g, ruleIndex, backendIndex)} {`];
   const set = (name: string, value: string) => lines.push(`        ${p}_set_header ${name} ${value};`);
-  set('Host', '$sy_host');
+  set('Host', native ? '$http_host' : '$sy_host');
   if (!grpc) {
     set('Upgrade', '$http_upgrade');
     set('Connection', '$sy_connection');
   }
-  for (const h of [...new Set([...touchedHeaders(rule.filters), ...touchedHeaders(b.filters)])].sort()) set(headerName(h), `$${ctx.headerVar(h)}`);
+  if (native) for (const [name, value] of native.headers) set(headerName(name), `"${value}"`);
+  else for (const h of [...new Set([...touchedHeaders(rule.filters), ...touchedHeaders(b.filters)])].sort()) set(headerName(h), `$${ctx.headerVar(h)}`);
   for (const m of mirrors) lines.push(`        mirror ${m.location};`);
   if (changesResponse(rule.filters) || changesResponse(b.filters)) lines.push('        js_header_filter sy.respond;');
   const t = rule.timeouts;
@@ -114,7 +120,7 @@ export function ruleLocation(ctx: RenderCtx, g: GatewayCtx, ruleIndex: number, b
     if (client) lines.push(`        ${p}_ssl_certificate ${client};`, `        ${p}_ssl_certificate_key ${client};`);
   }
   if (grpc) lines.push(`        grpc_pass ${b.tls ? 'grpcs' : 'grpc'}://${upstream};`);
-  else lines.push(`        proxy_pass ${b.tls ? 'https' : 'http'}://${upstream}$sy_uri;`);
+  else lines.push(`        proxy_pass ${b.tls ? 'https' : 'http'}://${upstream}${native ? '' : '$sy_uri'};`);
   if (h2c && !grpcRule && [...rule.filters, ...(b.filters ?? [])].some((f) => f.urlRewrite?.path)) ctx.gap(g, where, 'a path rewrite is not applied on the way to an h2c backend (nginx\'s gRPC module sends the URI as received)');
   lines.push('    }');
   return lines.join('\n');
