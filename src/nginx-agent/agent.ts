@@ -167,7 +167,7 @@ export async function startNginxAgent(o: NginxAgentOptions): Promise<RunningNgin
     const t2 = performance.now();
     if (refused) return refuse(usable, `nginx -t: ${refused}`);
     promote(conf);
-    if (!nginx.running) nginx.start();
+    if (!nginx.running && !external) nginx.start();
     else await nginx.reload();
     const failed = await waitFor(r.id);
     const t3 = performance.now();

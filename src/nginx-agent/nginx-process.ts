@@ -73,6 +73,8 @@ export class NginxProcess {
       }
     }
     if (this.o.external) {
+      // not running yet: whoever runs it starts it on this configuration (the agent waits to see it)
+      if (!existsSync(join(this.o.dir, 'nginx.pid'))) return;
       const r = await runNginx(this.o.bin, ['-p', this.o.dir, '-c', this.o.conf, '-s', 'reload']);
       if (!r.ok) throw new Error(`nginx -s reload: ${r.output}`);
       return;

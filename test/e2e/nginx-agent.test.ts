@@ -4,6 +4,7 @@
 // configuration keeps serving, an endpoint-only change renders no route, and a burst of changes is
 // taken by fewer reloads than snapshots. Real API (with its worker), real nginx, real sockets.
 import http from 'node:http';
+import { spawn } from 'node:child_process';
 import net, { type AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -215,5 +216,42 @@ describe.skipIf(!NGINX.available)(`switchyard nginx changing a running nginx${NG
     const pid = agent.nginx.pid!;
     await agent.stop();
     expect(() => process.kill(pid, 0)).toThrow();
+  });
+
+  it('with --external, writes the configuration of an nginx someone else runs and reloads it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sy-nginx-external-'));
+    const conf = join(dir, 'edge.conf');
+    const token = await mintToken(s, { name: 'edge-nginx-external', role: 'proxy', gateways: ['infra/edge'] });
+    const ext = await startNginxAgent({
+      url: s.url, token, gateways: ['infra/edge'], portOffset: OFFSET, adminPort: 0, host: '127.0.0.1', id: 'nginx-external', externalConf: conf,
+      workerProcesses: '1', modulesDir: NGINX.modulesDir, nginxBin: NGINX.bin, logLevel: 'silent', reloadTimeoutMs: 30_000,
+    });
+    let someoneElse: ReturnType<typeof spawn> | undefined;
+    try {
+      // the agent writes the file once nginx -t passes; then someone starts nginx on it
+      const deadline = Date.now() + 20_000;
+      while (!existsSync(conf)) {
+        if (Date.now() > deadline) throw new Error('no configuration written');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      someoneElse = spawn(NGINX.bin, ['-p', dir, '-c', conf, '-g', 'daemon off;'], { stdio: 'ignore' });
+      const want = lastVersion;
+      while (ext.tables.get('infra/edge')?.served?.version !== want) {
+        if (Date.now() > deadline + 10_000) throw new Error(`the external nginx does not serve ${want}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(await get('/r1/x')).toEqual({ status: 200, service: 'web' });
+      await route('external', '/external');
+      const next = await nextVersion();
+      while (ext.tables.get('infra/edge')?.served?.version !== next) await new Promise((r) => setTimeout(r, 20));
+      expect(await get('/external/x')).toEqual({ status: 200, service: 'web' });
+      // the agent stopping leaves someone else's nginx running
+      await ext.stop();
+      expect(await get('/external/x')).toEqual({ status: 200, service: 'web' });
+    } finally {
+      await ext.stop();
+      someoneElse?.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

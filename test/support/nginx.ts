@@ -23,7 +23,27 @@ function probe(): { available: boolean; why: string } {
   return { available: true, why: '' };
 }
 
-export const NGINX = { ...probe(), bin: BIN, modulesDir: MODULES, njsScript: runtimePath('njsScript') };
+const PACKAGES = ['nginx', 'libnginx-mod-http-js', 'libnginx-mod-stream', 'libnginx-mod-stream-js'];
+
+/** Where nginx or a module is missing and this is root on Debian: apt-get install them, bounded (as .ci/run does). */
+function installed(): { available: boolean; why: string } {
+  const first = probe();
+  if (first.available || process.env.NGINX_BIN || process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) return first;
+  try {
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    try {
+      execFileSync('apt-get', ['install', '-y', '-q', ...PACKAGES], { stdio: 'ignore', timeout: 240_000, env });
+    } catch {
+      execFileSync('apt-get', ['update', '-q'], { stdio: 'ignore', timeout: 120_000, env });
+      execFileSync('apt-get', ['install', '-y', '-q', ...PACKAGES], { stdio: 'ignore', timeout: 240_000, env });
+    }
+  } catch (e) {
+    return { available: false, why: `${first.why}; apt-get could not install them: ${(e as Error).message.split('\n')[0]}` };
+  }
+  return probe();
+}
+
+export const NGINX = { ...installed(), bin: BIN, modulesDir: MODULES, njsScript: runtimePath('njsScript') };
 
 /** nginx -t's message for the configuration written in dir, or undefined when nginx accepts it. */
 export function nginxCheck(dir: string, r: NginxRender): string | undefined {

@@ -43,7 +43,8 @@ function dispatch(key: string, insecureFallback = false): string[] {
   return [
     `    set $sy_port_key ${q(key)};`, '    location / {', '        js_content tbl.http;', '    }', ...UNAVAILABLE,
     // AllowInsecureFallback: a client certificate nginx finds invalid (495) is no reason to refuse the request
-    ...(insecureFallback ? ['    error_page 495 = @sy_dispatch;', '    location @sy_dispatch {', '        js_content tbl.http;', '    }'] : []),
+    // (nginx answers 495 before the server's own `set`: the named location sets the port's key itself)
+    ...(insecureFallback ? ['    error_page 495 = @sy_dispatch;', '    location @sy_dispatch {', `        set $sy_port_key ${q(key)};`, '        js_content tbl.http;', '    }'] : []),
   ];
 }
 
