@@ -266,7 +266,7 @@ async function main(): Promise<void> {
     while ((await get(through(0, '/live')).catch(() => ({ status: 0 }))).status !== 200) await sleep(5);
     const others = Array.from({ length: ROUTES }, (_, i) => i).filter((i) => i % GATEWAYS === 0).slice(0, CHANGED);
     let sent = 0;
-    let errors = 0;
+    const kinds = new Map<string, number>();
     let flowing = true;
     const live = new http.Agent({ keepAlive: true, maxSockets: 16 });
     const pending: Promise<void>[] = [];
@@ -277,7 +277,9 @@ async function main(): Promise<void> {
         const due = t0 + (sent * 1000) / RATE;
         if (now() < due) await sleep(Math.max(0, due - now()));
         sent++;
-        pending.push(get(through(0, '/live'), live).then((r) => void (r.status !== 200 && errors++), () => void errors++));
+        pending.push(get(through(0, '/live'), live).then((r) => {
+          if (r.status !== 200) kinds.set(`status ${r.status}`, (kinds.get(`status ${r.status}`) ?? 0) + 1);
+        }, (e: NodeJS.ErrnoException) => void kinds.set(e.code ?? e.message, (kinds.get(e.code ?? e.message) ?? 0) + 1)));
       }
     })();
     await sleep(500);
@@ -288,7 +290,8 @@ async function main(): Promise<void> {
     flowing = false;
     await flow;
     await Promise.all(pending);
-    report(`nginx_errors_live_route_${RATE}rps_while_${others.length}_routes_change`, errors, 'errors', `0, of ${sent} requests, over ${agent.applied().length - reloads1} reloads`);
+    const errors = [...kinds.values()].reduce((a, b) => a + b, 0);
+    report(`nginx_errors_live_route_${RATE}rps_while_${others.length}_routes_change`, errors, 'errors', `0, of ${sent} requests, over ${agent.applied().length - reloads1} reloads${errors ? `: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}` : ''}`);
 
     // 3. throughput and added p99 at 64 connections: agent-programmed nginx against a hand-written one
     report(`nginx_rss_${ROUTES}_routes`, agent.nginxRss(), 'MB', 'informational');

@@ -125,6 +125,7 @@ export function renderNginx(input: NginxRenderInput, routes: RoutesRender = rend
     '    access_log off;',
     '    server_tokens off;',
     '    client_max_body_size 0;',
+    '    keepalive_requests 100000;',
     `    client_body_temp_path ${d}/tmp/body;`,
     `    proxy_temp_path ${d}/tmp/proxy;`,
     `    fastcgi_temp_path ${d}/tmp/fastcgi;`,

@@ -51,7 +51,9 @@ export function renderHttpUpstreams(specs: readonly HttpUpstreamSpec[], endpoint
     // a failed endpoint is not taken out of rotation for a while: the next request may find it back
     for (let c = 0; c < s.copies; c++) for (const e of eps) out.push(`    server ${endpoint(e)} max_fails=0;`);
     if (eps.length === 0) out.push('    server unix:/nonexistent/switchyard-no-endpoints.sock down;');
-    out.push('    keepalive 32;', '}');
+    // idle connections kept per worker: enough for a busy route's concurrency, so that requests do not
+    // open a connection each (nginx closes what exceeds the cache)
+    out.push('    keepalive 256;', '    keepalive_requests 100000;', '}');
   }
   return out.join('\n') + (out.length ? '\n' : '');
 }
