@@ -119,12 +119,16 @@ export async function startNginxAgent(o: NginxAgentOptions): Promise<RunningNgin
     }
   };
 
-  const waitFor = async (want: string): Promise<string | undefined> => {
+  const waitFor = async (want: string, before: readonly number[]): Promise<string | undefined> => {
     const deadline = Date.now() + (o.reloadTimeoutMs ?? 30_000);
     const logFile = join(dir, 'logs', 'error.log');
     const from = existsSync(logFile) ? statSync(logFile).size : 0;
     for (let i = 0; ; i++) {
-      if ((await nginx.configId()) === want) return undefined;
+      // the new workers answer, and every worker of before the reload has stopped accepting
+      if ((await nginx.configId()) === want) {
+        const accepting = new Set(nginx.acceptingWorkers());
+        if (!before.some((p) => accepting.has(p))) return undefined;
+      }
       // the master refuses a configuration it cannot apply (a port it cannot bind) with an [emerg] line
       const emerg = existsSync(logFile) ? readFileSync(logFile).subarray(from).toString().split('\n').filter((l) => /\[emerg\]/.test(l)) : [];
       if (emerg.length) return emerg.map((l) => l.replace(/^\S+ \S+ \[emerg\] \d+#\d+: /, '')).join('\n');
@@ -167,9 +171,15 @@ export async function startNginxAgent(o: NginxAgentOptions): Promise<RunningNgin
     const t2 = performance.now();
     if (refused) return refuse(usable, `nginx -t: ${refused}`);
     promote(conf);
-    if (!nginx.running && !external) nginx.start();
-    else await nginx.reload();
-    const failed = await waitFor(r.id);
+    const before = nginx.acceptingWorkers();
+    let failed: string | undefined;
+    try {
+      if (!nginx.running && !external) nginx.start();
+      else await nginx.reload();
+      failed = await waitFor(r.id, before);
+    } catch (e) {
+      failed = (e as Error).message;
+    }
     const t3 = performance.now();
     if (failed) {
       // nginx keeps what it ran: the last good configuration goes back on disk for the next reload

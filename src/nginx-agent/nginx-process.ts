@@ -7,7 +7,7 @@
 // old ones finish their connections and requests in flight, then exit. Whether the new configuration
 // is the one serving is read from the status socket the configuration carries.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { runNginx } from './files';
@@ -73,8 +73,9 @@ export class NginxProcess {
       }
     }
     if (this.o.external) {
-      // not running yet: whoever runs it starts it on this configuration (the agent waits to see it)
-      if (!existsSync(join(this.o.dir, 'nginx.pid'))) return;
+      // not running yet, or starting (its pid file not written yet): whoever runs it starts it on this
+      // configuration, which the agent waits to see
+      if (pid === undefined) return;
       const r = await runNginx(this.o.bin, ['-p', this.o.dir, '-c', this.o.conf, '-s', 'reload']);
       if (!r.ok) throw new Error(`nginx -s reload: ${r.output}`);
       return;
@@ -94,6 +95,30 @@ export class NginxProcess {
       req.on('timeout', () => req.destroy());
       req.on('error', () => resolve(undefined));
     });
+  }
+
+  /**
+   * The master's worker processes that still accept connections (not "shutting down"): after a
+   * reload, the old ones stop accepting only once they have read the master's signal, and until
+   * then a new connection may still reach the old configuration.
+   */
+  acceptingWorkers(): number[] {
+    const master = this.pid;
+    if (master === undefined) return [];
+    const out: number[] = [];
+    for (const e of readdirSync('/proc')) {
+      if (!/^\d+$/.test(e)) continue;
+      try {
+        const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid !== master) continue;
+        const title = readFileSync(`/proc/${e}/cmdline`, 'utf8');
+        if (title.includes('worker process') && !title.includes('shutting down')) out.push(Number(e));
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return out;
   }
 
   /** Stops the supervised nginx: SIGQUIT (graceful), SIGTERM after `graceMs`, SIGKILL after as long again. */
