@@ -30,7 +30,7 @@ export const ENTRIES = {
   [RUNTIME_FILES.workerThread.dist.replace(/\.js$/, '')]: RUNTIME_FILES.workerThread.source,
 };
 
-const COPIED: RuntimeFile[] = ['openapiSpec', 'docsFolder', 'migrations'];
+const COPIED: RuntimeFile[] = ['openapiSpec', 'docsFolder', 'migrations', 'njsScript'];
 
 /** Inputs of every build besides the sources esbuild reads: what decides how it bundles and resolves. */
 const BUILD_CONFIG = ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.ts', 'scripts/build-lock.ts', 'bin/dist-stamp.js', 'src/runtime/files.ts'];

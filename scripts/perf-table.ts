@@ -33,6 +33,7 @@ export const BENCHES: Record<string, string> = {
   'bench:startup': 'spawn to /readyz 200 of the image\'s command lines on the built dist/ (embedded after the first start; api and worker apart when DATABASE_URL and REDIS_URL are set), and the CPU each start took',
   'bench:access-log': 'what the access log costs: the same GET with the log off, all, sampled and errors only',
   'bench:proxy': 'the reference proxy beside nginx: route created to first 200, errors while routes change, throughput and added p99, RSS',
+  'bench:nginx': 'nginx programmed by `switchyard nginx` beside bench:proxy: route created to first 200 and what a reload costs, errors while routes change, throughput and added p99 against a hand-written nginx configuration, reload time and nginx RSS at 10,000 routes',
   'bench:gateway': 'one Gateway of BENCH_ROUTES routes (5,000; 50,000 for the large target), api and worker apart and in one process: burst, write to SSE for delta watchers, delta bytes, RSS, 2,000 subscribers, 1,000 routes on 10 Gateways',
   'bench:phases': 'one recompute of a large Gateway step by step, in process and in CPU time (load, translate, status diff, delta), and the heap it holds',
   'bench:kube': '`kubectl get httproutes -A` over 10,000 routes (wall, and the service\'s and kubectl\'s CPU), and a change\'s time to a Kubernetes watch and to the events feed',

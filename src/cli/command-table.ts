@@ -18,5 +18,6 @@ export const COMMANDS: Entry[] = [
   { name: 'resolve', summary: 'Ask where a request to a Gateway would go, and why (the decision and its explanation).', load: async () => (await import('./commands/resolve')).resolveCommand },
   { name: 'watch', summary: "Follow a Gateway's compiled snapshot: print each new version and what changed. Stop with Ctrl-C.", load: async () => (await import('./commands/watch')).watchCommand },
   { name: 'proxy', summary: 'Run the reference proxy: route real traffic from the snapshots of these Gateways.', load: async () => (await import('./commands/proxy')).proxyCommand },
+  { name: 'nginx', summary: 'Program a stock nginx from the snapshots of these Gateways: render, check with nginx -t, reload; run it or reload one run by someone else.', load: async () => (await import('./commands/nginx')).nginxCommand },
   { name: 'proxy-status', summary: 'Show the proxies of a Gateway: SYNCED, STALE or NOT_SENT, and when each last reported.', load: async () => (await import('./commands/proxy-status')).proxyStatusCommand },
 ];

@@ -10,7 +10,8 @@ export interface AdminDeps {
   tables: Tables;
   metrics: ProxyMetrics;
   feedStates: Map<string, FeedState>;
-  ports: Ports;
+  /** what is listened on, for /readyz (the nginx agent lists nginx's ports) */
+  ports: Pick<Ports, 'list'>;
 }
 
 export function status(d: AdminDeps) {

@@ -11,6 +11,8 @@ export const RUNTIME_FILES = {
   // built, not copied: scripts/console-build.ts writes it (from the sources: console/dist)
   consoleFolder: { source: 'console/dist', dist: 'console' },
   migrations: { source: 'prisma/migrations', dist: 'migrations' },
+  // the njs dispatch nginx runs (`switchyard nginx`): a static script, read by nginx itself
+  njsScript: { source: 'src/nginx-agent/njs/switchyard.js', dist: 'nginx/switchyard.js' },
   // an entry of the build of its own, not a copy: it runs in a worker thread
   yamlWorker: { source: 'src/service/yaml-worker.ts', dist: 'yaml-worker.js' },
   // the reconcile worker on a thread of `npm start`'s process (src/runtime/reconcile-thread.ts)

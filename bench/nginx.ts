@@ -1,0 +1,354 @@
+// `npm run bench:nginx`: nginx programmed by `switchyard nginx`, beside bench:proxy's figures, with
+// the API, the worker and the agent (which runs its nginx, one worker process) as separate
+// processes on the real PostgreSQL and Redis (DATABASE_URL, REDIS_URL; a fresh database and a Redis
+// prefix of the run's own). It prints:
+//   - route created -> first 200 through nginx, p50/p99, over 1,000 routes on 10 Gateways (each
+//     route timed alone, from just before its PUT to the first 200 through nginx), and what a
+//     reload costs (render, nginx -t, reload until the new workers answer);
+//   - errors while 200 requests/s flow to one live route and 100 other routes of its Gateway change;
+//   - throughput and added p99 at 64 connections for one route, through agent-programmed nginx and
+//     through a hand-written nginx configuration of the same route (same backend, one worker each),
+//     and the ratio of the two; the load comes from wrk;
+//   - the reload time and nginx's resident memory (master and workers) at 10,000 routes.
+// BENCH_ROUTES (default 1000) and BENCH_ROUTES_TOTAL (default 10000) shrink a run.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, lightClient, percentile, report, rssMB, startService } from './support';
+import { ROOT, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../test/support/process';
+
+const GW = 'gateway.networking.k8s.io/v1';
+const GATEWAYS = 10;
+const ROUTES = Number(process.env.BENCH_ROUTES ?? 1000);
+const ROUTES_TOTAL = Number(process.env.BENCH_ROUTES_TOTAL ?? 10_000);
+const CHANGED = 100;
+const RATE = 200;
+const CONNECTIONS = 64;
+const WRK_SECONDS = Number(process.env.BENCH_WRK_SECONDS ?? 10);
+// listener ports + OFFSET stay below Linux's ephemeral range (32768 up), where outgoing connections take theirs
+const OFFSET = 2000 + Math.floor(Math.random() * 20000);
+const LISTENER_PORT = (g: number) => 8000 + g;
+
+const now = () => performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Installs Debian's packages that provide `commands` when one of them is missing. */
+function ensureDebian(commands: Record<string, string>): void {
+  const missing = Object.entries(commands).filter(([cmd]) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status !== 0).map(([, pkg]) => pkg);
+  if (missing.length === 0) return;
+  console.error(`installing ${missing.join(', ')} with apt-get`);
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+  execFileSync('apt-get', ['install', '-y', '-qq', ...missing], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** One nginx: the backend (a fixed answer) and, written by hand, a reverse proxy of the live route to it, with keep-alive upstream connections. */
+async function startNginx(): Promise<{ backend: number; proxy: number; pid: number; stop(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'sy-bench-nginx-'));
+  const backend = await freePort();
+  const proxy = await freePort();
+  writeFileSync(join(dir, 'nginx.conf'), `
+daemon off;
+master_process off;
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  keepalive_requests 1000000;
+  upstream echo { server 127.0.0.1:${backend}; keepalive 128; }
+  server { listen 127.0.0.1:${backend}; location / { default_type text/plain; return 200 "ok\\n"; } }
+  server {
+    listen 127.0.0.1:${proxy};
+    location /live { proxy_pass http://echo; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $http_host; proxy_set_header X-Route "r--1"; }
+  }
+}
+`);
+  // master_process off: one process that is the worker, so that nginx serves from one core as the proxy does
+  const child = spawn('nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    if (await get(`http://127.0.0.1:${proxy}/live`).then((r) => r.status === 200, () => false)) break;
+    await sleep(50);
+  }
+  return { backend, proxy, pid: child.pid!, stop: () => void child.kill('SIGTERM') };
+}
+
+const probe = new http.Agent({ keepAlive: true, maxSockets: 64 });
+function get(url: string, agent: http.Agent | false = probe): Promise<{ status: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
+  });
+}
+
+/** wrk's requests/s and p99 latency (ms) at CONNECTIONS connections. */
+function wrk(url: string): { rps: number; p99: number; errors: number } {
+  const out = execFileSync('wrk', ['-t', '2', '-c', String(CONNECTIONS), '-d', `${WRK_SECONDS}s`, '--latency', url], { encoding: 'utf8' });
+  const rps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1]);
+  const m = out.match(/\s99%\s+([\d.]+)(us|ms|s)\b/);
+  const p99 = m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : NaN;
+  const errs = out.match(/Non-2xx or 3xx responses:\s+(\d+)/);
+  const sock = out.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/);
+  const errors = Number(errs?.[1] ?? 0) + (sock ? sock.slice(1).reduce((n, x) => n + Number(x), 0) : 0);
+  return { rps, p99, errors };
+}
+
+function route(i: number, gateway: number, path = `/r-${i}`) {
+  return {
+    apiVersion: GW, kind: 'HTTPRoute',
+    spec: {
+      parentRefs: [{ name: `gw-${gateway}`, namespace: 'infra' }],
+      rules: [{
+        matches: [{ path: { type: 'PathPrefix', value: path } }],
+        filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-route', value: `r-${i}` }] } }],
+        backendRefs: [{ name: 'echo', port: 80 }],
+      }],
+    },
+  };
+}
+
+interface Agent {
+  child: ChildProcess;
+  prefix: string;
+  /** every "nginx configuration applied" line so far */
+  applied(): { renderMs: number; checkMs: number; reloadMs: number; routesRendered: boolean }[];
+  /** RSS of nginx's master and workers, MB */
+  nginxRss(): number;
+  stop(): Promise<void>;
+}
+
+async function startAgent(api: string, token: string): Promise<Agent> {
+  const prefix = mkdtempSync(join(tmpdir(), 'sy-bench-agent-'));
+  const gateways = Array.from({ length: GATEWAYS }, (_, g) => ['--gateway', `infra/gw-${g}`]).flat();
+  const child = spawn(process.execPath, [join(ROOT, 'bin/switchyard.js'), 'nginx', '--host', '127.0.0.1', '--admin-port', '0', '--port-offset', String(OFFSET), '--id', 'bench-nginx', '--prefix', prefix, '--worker-processes', '1', ...gateways], {
+    cwd: ROOT, env: { ...process.env, SWITCHYARD_URL: api, SWITCHYARD_TOKEN: token, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const applied: ReturnType<Agent['applied']> = [];
+  let partial = '';
+  const take = (d: Buffer) => {
+    out = (out + d).slice(-20_000);
+    partial += d;
+    const lines = partial.split('\n');
+    partial = lines.pop()!;
+    for (const l of lines) if (l.includes('nginx configuration applied')) applied.push(JSON.parse(l));
+  };
+  child.stdout!.on('data', take);
+  child.stderr!.on('data', take);
+  const deadline = Date.now() + 60_000;
+  while (!/switchyard nginx started/.test(out)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`switchyard nginx did not start:\n${out}`);
+    }
+    await sleep(50);
+  }
+  const pids = (): number[] => {
+    let master: number;
+    try {
+      master = Number(readFileSync(join(prefix, 'nginx.pid'), 'utf8').trim());
+    } catch {
+      return [];
+    }
+    const kids = spawnSync('pgrep', ['-P', String(master)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+    return [master, ...kids];
+  };
+  return {
+    child, prefix, applied: () => applied,
+    nginxRss: () => pids().reduce((n, p) => n + (rssMB(p) || 0), 0),
+    stop: () => new Promise((r) => {
+      const done = () => {
+        rmSync(prefix, { recursive: true, force: true });
+        r();
+      };
+      if (child.exitCode !== null) return done();
+      child.once('exit', done);
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+async function main(): Promise<void> {
+  ensureDebian({ nginx: 'nginx', wrk: 'wrk' });
+  if (!['ngx_http_js_module.so', 'ngx_stream_module.so'].every((m) => spawnSync('test', ['-e', `/usr/lib/nginx/modules/${m}`]).status === 0)) {
+    execFileSync('apt-get', ['install', '-y', '-qq', 'libnginx-mod-http-js', 'libnginx-mod-stream', 'libnginx-mod-stream-js'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  }
+  const db = await freshDatabase();
+  const prefix = `sy-bench-nginx-${randomBytes(4).toString('hex')}`;
+  const common = { DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_PREFIX: prefix };
+  let api: ServiceProcess | undefined;
+  let worker: WorkerProcess | undefined;
+  let agent: Agent | undefined;
+  let nginx: Awaited<ReturnType<typeof startNginx>> | undefined;
+  try {
+    nginx = await startNginx();
+    api = await startService({ ...common }, 'src/main.ts', ['--role=api']);
+    worker = await startWorkerProcess({ ...common, ADMIN_TOKEN: BENCH_TOKEN });
+    const call = lightClient(api.url, BENCH_TOKEN, 16);
+    const put = async (path: string, body: unknown) => {
+      for (let attempt = 0; ; attempt++) {
+        const r = await call('PUT', path, JSON.stringify(body));
+        if (r.status === 200 || r.status === 201) return;
+        if (attempt >= 5 || (r.status !== 409 && r.status !== 429 && r.status < 500)) throw new Error(`PUT ${path}: ${r.status} ${r.body}`);
+        await sleep(50 * (attempt + 1));
+      }
+    };
+    await put('/api/v1/gatewayclasses/sy', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'switchyard.dev/gateway-controller' } });
+    await put('/api/v1/namespaces/app/services/echo', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ name: 'http', port: 80 }] } });
+    await put('/api/v1/namespaces/app/endpointslices/echo-1', {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': 'echo' } },
+      addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'http', port: nginx.backend }],
+    });
+    for (let g = 0; g < GATEWAYS; g++) {
+      await put(`/api/v1/namespaces/infra/gateways/gw-${g}`, { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', protocol: 'HTTP', port: LISTENER_PORT(g), allowedRoutes: { namespaces: { from: 'All' } } }] } });
+    }
+    const minted = await call('POST', '/api/v1/tokens', JSON.stringify({ name: 'bench-nginx', role: 'proxy', gateways: Array.from({ length: GATEWAYS }, (_, g) => `infra/gw-${g}`) }));
+    if (minted.status !== 201) throw new Error(`minting a proxy token: ${minted.status} ${minted.body}`);
+    agent = await startAgent(api.url, JSON.parse(minted.body).token);
+    const through = (g: number, path: string) => `http://127.0.0.1:${LISTENER_PORT(g) + OFFSET}${path}`;
+    for (let g = 0; g < GATEWAYS; g++) {
+      while (await get(through(g, '/')).then((r) => r.status !== 404, () => true)) await sleep(50);
+    }
+    report('nginx_rss_at_start', agent.nginxRss(), 'MB', 'informational');
+
+    // 1. route created -> first 200 through nginx, one route at a time
+    const took: number[] = [];
+    const reloads0 = agent.applied().length;
+    for (let i = 0; i < ROUTES; i++) {
+      const g = i % GATEWAYS;
+      const started = now();
+      await put(`/api/v1/namespaces/app/httproutes/r-${i}`, route(i, g));
+      const url = through(g, `/r-${i}`);
+      const deadline = Date.now() + 30_000;
+      while ((await get(url).catch(() => ({ status: 0 }))).status !== 200) {
+        if (Date.now() > deadline) throw new Error(`route r-${i} not served within 30 s`);
+        await sleep(1);
+      }
+      took.push(now() - started);
+    }
+    took.sort((a, b) => a - b);
+    report(`nginx_route_created_to_first_200_p50_${ROUTES}_routes_${GATEWAYS}_gateways`, percentile(took, 50), 'ms', '<= 100 ms');
+    report(`nginx_route_created_to_first_200_p99_${ROUTES}_routes_${GATEWAYS}_gateways`, percentile(took, 99), 'ms', '<= 250 ms');
+    const during = agent.applied().slice(reloads0);
+    const med = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+    report(`nginx_reloads_for_${ROUTES}_routes`, during.length, 'reloads', 'informational');
+    report('nginx_reload_render_ms_p50', med(during.map((a) => a.renderMs)), 'ms', 'informational');
+    report('nginx_reload_check_ms_p50', med(during.map((a) => a.checkMs)), 'ms', 'informational (nginx -t)');
+    report('nginx_reload_until_new_workers_ms_p50', med(during.map((a) => a.reloadMs)), 'ms', 'informational');
+
+    // 2. errors on a live route while 100 other routes of its Gateway change
+    await put('/api/v1/namespaces/app/httproutes/live', route(-1, 0, '/live'));
+    while ((await get(through(0, '/live')).catch(() => ({ status: 0 }))).status !== 200) await sleep(5);
+    const others = Array.from({ length: ROUTES }, (_, i) => i).filter((i) => i % GATEWAYS === 0).slice(0, CHANGED);
+    let sent = 0;
+    const kinds = new Map<string, number>();
+    let flowing = true;
+    const live = new http.Agent({ keepAlive: true, maxSockets: 16 });
+    const pending: Promise<void>[] = [];
+    const reloads1 = agent.applied().length;
+    const flow = (async () => {
+      const t0 = now();
+      while (flowing) {
+        const due = t0 + (sent * 1000) / RATE;
+        if (now() < due) await sleep(Math.max(0, due - now()));
+        sent++;
+        pending.push(get(through(0, '/live'), live).then((r) => {
+          if (r.status !== 200) kinds.set(`status ${r.status}`, (kinds.get(`status ${r.status}`) ?? 0) + 1);
+        }, (e: NodeJS.ErrnoException) => void kinds.set(e.code ?? e.message, (kinds.get(e.code ?? e.message) ?? 0) + 1)));
+      }
+    })();
+    await sleep(500);
+    for (const i of others) await put(`/api/v1/namespaces/app/httproutes/r-${i}`, route(i, 0, `/r-${i}-v2`));
+    const last = others[others.length - 1];
+    while ((await get(through(0, `/r-${last}-v2`)).catch(() => ({ status: 0 }))).status !== 200) await sleep(5);
+    await sleep(1000);
+    flowing = false;
+    await flow;
+    await Promise.all(pending);
+    const errors = [...kinds.values()].reduce((a, b) => a + b, 0);
+    report(`nginx_errors_live_route_${RATE}rps_while_${others.length}_routes_change`, errors, 'errors', `0, of ${sent} requests, over ${agent.applied().length - reloads1} reloads${errors ? `: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}` : ''}`);
+
+    // 3. throughput and added p99 at 64 connections: agent-programmed nginx against a hand-written one
+    report(`nginx_rss_${ROUTES}_routes`, agent.nginxRss(), 'MB', 'informational');
+    const direct = wrk(`http://127.0.0.1:${nginx.backend}/live`);
+    const byHand = wrk(`http://127.0.0.1:${nginx.proxy}/live`);
+    const programmed = wrk(through(0, '/live'));
+    report('backend_direct_rps_64_connections', direct.rps, 'req/s', 'informational');
+    report('hand_written_nginx_rps_64_connections', byHand.rps, 'req/s', 'informational');
+    report('programmed_nginx_rps_64_connections', programmed.rps, 'req/s', 'informational');
+    report('programmed_to_hand_written_nginx_throughput_ratio', programmed.rps / byHand.rps, 'x', '>= 0.95');
+    report('hand_written_nginx_added_p99_64_connections', byHand.p99 - direct.p99, 'ms', 'informational');
+    report('programmed_nginx_added_p99_64_connections', programmed.p99 - direct.p99, 'ms', 'informational');
+    report('wrk_errors_programmed_nginx', programmed.errors, 'errors', '0');
+
+    // 4. reload time and nginx's resident memory at 10,000 routes
+    const rest = Array.from({ length: Math.max(0, ROUTES_TOTAL - ROUTES) }, (_, k) => ROUTES + k);
+    let next = 0;
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < rest.length) {
+        const i = rest[next++];
+        await put(`/api/v1/namespaces/app/httproutes/r-${i}`, route(i, i % GATEWAYS));
+      }
+    }));
+    for (let g = 0; g < GATEWAYS; g++) {
+      const lastOf = [...rest, ...Array.from({ length: ROUTES }, (_, i) => i)].filter((i) => i % GATEWAYS === g).reduce((a, b) => Math.max(a, b), -1);
+      const deadline = Date.now() + 600_000;
+      while ((await get(through(g, `/r-${lastOf}`)).catch(() => ({ status: 0 }))).status !== 200) {
+        if (Date.now() > deadline) throw new Error(`gw-${g} not served with ${ROUTES_TOTAL} routes within 600 s`);
+        await sleep(100);
+      }
+    }
+    await sleep(5000);
+    // one more change on a Gateway of 10,000 routes, timed from its PUT to its first 200
+    const started = now();
+    const before = agent.applied().length;
+    await put('/api/v1/namespaces/app/httproutes/at-scale', route(-2, 0, '/at-scale'));
+    while ((await get(through(0, '/at-scale')).catch(() => ({ status: 0 }))).status !== 200) await sleep(5);
+    report(`nginx_route_created_to_first_200_at_${ROUTES_TOTAL}_routes`, now() - started, 'ms', 'informational');
+    const at = agent.applied().slice(before);
+    if (at.length) {
+      const a = at[at.length - 1];
+      report(`nginx_reload_render_ms_${ROUTES_TOTAL}_routes`, a.renderMs, 'ms', 'informational');
+      report(`nginx_reload_check_ms_${ROUTES_TOTAL}_routes`, a.checkMs, 'ms', 'informational (nginx -t)');
+      report(`nginx_reload_ms_${ROUTES_TOTAL}_routes`, a.reloadMs, 'ms', 'informational (SIGHUP until the new workers answer)');
+    }
+    report(`nginx_rss_${ROUTES_TOTAL}_routes`, agent.nginxRss(), 'MB', 'informational (master and workers)');
+  } finally {
+    await agent?.stop();
+    await worker?.stop();
+    await api?.stop();
+    nginx?.stop();
+    await db.drop().catch(() => undefined);
+    await dropRedisPrefix(common.REDIS_URL, prefix).catch(() => undefined);
+  }
+}
+
+main().then(() => process.exit(0), (e) => {
+  console.error(e);
+  process.exit(1);
+});
