@@ -75,7 +75,7 @@ export class ExtAuthzSet {
 export const extAuthzEnabled = (): Msg => ({ '@type': T_EXT_AUTHZ_ROUTE, check_settings: {} });
 
 /** A rule's cookie session as the per-route stateful_session config (the filter is disabled by default elsewhere). */
-export function sessionPerRoute(rule: CompiledRule, entries: number, note: Note): Msg | undefined {
+export function sessionPerRoute(rule: CompiledRule, usableEntries: number, note: Note): Msg | undefined {
   const s = rule.sessionPersistence;
   if (!s) return undefined;
   const cookie: Msg = { name: s.cookieName, path: s.path };
@@ -83,7 +83,7 @@ export function sessionPerRoute(rule: CompiledRule, entries: number, note: Note)
   if (s.lifetime === 'Permanent') cookie.ttl = duration((s.absoluteTimeoutSeconds ?? 86400) * 1000);
   if (s.idleTimeoutSeconds) note('sessionPersistence idleTimeout', 'Envoy\'s cookie session has no idle timeout: a session is kept while its endpoint is usable');
   if (s.absoluteTimeoutSeconds && s.lifetime !== 'Permanent') note('sessionPersistence absoluteTimeout on a Session cookie', 'Envoy bounds a session only by the cookie\'s Max-Age: a Session cookie\'s session is kept until the browser drops it');
-  if (entries > 1) note('sessionPersistence across several backends', 'Envoy picks the backend by weight first and keeps the session\'s endpoint only when that backend is picked again');
+  if (usableEntries > 1) note('sessionPersistence across several backends', 'Envoy picks the backend by weight first and keeps the session\'s endpoint only when that backend is picked again');
   return {
     '@type': T_SESSION_ROUTE,
     stateful_session: {

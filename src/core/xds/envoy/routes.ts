@@ -133,7 +133,7 @@ function ruleFields(c: RouteCtx, rule: CompiledRule, where: string, listener: Co
     else entries.push(weightedEntry(name, b.weight, pieces));
   }
   if (unusableWeight > 0) entries.push(unusableEntry(c, unusableWeight, grpc));
-  const session = sessionPerRoute(rule, entries.length, note);
+  const session = sessionPerRoute(rule, entries.length - (unusableWeight > 0 ? 1 : 0), note);
   if (session) out.typed_per_filter_config = { ...(out.typed_per_filter_config as Msg | undefined), [STATEFUL_SESSION]: session };
   const action: Msg = entries.length === 1 && !withFilters ? { cluster: entries[0].name } : { weighted_clusters: { clusters: entries } };
   if (p.hostRewrite) action.host_rewrite_literal = p.hostRewrite;
