@@ -66,7 +66,7 @@ type Outcome =
   | { kind: 'refused' }
   | { kind: 'status'; status: number }
   | { kind: 'redirect'; location: M }
-  | { kind: 'route'; name: string; shares: Map<string, number> };
+  | { kind: 'route'; name: string; shares: Map<string, number>; auth?: M; sessionCookie?: string };
 
 function shares(clusters: { name: string; weight: number }[]): Map<string, number> {
   const total = clusters.reduce((n, c) => n + c.weight, 0);
@@ -120,7 +120,17 @@ function envoyAnswer(r: EnvoyResources, table: CompiledTable, req: Req, protocol
   if (route.redirect) return { kind: 'redirect', location: route.redirect };
   const a = route.route;
   const cs: { name: string; weight: number }[] = a.cluster ? [{ name: a.cluster, weight: 1 }] : a.weighted_clusters.clusters.map((c: M) => ({ name: c.name, weight: c.weight.value }));
-  return { kind: 'route', name: route.name, shares: shares(cs) };
+  // the HTTP filters that act on the route: those not disabled by default, and those the route's per-filter config enables
+  const perRoute = (route.typed_per_filter_config ?? {}) as M;
+  const acting = (f.http_filters as M[]).filter((x) => !x.disabled || perRoute[x.name]);
+  const authz = acting.filter((x) => x.typed_config['@type'].endsWith('.ExtAuthz'));
+  expect(authz.length, `${route.name}: at most one authorization server asked`).toBeLessThanOrEqual(1);
+  const session = acting.some((x) => x.name === 'envoy.filters.http.stateful_session') ? perRoute['envoy.filters.http.stateful_session'] : undefined;
+  return {
+    kind: 'route', name: route.name, shares: shares(cs),
+    ...(authz[0] ? { auth: authz[0].typed_config } : {}),
+    ...(session ? { sessionCookie: session.stateful_session.session_state.typed_config.cookie.name } : {}),
+  };
 }
 
 const KNOWN = new Set(['http', 'https', 'grpc', 'tls', 'tcp', 'udp']);
@@ -172,6 +182,16 @@ describe('Envoy answers as the reference proxy does', () => {
               for (const [c, share] of e.shares) if (c !== UNUSABLE_CLUSTER) sum += share;
               expect(sum, what).toBeCloseTo(usable.reduce((n, b) => n + b.weight, 0) / total, 6);
               expect(e.shares.get(UNUSABLE_CLUSTER) ?? 0, what).toBeCloseTo(d.rejectedShare ?? 0, 6);
+              // the same authorization server asked first (its cluster reads its endpoints), the same session cookie
+              const auth = e.auth;
+              if (d.externalAuth) {
+                const server = auth?.grpc_service?.envoy_grpc.cluster_name ?? auth?.http_service?.server_uri.cluster;
+                const b = d.externalAuth.backend;
+                expect(server && (r.cluster.get(server) as M | undefined)?.eds_cluster_config.service_name, what).toBe(`${b.namespace}/${b.name}:${b.port}`);
+                expect(auth?.grpc_service ? 'GRPC' : 'HTTP', what).toBe(d.externalAuth.protocol);
+                expect(auth?.http_service?.path_prefix ?? '', what).toBe((d.externalAuth.pathPrefix ?? '').replace(/\/+$/, ''));
+              } else expect(auth, what).toBeUndefined();
+              expect(e.sessionCookie, what).toBe(d.session?.cookieName);
               continue;
             }
             // the gateway answers itself

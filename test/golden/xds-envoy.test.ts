@@ -53,6 +53,8 @@ export function checkClosed(r: EnvoyResources): void {
       if (key === 'clusters' || key === 'weighted_clusters') for (const c of (o.clusters as { name: string }[] | undefined) ?? []) named.add(c.name);
       for (const [k, x] of Object.entries(o)) {
         if ((k === 'cluster') && typeof x === 'string') named.add(x);
+        // an ext_authz gRPC server's cluster
+        if (k === 'cluster_name' && key === 'envoy_grpc' && typeof x === 'string') named.add(x);
         walk(x, k);
       }
     }

@@ -67,7 +67,7 @@ function decoded(r: any): any[] {
   });
 }
 
-/** Every string under a key named `cluster`, and every weighted cluster's name, anywhere in a message (Any values decoded). */
+/** Every string under a key named `cluster`, every weighted cluster's name and gRPC service's cluster, anywhere in a message (Any values decoded). */
 function clustersNamed(msg: unknown, out = new Set<string>()): Set<string> {
   const walk = (v: any, key: string): void => {
     if (Array.isArray(v)) return v.forEach((x) => walk(x, key));
@@ -81,6 +81,7 @@ function clustersNamed(msg: unknown, out = new Set<string>()): Set<string> {
       } catch { /* a type the protos here do not hold carries no cluster names we send */ }
     }
     if (key === 'weighted_clusters') for (const c of v.clusters ?? []) out.add(c.name);
+    if (key === 'envoy_grpc' && typeof v.cluster_name === 'string') out.add(v.cluster_name);
     for (const [k, x] of Object.entries(v)) walk(x, k);
   };
   walk(msg, '');
@@ -112,7 +113,14 @@ beforeAll(async () => {
   await service('db', 5432, '10.1.0.2');
   await service('raw', 7000, '10.1.0.3');
   await service('dns', 53, '10.1.0.4', 'UDP');
+  await service('authz', 9001, '10.1.0.5');
   await route('HTTPRoute', 'httproutes', 'v1', 'web', { parentRefs: [{ name: 'gw', sectionName: 'http' }, { name: 'gw', sectionName: 'https' }], rules: [{ backendRefs: [{ name: 'web', port: 80, weight: 3 }, { name: 'missing', port: 80, weight: 1 }] }] });
+  await route('HTTPRoute', 'httproutes', 'v1', 'private', { parentRefs: [{ name: 'gw', sectionName: 'http' }], rules: [{
+    matches: [{ path: { type: 'PathPrefix', value: '/private' } }],
+    filters: [{ type: 'ExternalAuth', externalAuth: { protocol: 'GRPC', backendRef: { name: 'authz', port: 9001 }, grpc: {} } }],
+    sessionPersistence: { type: 'Cookie', absoluteTimeout: '1h', cookie: { lifetimeType: 'Permanent' } },
+    backendRefs: [{ name: 'web', port: 80 }],
+  }] });
   await route('TLSRoute', 'tlsroutes', 'v1alpha2', 'db', { parentRefs: [{ name: 'gw', sectionName: 'pass' }], hostnames: ['db.example.com'], rules: [{ backendRefs: [{ name: 'db', port: 5432 }] }] });
   await route('TCPRoute', 'tcproutes', 'v1alpha2', 'raw', { parentRefs: [{ name: 'gw', sectionName: 'tcp' }], rules: [{ backendRefs: [{ name: 'raw', port: 7000 }] }] });
   await route('UDPRoute', 'udproutes', 'v1alpha2', 'dns', { parentRefs: [{ name: 'gw', sectionName: 'udp' }], rules: [{ backendRefs: [{ name: 'dns', port: 53 }] }] });
@@ -179,9 +187,24 @@ describe('an Envoy node over delta ADS', () => {
     const routes = Object.fromEntries(got[TYPE_URL.route].map((r) => [r.name, r]));
     expect(Object.keys(routes).sort()).toEqual(['edge/gw/8080', 'edge/gw/8443/https']);
     // the missing backend's quarter is aborted 500 on the unusable cluster, which was sent
-    const web = routes['edge/gw/8080'].virtual_hosts.find((v: any) => v.domains.includes('*')).routes.find((r: any) => r.name.startsWith('HTTPRoute/'));
+    const web = routes['edge/gw/8080'].virtual_hosts.find((v: any) => v.domains.includes('*')).routes.find((r: any) => r.name.startsWith('HTTPRoute/edge/web/'));
     expect(web.route.weighted_clusters.clusters.map((c: any) => [c.name, c.weight.value])).toEqual([['edge/web:80', 3], ['switchyard/unusable-backend', 1]]);
     expect(sentClusters).toContain('switchyard/unusable-backend');
+    // ExternalAuth: an ext_authz filter on port 8080's connection manager, disabled but where the rule's route enables it; its server's cluster was sent
+    const hcm = decodeMessage(byName['edge/gw/8080'].filter_chains[0].filters[0].typed_config.type_url, Buffer.from(byName['edge/gw/8080'].filter_chains[0].filters[0].typed_config.value, 'base64')) as any;
+    const authz = hcm.http_filters.find((f: any) => f.name.startsWith('envoy.filters.http.ext_authz/'));
+    expect(authz.disabled).toBe(true);
+    const authzConfig = decodeMessage(authz.typed_config.type_url, Buffer.from(authz.typed_config.value, 'base64')) as any;
+    expect(authzConfig.grpc_service.envoy_grpc.cluster_name).toBe('edge/authz:9001/h2');
+    expect(authzConfig.status_on_error.code).toBe('Forbidden');
+    expect(sentClusters).toContain('edge/authz:9001/h2');
+    const priv = routes['edge/gw/8080'].virtual_hosts.find((v: any) => v.domains.includes('*')).routes.find((r: any) => r.name.startsWith('HTTPRoute/edge/private/'));
+    expect(Object.keys(priv.typed_per_filter_config).sort()).toEqual([authz.name, 'envoy.filters.http.stateful_session']);
+    const session = decodeMessage(priv.typed_per_filter_config['envoy.filters.http.stateful_session'].type_url, Buffer.from(priv.typed_per_filter_config['envoy.filters.http.stateful_session'].value, 'base64')) as any;
+    const state = decodeMessage(session.stateful_session.session_state.typed_config.type_url, Buffer.from(session.stateful_session.session_state.typed_config.value, 'base64')) as any;
+    expect(state.cookie.ttl.seconds).toBe('3600');
+    // the web route asks no authorization server
+    expect(web.typed_per_filter_config).toBeUndefined();
     const eps = Object.fromEntries(got[TYPE_URL.endpoint].map((e) => [e.cluster_name, e]));
     expect(eps['edge/web:80'].endpoints[0].lb_endpoints[0].endpoint.address.socket_address).toMatchObject({ address: '10.1.0.1', port_value: 81 });
     expect(eps['switchyard/unusable-backend'].endpoints ?? []).toEqual([]);

@@ -27,6 +27,9 @@ const FILES = [
   'envoy/extensions/filters/udp/udp_proxy/v3/route.proto',
   'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
+  'envoy/extensions/filters/http/ext_authz/v3/ext_authz.proto',
+  'envoy/extensions/filters/http/stateful_session/v3/stateful_session.proto',
+  'envoy/extensions/http/stateful_session/cookie/v3/cookie.proto',
 ];
 
 export function protoDirs(): string[] {

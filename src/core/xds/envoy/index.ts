@@ -3,6 +3,7 @@
 // cluster a listener or route names is in the result (the server sends clusters first).
 import type { CompiledTable, SnapshotSecret } from '../../compile';
 import type { Unsupported } from '../types';
+import { ExtAuthzSet } from './auth-session';
 import { ClusterSet, loadAssignment } from './clusters';
 import { envoyListeners } from './listeners';
 import { envoySecrets } from './secrets';
@@ -15,7 +16,7 @@ const byName = <V>(entries: [string, V][]): Map<string, V> => new Map(entries.so
 export function envoyResources(table: CompiledTable, secrets: readonly SnapshotSecret[] = []): EnvoyResources {
   const unsupported: Unsupported[] = [];
   const clusters = new ClusterSet(table);
-  const { listeners, routes } = envoyListeners({ table, clusters, unsupported }, table.gateway);
+  const { listeners, routes } = envoyListeners({ table, clusters, auth: new ExtAuthzSet(clusters), unsupported }, table.gateway);
   return {
     listener: byName(listeners.map((l): [string, Msg] => [l.name as string, l])),
     route: byName(routes.map((r): [string, Msg] => [r.name as string, r])),

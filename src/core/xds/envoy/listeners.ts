@@ -7,6 +7,7 @@
 // TLSRoute entry a TLS listener gives it (passed through, or terminated, by tcp_proxy).
 import type { CompiledGatewayRef, CompiledListener, CompiledSNIEntry } from '../../compile';
 import type { Unsupported } from '../types';
+import { enabledFilters } from './auth-session';
 import type { ClusterSet } from './clusters';
 import { accepts, listenerForDomain, sortDomains } from './hosts';
 import { tcpProxy, udpProxy } from './l4';
@@ -21,16 +22,20 @@ const KIND_OF: Record<string, Kind> = { HTTP: 'http', HTTPS: 'tls', TLS: 'tls', 
 /** Where Envoy binds a port: every address, as the reference proxy does. */
 const ANY_ADDRESS = '0.0.0.0';
 
-function hcm(statPrefix: string, routeConfig: string): Msg {
+/** The connection manager of a route configuration, with the auth and session filters its routes enable. */
+function hcm(c: RouteCtx, statPrefix: string, routeConfig: Msg): Msg {
+  const extra = enabledFilters(c.auth, routeConfig);
   return {
     name: FILTER.hcm,
     typed_config: {
       '@type': T.hcm,
       stat_prefix: statPrefix,
-      rds: { config_source: ADS, route_config_name: routeConfig },
+      rds: { config_source: ADS, route_config_name: routeConfig.name },
       http_filters: [
+        ...extra.first,
         { name: FILTER.cors, typed_config: { '@type': T.cors } },
         { name: FILTER.fault, typed_config: { '@type': T.fault } },
+        ...extra.beforeRouter,
         { name: FILTER.router, typed_config: { '@type': T.router } },
       ],
       // the reference passes any request's Upgrade: websocket on (appProtocol kubernetes.io/ws, wss)
@@ -64,8 +69,9 @@ export function envoyListeners(c: RouteCtx & { clusters: ClusterSet; unsupported
     const name = envoyListenerName(gw, port, kind === 'udp');
     if (kind === 'http') {
       const rc = routeConfigName(gw, port);
-      out.routes.push(routeConfiguration(c, rc, listeners));
-      out.listeners.push({ name, address: address(port), filter_chains: [{ name: rc, filters: [hcm(rc, rc)] }] });
+      const config = routeConfiguration(c, rc, listeners);
+      out.routes.push(config);
+      out.listeners.push({ name, address: address(port), filter_chains: [{ name: rc, filters: [hcm(c, rc, config)] }] });
     } else if (kind === 'tls') {
       out.listeners.push({
         name,
@@ -115,8 +121,9 @@ function tlsChains(c: RouteCtx, gw: CompiledGatewayRef, port: number, listeners:
           return null;
         }
         const rc = routeConfigName(gw, port, selected);
-        out.routes.push(routeConfiguration(c, rc, https, selected));
-        return { name, transport_socket: { name: FILTER.tls, typed_config: downstreamTls(selected.tls, ['h2', 'http/1.1'], true) }, filters: [hcm(rc, rc)] };
+        const config = routeConfiguration(c, rc, https, selected);
+        out.routes.push(config);
+        return { name, transport_socket: { name: FILTER.tls, typed_config: downstreamTls(selected.tls, ['h2', 'http/1.1'], true) }, filters: [hcm(c, rc, config)] };
       });
       continue;
     }

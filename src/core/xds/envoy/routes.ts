@@ -8,6 +8,7 @@
 import type { CompiledGRPCEntry, CompiledGRPCMatch, CompiledHTTPEntry, CompiledHTTPMatch, CompiledListener, CompiledRule, CompiledTable, CompiledValueMatch } from '../../compile';
 import { routeName } from '../names';
 import type { Unsupported } from '../types';
+import { extAuthzEnabled, sessionPerRoute, STATEFUL_SESSION, type ExtAuthzSet } from './auth-session';
 import type { ClusterSet } from './clusters';
 import { filterPieces, type FilterPieces } from './filters';
 import { accepts, envoyDomain, listenerForDomain, sortDomains } from './hosts';
@@ -16,6 +17,7 @@ import { duration, FILTER, quoteRe2, T, type Msg } from './types';
 export interface RouteCtx {
   table: CompiledTable;
   clusters: ClusterSet;
+  auth: ExtAuthzSet;
   unsupported: Unsupported[];
 }
 
@@ -71,6 +73,9 @@ export function grpcMatch(m: CompiledGRPCMatch): Msg {
 /** The gateway's own answer where no backend serves: 500, or for gRPC a 503 Envoy turns into UNAVAILABLE. */
 const refusal = (grpc: boolean): Msg => (grpc ? { status: 503 } : { status: 500, body: { inline_string: 'no usable backend\n' } });
 
+/** The reference's answer where a rule's ExternalAuth names an unusable server. */
+const AUTH_UNUSABLE: Msg = { status: 500, body: { inline_string: 'the ExternalAuth server is unusable\n' } };
+
 function weightedEntry(name: string, weight: number, pieces?: FilterPieces): Msg {
   const e: Msg = { name, weight: { value: weight } };
   if (pieces) {
@@ -92,7 +97,13 @@ function ruleFields(c: RouteCtx, rule: CompiledRule, where: string, listener: Co
   if (rule.invalid) return { direct_response: refusal(grpc) };
   const p = filterPieces(rule.filters, { listener, matchedPrefix }, note);
   const out: Msg = { ...p.headers };
-  if (p.cors) out.typed_per_filter_config = { [FILTER.cors]: p.cors };
+  const perFilter: Msg = {};
+  if (p.cors) perFilter[FILTER.cors] = p.cors;
+  // the rule's ExternalAuth comes before all else it does; an unusable server is never skipped
+  const auth = rule.filters.find((f) => f.type === 'ExternalAuth')?.externalAuth;
+  if (auth && !auth.backend.valid) return { direct_response: AUTH_UNUSABLE };
+  if (auth) perFilter[c.auth.of(auth, note)] = extAuthzEnabled();
+  if (Object.keys(perFilter).length) out.typed_per_filter_config = perFilter;
   if (p.redirect) return { ...out, redirect: p.redirect };
 
   const usable = rule.backends.reduce((n, b) => n + (b.valid ? Math.max(0, b.weight) : 0), 0);
@@ -122,6 +133,8 @@ function ruleFields(c: RouteCtx, rule: CompiledRule, where: string, listener: Co
     else entries.push(weightedEntry(name, b.weight, pieces));
   }
   if (unusableWeight > 0) entries.push(unusableEntry(c, unusableWeight, grpc));
+  const session = sessionPerRoute(rule, entries.length - (unusableWeight > 0 ? 1 : 0), note);
+  if (session) out.typed_per_filter_config = { ...(out.typed_per_filter_config as Msg | undefined), [STATEFUL_SESSION]: session };
   const action: Msg = entries.length === 1 && !withFilters ? { cluster: entries[0].name } : { weighted_clusters: { clusters: entries } };
   if (p.hostRewrite) action.host_rewrite_literal = p.hostRewrite;
   if (p.pathRewrite) Object.assign(action, p.pathRewrite);
