@@ -47,14 +47,27 @@ export interface SessionValue {
 
 export const backendKeyOf = (b: Pick<CompiledBackend, 'namespace' | 'name' | 'port'>): string => `${b.namespace}/${b.name}:${b.port ?? ''}`;
 
+// base64url of UTF-8 with what both Node and a browser have (the console runs resolve too): no Buffer
+function toBase64Url(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(value: string): string {
+  const b64 = value.replace(/-/g, '+').replace(/_/g, '/');
+  const binary = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
+
 export function encodeSession(v: SessionValue): string {
-  return Buffer.from(JSON.stringify([v.backend, v.endpoint ?? '', v.started, v.used]), 'utf8').toString('base64url');
+  return toBase64Url(JSON.stringify([v.backend, v.endpoint ?? '', v.started, v.used]));
 }
 
 export function decodeSession(value: string | undefined): SessionValue | undefined {
   if (!value || value.length > 1024) return undefined;
   try {
-    const a = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    const a = JSON.parse(fromBase64Url(value));
     if (!Array.isArray(a) || typeof a[0] !== 'string' || typeof a[1] !== 'string' || !Number.isInteger(a[2]) || !Number.isInteger(a[3])) return undefined;
     return { backend: a[0], ...(a[1] ? { endpoint: a[1] } : {}), started: a[2], used: a[3] };
   } catch {
