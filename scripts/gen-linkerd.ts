@@ -2,24 +2,17 @@
 // made by proto-loader's generator from our own protos in proto/linkerd, the way gen-xds.ts makes
 // the xDS ones, and the JSON descriptor the server loads them from.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, cpSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
+import { files, syncGenerated } from './generated-dir';
 import protobuf from 'protobufjs';
 
 const require = createRequire(import.meta.url);
 
 export const LINKERD_GENERATED = 'src/generated/linkerd';
 export const LINKERD_PROTOS = 'proto/linkerd';
-
-function files(dir: string, base = dir): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? files(p, base) : [relative(base, p)];
-  }).sort();
-}
 
 function generate(root: string): string {
   const bin = join(dirname(require.resolve('@grpc/proto-loader/package.json')), 'build/bin/proto-loader-gen-types.js');
@@ -44,27 +37,5 @@ function generate(root: string): string {
 
 /** Writes src/generated/linkerd, or (check) counts the files that differ from what would be written. */
 export function genLinkerd(root: string, check: boolean): number {
-  const target = join(root, LINKERD_GENERATED);
-  const made = generate(root);
-  try {
-    if (!check) {
-      rmSync(target, { recursive: true, force: true });
-      cpSync(made, target, { recursive: true });
-      return 0;
-    }
-    const want = files(made);
-    const have = files(target);
-    let stale = 0;
-    for (const f of new Set([...want, ...have])) {
-      const a = want.includes(f) ? readFileSync(join(made, f), 'utf8') : null;
-      const b = have.includes(f) ? readFileSync(join(target, f), 'utf8') : null;
-      if (a !== b) {
-        console.error(`stale: ${join(LINKERD_GENERATED, f)} (run npm run gen)`);
-        stale++;
-      }
-    }
-    return stale;
-  } finally {
-    rmSync(made, { recursive: true, force: true });
-  }
+  return syncGenerated(root, LINKERD_GENERATED, generate(root), check);
 }

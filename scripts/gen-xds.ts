@@ -3,22 +3,15 @@
 // imports: the discovery requests and responses the ADS server reads and writes. The resources
 // themselves are typed narrowly in src/core/xds/types.ts (see there why).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, cpSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
+import { files, syncGenerated } from './generated-dir';
 
 const require = createRequire(import.meta.url);
 
 export const XDS_GENERATED = 'src/generated/xds';
-
-function files(dir: string, base = dir): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? files(p, base) : [relative(base, p)];
-  }).sort();
-}
 
 /** Generates into a fresh folder and returns it (the caller removes it). */
 function generate(): string {
@@ -39,27 +32,5 @@ function generate(): string {
 
 /** Writes src/generated/xds, or (check) counts the files that differ from what would be written. */
 export function genXds(root: string, check: boolean): number {
-  const target = join(root, XDS_GENERATED);
-  const made = generate();
-  try {
-    if (!check) {
-      rmSync(target, { recursive: true, force: true });
-      cpSync(made, target, { recursive: true });
-      return 0;
-    }
-    const want = files(made);
-    const have = files(target);
-    let stale = 0;
-    for (const f of new Set([...want, ...have])) {
-      const a = want.includes(f) ? readFileSync(join(made, f), 'utf8') : null;
-      const b = have.includes(f) ? readFileSync(join(target, f), 'utf8') : null;
-      if (a !== b) {
-        console.error(`stale: ${join(XDS_GENERATED, f)} (run npm run gen)`);
-        stale++;
-      }
-    }
-    return stale;
-  } finally {
-    rmSync(made, { recursive: true, force: true });
-  }
+  return syncGenerated(root, XDS_GENERATED, generate(), check);
 }

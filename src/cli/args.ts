@@ -72,3 +72,14 @@ export function parseDuration(text: string): number {
   if (!m || text === '') throw new UsageError(`"${text}" is not a duration (for example 30s, 2m, 1m30s)`);
   return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
 }
+
+/** A Gateway named on the command line: NS/NAME, each a DNS label (the name may hold dots). */
+export const GATEWAY_ARG = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/;
+
+/** An integer option from `min` to `max`, `fallback` when absent; anything else is a usage error naming it. */
+export function intOption(value: unknown, name: string, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}`);
+  return n;
+}

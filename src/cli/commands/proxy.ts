@@ -2,17 +2,9 @@
 // outbound proxy of a mesh namespace's clients). It runs until SIGTERM or SIGINT,
 // then stops accepting, lets requests in flight finish and exits.
 import { hostname } from 'node:os';
-import { UsageError } from '../args';
+import { GATEWAY_ARG as GATEWAY, intOption, UsageError } from '../args';
 import { HELP, type Command, type Context } from '../command';
 
-const GATEWAY = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/;
-
-function intOption(value: unknown, name: string, min: number, max: number, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}`);
-  return n;
-}
 
 export const proxyCommand: Command = {
   name: 'proxy',
