@@ -13,11 +13,12 @@
 // BENCH_BASELINE=<commit> compares conditional GETs with that commit's (bench/baseline.ts builds it
 // once under the temporary directory): each build's API alone on a database of its own holding the
 // same 1,000-route Gateway, measured in turn for BENCH_BASELINE_ROUNDS (6) rounds, the order
-// alternating, and the median of the rounds' ratios printed; BENCH_BASELINE_ONLY=1 runs only that.
+// alternating, and the median of the rounds' ratios printed; BENCH_BASELINE_ONLY=1 runs only that. The
+// load comes from wrk (32 connections) where it is installed (BENCH_WRK=0: from this process).
 import { busChannel } from '../src/adapters/queue/redis-keys';
 import { SNAPSHOT_CHANNEL } from '../src/adapters/delivery/channels';
 import http from 'node:http';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -307,6 +308,25 @@ async function getRun(base: string, path: string, headers: Record<string, string
   return { rate: count / elapsed, count };
 }
 
+// wrk (Debian's), a C client, leaves more of a small machine's cores to the server than a Node loop does
+const WRK = process.env.BENCH_WRK !== '0' && spawnSync('wrk', ['--version']).error === undefined;
+const WRK_CONNECTIONS = 32;
+
+/** `seconds` of wrk against one URL: the rate and the count of answers. A first GET checks the answer is `expect`;
+ * wrk itself counts any 4xx or 5xx after it, and one fails the run. */
+async function wrkRun(url: string, headers: Record<string, string>, expect: number, seconds: number): Promise<{ rate: number; count: number }> {
+  const first = await fetch(url, { headers: { authorization: AUTH, ...headers } });
+  await first.arrayBuffer();
+  if (first.status !== expect) throw new Error(`GET ${url}: ${first.status}, expected ${expect}`);
+  const args = ['-t', '1', '-c', String(WRK_CONNECTIONS), '-d', `${seconds}s`, '-H', `authorization: ${AUTH}`];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+  const out = execFileSync('wrk', [...args, url], { encoding: 'utf8' });
+  const count = Number(/(\d+) requests in/.exec(out)?.[1]);
+  const rate = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  if (!(count > 0) || /Non-2xx or 3xx responses|Socket errors/.test(out)) throw new Error(`wrk against ${url}:\n${out}`);
+  return { rate, count };
+}
+
 interface SubscriberProc {
   child: ChildProcess;
   next(type: string): Promise<any>;
@@ -398,7 +418,8 @@ async function baselineComparison(ref: string): Promise<void> {
     const apis = [{ url: ours.url, pid: ours.child.pid!, etag: etags[0] }, { url: theirs.url, pid: theirs.child.pid!, etag: etags[1] }];
     const measure = async (k: number, seconds: number) => {
       const cpu0 = cpuMs(apis[k].pid);
-      const run = await getRun(apis[k].url, BIG_SNAPSHOT, { 'if-none-match': apis[k].etag }, 304, seconds);
+      const headers = { 'if-none-match': apis[k].etag };
+      const run = WRK ? await wrkRun(apis[k].url + BIG_SNAPSHOT, headers, 304, seconds) : await getRun(apis[k].url, BIG_SNAPSHOT, headers, 304, seconds);
       return { rate: run.rate, cpuUs: ((cpuMs(apis[k].pid) - cpu0) * 1000) / run.count };
     };
     // warm both (the engine's optimizing tiers), then the rounds
@@ -408,7 +429,7 @@ async function baselineComparison(ref: string): Promise<void> {
     const median = (xs: number[]) => percentile([...xs].sort((x, y) => x - y), 50);
     const ratios = got[0].map((o, r) => o.rate / got[1][r].rate);
     const cpuRatios = got[0].map((o, r) => got[1][r].cpuUs / o.cpuUs);
-    console.log(`# conditional GETs of a 1,000-route snapshot, ours and ${short}'s, each API alone, ${rounds} alternating rounds of ${GET_SECONDS} s`);
+    console.log(`# conditional GETs of a 1,000-route snapshot, ours and ${short}'s, each API alone, ${rounds} alternating rounds of ${GET_SECONDS} s, load from ${WRK ? `wrk (${WRK_CONNECTIONS} connections)` : `this process (${GET_CONCURRENCY} at a time)`}`);
     report('conditional_gets_per_second_ours', Math.round(median(got[0].map((g) => g.rate))), 'req/s', 'informational');
     report(`conditional_gets_per_second_${short}`, Math.round(median(got[1].map((g) => g.rate))), 'req/s', 'informational');
     report(`conditional_gets_vs_${short}`, median(ratios), 'ratio', '>= 1.0');
