@@ -4,13 +4,15 @@
 //   - a mesh route change -> the outbound proxy of the consumer namespace routing by it, p50/p99:
 //     a consumer route (in the client's namespace, naming a Service of another) is changed to set a
 //     new response header value, timed from just before its PUT to the first response through the
-//     proxy that carries the new value (a client of the consumer namespace asks every millisecond).
+//     proxy that carries the new value (a client of the consumer namespace asks every millisecond);
+//   - where that time goes (informational): the PUT's answer, and the new table's arrival at an SSE
+//     watcher of the consumer namespace's mesh snapshot, as the proxy's own watch gets it.
 // BENCH_MESH_CHANGES (default 100) sets how many changes are timed.
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, lightClient, percentile, report, startService } from './support';
+import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, lightClient, percentile, report, sseWatch, startService, type SseWatch } from './support';
 import { ROOT, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../test/support/process';
 
 const CHANGES = Number(process.env.BENCH_MESH_CHANGES ?? 100);
@@ -74,6 +76,7 @@ async function main(): Promise<void> {
   let api: ServiceProcess | undefined;
   let worker: WorkerProcess | undefined;
   let proxy: Awaited<ReturnType<typeof startMeshProxy>> | undefined;
+  let watch: SseWatch | undefined;
   const backend = await startBackend();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   try {
@@ -101,11 +104,21 @@ async function main(): Promise<void> {
       if (Date.now() - waited > 30_000) throw new Error('the mesh proxy never routed to Service echo');
       await sleep(50);
     }
+    // a watcher beside the proxy: when each change's table arrives (the value is in the table's text)
+    const arrived = new Map<string, number>();
+    watch = await sseWatch(api.url, `/api/v1/namespaces/${CONSUMER}/mesh/snapshot/watch`, { auth: `Bearer ${token}` }, (_id, _event, block, at) => {
+      for (const [, v] of block.matchAll(/"value":"(v\d+)"/g)) if (!arrived.has(v)) arrived.set(v, at);
+    });
+    const epoch = () => performance.timeOrigin + performance.now();
     const routePath = `/api/v1/namespaces/${CONSUMER}/httproutes/bench-consumer`;
     const timings: number[] = [];
+    const answered: number[] = [];
+    const toWatcher: number[] = [];
+    const watcherToProxy: number[] = [];
     for (let i = 0; i < CHANGES; i++) {
       const value = `v${i}`;
       const started = performance.now();
+      const startedAt = epoch();
       await put(routePath, {
         apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'bench-consumer', namespace: CONSUMER },
         spec: {
@@ -113,18 +126,32 @@ async function main(): Promise<void> {
           rules: [{ filters: [{ type: 'ResponseHeaderModifier', responseHeaderModifier: { set: [{ name: 'x-bench', value }] } }], backendRefs: [{ name: 'echo', namespace: PRODUCER, port: 80 }] }],
         },
       });
+      const putAt = epoch();
       for (;;) {
         if ((await ask(agent, proxy.port)) === value) break;
         if (performance.now() - started > 30_000) throw new Error(`change ${i} never reached the proxy`);
         await sleep(1);
       }
       timings.push(performance.now() - started);
+      const seenAt = epoch();
+      answered.push(putAt - startedAt);
+      const at = arrived.get(value);
+      if (at !== undefined) {
+        toWatcher.push(at - putAt);
+        watcherToProxy.push(seenAt - at);
+      }
       await sleep(20);
     }
     timings.sort((a, b) => a - b);
     report(`mesh route change to consumer outbound proxy p50 (${CHANGES} changes)`, percentile(timings, 50), 'ms', '<= 20 ms');
     report(`mesh route change to consumer outbound proxy p99 (${CHANGES} changes)`, percentile(timings, 99), 'ms', '<= 50 ms');
+    for (const xs of [answered, toWatcher, watcherToProxy]) xs.sort((a, b) => a - b);
+    report('mesh route change: the PUT answered p50', percentile(answered, 50), 'ms', 'informational');
+    report(`mesh route change: PUT answered to the table at an SSE watcher p50 (${toWatcher.length} seen)`, percentile(toWatcher, 50), 'ms', 'informational');
+    report('mesh route change: PUT answered to the table at an SSE watcher p99', percentile(toWatcher, 99), 'ms', 'informational');
+    report('mesh route change: table at the watcher to the proxy routing by it p50', percentile(watcherToProxy, 50), 'ms', 'informational');
   } finally {
+    watch?.close();
     agent.destroy();
     await proxy?.stop();
     await worker?.stop();

@@ -143,9 +143,10 @@ export class Dispatcher {
     }
     if (touched.size) for (const gateway of await gatewaysDependingOn(this.db, this.opts.scope, [...touched])) keys.add(gateway);
     const mesh = meshTouched(events);
-    if (mesh.status) keys.add(MESH_STATUS_JOB);
     if (mesh.all) for (const ns of await meshNamespaces(this.db, this.opts.scope)) keys.add(meshJob(ns));
     for (const ns of mesh.namespaces) keys.add(meshJob(ns));
+    // after the tables, which proxies wait for: a queue starts its jobs in the order they were asked for
+    if (mesh.status) keys.add(MESH_STATUS_JOB);
     return keys;
   }
 }
