@@ -13,14 +13,12 @@
 // waits on a slow backend. nginx runs one worker process, as the proxy is one Node process.
 // BENCH_ROUTES (default 1000) and BENCH_ROUTES_TOTAL (default 10000) shrink a run;
 // PROXY_NODE_FLAGS (for example --cpu-prof --cpu-prof-dir=/tmp/prof) reach the proxy's node.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { BENCH_TOKEN, cpuMs, dropRedisPrefix, freshDatabase, lightClient, percentile, report, rssMB, startService } from './support';
+import { ensureDebian, get, startReferenceNginx, wrk, type ReferenceNginx } from './reference-nginx';
 import { ROOT, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../test/support/process';
 
 const GW = 'gateway.networking.k8s.io/v1';
@@ -38,75 +36,6 @@ const LISTENER_PORT = (g: number) => 8000 + g;
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Installs Debian's packages that provide `commands` when one of them is missing. */
-function ensureDebian(commands: Record<string, string>): void {
-  const missing = Object.entries(commands).filter(([cmd]) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status !== 0).map(([, pkg]) => pkg);
-  if (missing.length === 0) return;
-  console.error(`installing ${missing.join(', ')} with apt-get`);
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-  execFileSync('apt-get', ['install', '-y', '-qq', ...missing], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** One nginx: the backend (a fixed answer) and a reverse proxy to it, with keep-alive upstream connections. */
-async function startNginx(): Promise<{ backend: number; proxy: number; pid: number; stop(): void }> {
-  const dir = mkdtempSync(join(tmpdir(), 'sy-nginx-'));
-  const backend = await freePort();
-  const proxy = await freePort();
-  writeFileSync(join(dir, 'nginx.conf'), `
-daemon off;
-master_process off;
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  keepalive_requests 1000000;
-  upstream echo { server 127.0.0.1:${backend}; keepalive 128; }
-  server { listen 127.0.0.1:${backend}; location / { default_type text/plain; return 200 "ok\\n"; } }
-  server {
-    listen 127.0.0.1:${proxy};
-    location / { proxy_pass http://echo; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $host; }
-  }
-}
-`);
-  // master_process off: one process that is the worker, so that nginx serves from one core as the proxy does
-  const child = spawn('nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    if (await get(`http://127.0.0.1:${proxy}/`).then((r) => r.status === 200, () => false)) break;
-    await sleep(50);
-  }
-  return { backend, proxy, pid: child.pid!, stop: () => void child.kill('SIGTERM') };
-}
-
-const probe = new http.Agent({ keepAlive: true, maxSockets: 64 });
-function get(url: string, agent: http.Agent | false = probe): Promise<{ status: number }> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
-  });
-}
 
 interface Proxy {
   child: ChildProcess;
@@ -145,18 +74,6 @@ async function startProxy(api: string, token: string): Promise<Proxy> {
 
 
 
-/** wrk's requests/s and p99 latency (ms) at CONNECTIONS connections. */
-function wrk(url: string): { rps: number; p99: number; errors: number } {
-  const out = execFileSync('wrk', ['-t', '2', '-c', String(CONNECTIONS), '-d', `${WRK_SECONDS}s`, '--latency', url], { encoding: 'utf8' });
-  const rps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)?.[1]);
-  const m = out.match(/\s99%\s+([\d.]+)(us|ms|s)\b/);
-  const p99 = m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : NaN;
-  const errs = out.match(/Non-2xx or 3xx responses:\s+(\d+)/);
-  const sock = out.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/);
-  const errors = Number(errs?.[1] ?? 0) + (sock ? sock.slice(1).reduce((n, x) => n + Number(x), 0) : 0);
-  return { rps, p99, errors };
-}
-
 function route(i: number, gateway: number, path = `/r-${i}`) {
   return {
     apiVersion: GW, kind: 'HTTPRoute',
@@ -179,9 +96,9 @@ async function main(): Promise<void> {
   let api: ServiceProcess | undefined;
   let worker: WorkerProcess | undefined;
   let proxy: Proxy | undefined;
-  let nginx: Awaited<ReturnType<typeof startNginx>> | undefined;
+  let nginx: ReferenceNginx | undefined;
   try {
-    nginx = await startNginx();
+    nginx = await startReferenceNginx('location / { proxy_pass http://echo; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $host; }', '/');
     api = await startService({ ...common }, 'src/main.ts', ['--role=api']);
     worker = await startWorkerProcess({ ...common, ADMIN_TOKEN: BENCH_TOKEN });
     const call = lightClient(api.url, BENCH_TOKEN, 16);
@@ -267,10 +184,10 @@ async function main(): Promise<void> {
 
     // 3. throughput and added p99 at 64 connections, beside nginx, to the same backend
     report(`proxy_rss_${ROUTES}_routes`, rssMB(proxy.pid), 'MB', 'informational');
-    const direct = wrk(`http://127.0.0.1:${nginx.backend}/live`);
-    const viaNginx = wrk(`http://127.0.0.1:${nginx.proxy}/live`);
+    const direct = wrk(`http://127.0.0.1:${nginx.backend}/live`, CONNECTIONS, WRK_SECONDS);
+    const viaNginx = wrk(`http://127.0.0.1:${nginx.proxy}/live`, CONNECTIONS, WRK_SECONDS);
     const cpuBefore = cpuMs(proxy.pid);
-    const viaProxy = wrk(through(0, '/live'));
+    const viaProxy = wrk(through(0, '/live'), CONNECTIONS, WRK_SECONDS);
     const proxyCpu = (cpuMs(proxy.pid) - cpuBefore) / (viaProxy.rps * WRK_SECONDS);
     report('backend_direct_rps_64_connections', direct.rps, 'req/s', 'informational');
     report('nginx_rps_64_connections', viaNginx.rps, 'req/s', 'informational');
