@@ -3540,7 +3540,7 @@ export interface components {
             attachedRoutes: number;
             conditions: components["schemas"]["Conditions"];
         };
-        /** @description A class of Gateways managed by one controller (gateway.networking.k8s.io v1 and v1beta1). */
+        /** @description A class of Gateways managed by one controller (gateway.networking.k8s.io v1 and v1beta1). The annotation `switchyard.dev/listener-set-status` chooses the ListenerSet status reasons the class's Gateways write: `released` (the default, as Gateway API's released conformance tests expect) or `pr4815` (as the open Gateway API pull request #4815 defines them: a ListenerSet listener in conflict is `Accepted: False` with reason `Conflicted`, and `Programmed: False` says `Invalid`); any other value is refused. */
         GatewayClass: {
             apiVersion: string;
             kind: string;
@@ -4359,7 +4359,7 @@ export interface components {
              *     ]
              */
             conditions?: components["schemas"]["Conditions"];
-            /** @description Status of each listener of the ListenerSet. */
+            /** @description Status of each listener of the ListenerSet. A listener in conflict with one that comes before it is `Conflicted: True` with reason `HostnameConflict` or `ProtocolConflict`, and `Accepted: False` with the same reason, or with reason `Conflicted` when its GatewayClass is annotated `switchyard.dev/listener-set-status: pr4815`. */
             listeners?: components["schemas"]["ListenerStatus"][];
         };
         /** @description What clients in `namespace` send to every Service of the mesh, per Service port (format switchyard.dev/mesh-table/v1). How an outbound proxy routes with it: find the Service the client connects to (by its cluster IP, or by the name <service>.<namespace>.svc.<clusterDomain>, where <service>.<namespace> and, for Services of the client's namespace, <service> name it too), then its port; when the port has `httpRoutes` / `grpcRoutes`, walk the list of the request's kind (gRPC requests use grpcRoutes when the port is governed by GRPCRoutes, else httpRoutes) and take the first entry whose match accepts the request (none: 404, gRPC Unimplemented); with no routes, forward to `backend`. Then apply the rule's filters and pick a backend by weight. The same inputs always give byte-identical JSON. */

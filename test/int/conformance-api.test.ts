@@ -10,20 +10,24 @@ import { kindInfo } from '../../src/core/model/kinds';
 import type { K8sObject } from '../../src/core/model/objects';
 import { reconciled, startTestServer, type TestServer } from '../support/server';
 import { join } from 'node:path';
-import { STILL_FAILING } from '../support/conformance-upcoming';
+import { OPT_IN_CLASSES, STILL_FAILING, classNameFor, optInGatewayClasses } from '../support/conformance-upcoming';
 import { AWAITING_DATA_PLANE, CONFORMANCE_ADDRESS_POOL, MESH_SKIP, check, conformanceEndpointSlice, loadCorpus, refKey, runCase, skipReason, Totals, type Driver, type ObjectRef, type Tally } from '../support/conformance';
 
 const CONTROLLER = process.env.CONTROLLER_NAME || 'switchyard.dev/gateway-controller';
 /**
  * CONFORMANCE_SUITE=upcoming runs the upcoming cases (open upstream pull requests, the corpus's
  * upcoming/ folder) on base.json plus upcoming/base.json, each by its file name, and checks the
- * ones still failing fail (test/int/conformance-upcoming-api.test.ts sets it).
+ * ones still failing fail (test/int/conformance-upcoming-api.test.ts sets it). A pull request whose
+ * reading contradicts the released tests (OPT_IN_CLASSES) has its cases run against a GatewayClass
+ * of its own that opts into it, written with the base objects.
  */
 const UPCOMING = process.env.CONFORMANCE_SUITE === 'upcoming';
 const mainCorpus = loadCorpus({ controllerName: CONTROLLER });
 const corpus = UPCOMING ? loadCorpus({ controllerName: CONTROLLER, dir: join(mainCorpus.dir, 'upcoming') }) : mainCorpus;
 const upcomingIndex = UPCOMING ? corpus.load('index.json') : undefined;
-const baseObjects = (): K8sObject[] => (UPCOMING ? [...mainCorpus.base(), ...corpus.base()] : corpus.base());
+const forClass = new Map(UPCOMING ? Object.values(OPT_IN_CLASSES).map((c) => [c.name,
+  loadCorpus({ controllerName: CONTROLLER, dir: corpus.dir, className: c.name })]) : []);
+const baseObjects = (): K8sObject[] => (UPCOMING ? [...mainCorpus.base(), ...corpus.base(), ...optInGatewayClasses(CONTROLLER)] : corpus.base());
 // the claimed features and those whose data-plane part the proxy tests have still to pass
 const supported = new Set([...SUPPORTED_FEATURES, ...AWAITING_DATA_PLANE]);
 const totals = new Totals();
@@ -138,9 +142,10 @@ describe('conformance status expectations through the API', () => {
     it.skip(`${m.name}: ${MESH_SKIP}`, () => {});
   }
 
-  for (const [i, c] of corpus.cases.entries()) {
+  for (const [i, byDefault] of corpus.cases.entries()) {
     // an upcoming case is named by its file (two pull requests may change one test)
-    const name: string = UPCOMING ? upcomingIndex.cases[i].file.replace(/^cases\//, '').replace(/\.json$/, '') : c.name;
+    const name: string = UPCOMING ? upcomingIndex.cases[i].file.replace(/^cases\//, '').replace(/\.json$/, '') : byDefault.name;
+    const c = UPCOMING ? forClass.get(classNameFor(upcomingIndex.cases[i]))?.cases[i] ?? byDefault : byDefault;
     const skip = UPCOMING
       ? ((c.steps ?? []).some((st: any) => st.statusWrites)
         ? 'statusWrites: the API serves status read-only (written by the control plane alone), so no test can seed another controller\'s entry'

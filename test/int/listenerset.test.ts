@@ -2,7 +2,7 @@
 // with its conditions, routes attaching through a ListenerSet (status, snapshot, resolve), the
 // changes that must reach the Gateway (a route naming the ListenerSet, the ListenerSet moving to
 // another Gateway, a Namespace label the Gateway's allowedListeners selects), history, the events
-// feed, and a rebuild of the projections.
+// feed, a rebuild of the projections, and the GatewayClass's choice of status reasons.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, reconciled, startTestServer, type TestServer } from '../support/server';
 import { rebuildProjections } from '../../src/service/rebuild';
@@ -190,5 +190,28 @@ describe('ListenerSet', () => {
     expect(after.spec).toEqual(before.spec);
     expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
     expect(cond(after.status.conditions, 'Accepted')).toMatchObject({ status: 'True' });
+  });
+
+  it('takes the status reasons its GatewayClass chooses (switchyard.dev/listener-set-status), and a value the annotation does not know is refused', async () => {
+    const classPath = '/api/v1/gatewayclasses/switchyard';
+    const gatewayClass = (value?: string) => ({ apiVersion: GW, kind: 'GatewayClass',
+      metadata: value ? { annotations: { 'switchyard.dev/listener-set-status': value } } : {}, spec: { controllerName: CONTROLLER } });
+    const www = async () => Object.fromEntries((await ok('GET', LS_PATH)).status.listeners.find((l: any) => l.name === 'www').conditions
+      .map((c: any) => [c.type, `${c.status}/${c.reason}`]));
+    const bad = await s.api('PUT', classPath, gatewayClass('latest'));
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toContainEqual(expect.objectContaining({ path: 'metadata.annotations[switchyard.dev/listener-set-status]', reason: 'FieldValueNotSupported' }));
+
+    // the class opts into Gateway API #4815's reading: the Gateway's recompute rewrites its ListenerSets
+    await ok('PUT', classPath, gatewayClass('pr4815'));
+    await reconciled(s);
+    expect(await www()).toMatchObject({ Accepted: 'False/Conflicted', Programmed: 'False/Invalid', Conflicted: 'True/HostnameConflict' });
+    expect(cond((await ok('GET', classPath)).status.conditions, 'Accepted')).toMatchObject({ status: 'True', message: expect.stringContaining('#4815') });
+
+    // and back to the released tests' reasons
+    await ok('PUT', classPath, gatewayClass());
+    await reconciled(s);
+    expect(await www()).toMatchObject({ Accepted: 'False/HostnameConflict', Programmed: 'False/HostnameConflict', Conflicted: 'True/HostnameConflict' });
+    expect(cond((await ok('GET', classPath)).status.conditions, 'Accepted')?.message).not.toContain('#4815');
   });
 });

@@ -1,11 +1,13 @@
 // ListenerSet in the pure core, for what the conformance corpus does not pin down: precedence by
 // creationTimestamp before name, a ListenerSet's certificates resolved from its own namespace (a
 // grant must admit ListenerSets, not Gateways), the compiled listeners naming their ListenerSet,
-// and the feature gate.
+// the feature gate, and the GatewayClass annotation choosing the status reasons (released or #4815).
 import { describe, expect, it } from 'vitest';
 import { translate } from '../../src/core/translate';
 import { worldOf } from '../../src/core/model/world';
-import { applyDefaults } from '../../src/core/validate';
+import { applyDefaults, validateObject, withReasons } from '../../src/core/validate';
+import { gatewayClassStatus } from '../../src/core/status/gatewayclass';
+import { LISTENER_SET_STATUS_ANNOTATION } from '../../src/core/status/listener-set-mode';
 import { SUPPORTED_FEATURES } from '../../src/core/status/features';
 import { TEST_CERT, TEST_KEY } from '../support/tls';
 
@@ -97,5 +99,66 @@ describe('the ListenerSet feature', () => {
     const st = statusOf(t, 'team-a', 'shop');
     expect(condition(st?.conditions, 'Accepted')).toMatchObject({ status: 'False', reason: 'ParentNotAccepted' });
     expect(condition(st?.conditions, 'Programmed')).toMatchObject({ status: 'False', reason: 'ParentNotProgrammed' });
+  });
+});
+
+describe('ListenerSet status per GatewayClass: the released tests\' reasons, or #4815\'s on a class that opts in', () => {
+  const opted = { ...gatewayClass, metadata: { ...gatewayClass.metadata, annotations: { [LISTENER_SET_STATUS_ANNOTATION]: 'pr4815' } } };
+  // the Gateway's "http" and "again" conflict with each other; "www" of "shop" asks for the hostname
+  // of the Gateway's "api", "shop" of "late" for that of the older "shop"; "blocked" is in a
+  // namespace the Gateway does not allow
+  const gw = { ...gateway, spec: { ...gateway.spec, allowedListeners: { namespaces: { from: 'Same' } },
+    listeners: [...gateway.spec.listeners, { name: 'again', port: 80, protocol: 'HTTP', hostname: 'gw.example.com' },
+      { name: 'api', port: 80, protocol: 'HTTP', hostname: 'api.example.com' }] } };
+  const objects = (gc: unknown) => [gc, gw,
+    listenerSet('infra', 'shop', '2026-01-01T00:00:00.000Z', [{ name: 'shop', port: 80, protocol: 'HTTP', hostname: 'shop.example.com' },
+      { name: 'www', port: 80, protocol: 'HTTP', hostname: 'api.example.com' }]),
+    listenerSet('infra', 'late', '2026-01-01T00:00:01.000Z', [{ name: 'shop', port: 80, protocol: 'HTTP', hostname: 'shop.example.com' }]),
+    listenerSet('team-a', 'blocked', '2026-01-01T00:00:02.000Z', [{ name: 'x', port: 80, protocol: 'HTTP' }])];
+  const conds = (t: ReturnType<typeof run>, ns: string, name: string, l: string) =>
+    Object.fromEntries((listener(t, ns, name, l)?.conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}`]));
+  const setConds = (t: ReturnType<typeof run>, ns: string, name: string) =>
+    Object.fromEntries((statusOf(t, ns, name)?.conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}`]));
+
+  it('by default a conflicted ListenerSet listener carries the conflict\'s reason, and Programmed=False repeats the Accepted reason', () => {
+    const t = run(objects(gatewayClass));
+    expect(conds(t, 'infra', 'shop', 'www')).toMatchObject({ Accepted: 'False/HostnameConflict', Programmed: 'False/HostnameConflict', Conflicted: 'True/HostnameConflict' });
+    expect(setConds(t, 'infra', 'shop')).toEqual({ Accepted: 'True/ListenersNotValid', Programmed: 'True/Programmed' });
+    expect(setConds(t, 'infra', 'late')).toEqual({ Accepted: 'False/ListenersNotValid', Programmed: 'False/ListenersNotValid' });
+    expect(setConds(t, 'team-a', 'blocked')).toEqual({ Accepted: 'False/NotAllowed', Programmed: 'False/NotAllowed' });
+  });
+
+  it('with switchyard.dev/listener-set-status: pr4815 it is Accepted=False/Conflicted and Programmed=False/Invalid, and a ListenerSet not programmed says Invalid', () => {
+    const t = run(objects(opted));
+    expect(conds(t, 'infra', 'shop', 'www')).toMatchObject({ Accepted: 'False/Conflicted', Programmed: 'False/Invalid', Conflicted: 'True/HostnameConflict' });
+    expect(conds(t, 'infra', 'late', 'shop')).toMatchObject({ Accepted: 'False/Conflicted', Programmed: 'False/Invalid', Conflicted: 'True/HostnameConflict' });
+    expect(conds(t, 'infra', 'shop', 'shop')).toMatchObject({ Accepted: 'True/Accepted', Programmed: 'True/Programmed', ResolvedRefs: 'True/ResolvedRefs', Conflicted: 'False/NoConflicts' });
+    expect(setConds(t, 'infra', 'shop')).toEqual({ Accepted: 'True/ListenersNotValid', Programmed: 'True/Programmed' });
+    expect(setConds(t, 'infra', 'late')).toEqual({ Accepted: 'False/ListenersNotValid', Programmed: 'False/Invalid' });
+    expect(setConds(t, 'team-a', 'blocked')).toEqual({ Accepted: 'False/NotAllowed', Programmed: 'False/Invalid' });
+  });
+
+  it('the Gateway\'s own listeners, the routing and the ParentNotAccepted reasons are the same either way', () => {
+    const [released, pr4815] = [run(objects(gatewayClass)), run(objects(opted))];
+    for (const t of [released, pr4815]) {
+      const own = Object.fromEntries((t.gatewayStatus.listeners?.find((l) => l.name === 'again')?.conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}`]));
+      expect(own).toMatchObject({ Accepted: 'False/Invalid', Programmed: 'False/Invalid', Conflicted: 'True/HostnameConflict' });
+    }
+    expect(pr4815.table).toEqual(released.table);
+    const rejected = { ...gw, spec: { ...gw.spec, infrastructure: { parametersRef: { group: 'example.com', kind: 'Params', name: 'p' } } } };
+    const t = run([opted, rejected, listenerSet('infra', 'shop', '2026-01-01T00:00:00.000Z', [{ name: 'shop', port: 80, protocol: 'HTTP' }])]);
+    expect(setConds(t, 'infra', 'shop')).toEqual({ Accepted: 'False/ParentNotAccepted', Programmed: 'False/ParentNotProgrammed' });
+  });
+
+  it('the class says it opted in, and a value the annotation does not know is refused on write', () => {
+    expect(gatewayClassStatus(applyDefaults(opted) as never, { controllerName: CONTROLLER, now: NOW })?.conditions?.[0])
+      .toMatchObject({ type: 'Accepted', status: 'True', message: expect.stringContaining('#4815') });
+    expect(gatewayClassStatus(applyDefaults(gatewayClass) as never, { controllerName: CONTROLLER, now: NOW })?.conditions?.[0].message).not.toContain('#4815');
+    const written = (value: string) => validateObject({ ...gatewayClass, metadata: { name: 'sy', annotations: { [LISTENER_SET_STATUS_ANNOTATION]: value } } });
+    expect(written('pr4815').errors).toEqual([]);
+    expect(written('released').errors).toEqual([]);
+    const bad = written('PR4815');
+    expect(withReasons(bad.errors)).toEqual([{ path: `metadata.annotations[${LISTENER_SET_STATUS_ANNOTATION}]`,
+      message: 'Unsupported value: "PR4815": supported values: "released", "pr4815"', reason: 'FieldValueNotSupported' }]);
   });
 });

@@ -24,6 +24,7 @@ import { analyzeListeners, type ListenerAnalysis } from './listeners';
 import { gatewayClassOf, gatewayVerdict, isOurGateway, type GatewayVerdict } from './gateway';
 import { poolEntries } from './addresses';
 import { listenerSetsOf, type ListenerSetVerdict } from './listener-sets';
+import { listenerSetStatusMode } from '../status/listener-set-mode';
 import { kindHasHostnames, protocolHasHostname } from './kinds';
 import { matchListenerHostname } from './hostnames';
 import { unsupportedRules } from './rules';
@@ -143,14 +144,16 @@ export function validateGateway(view: WorldView, gatewayRef: Pick<ObjectRef, 'na
   const gateway = findGateway(view, gatewayRef);
   if (!gateway || !isOurGateway(view, gateway, opts.controllerName)) return undefined;
   const features = featureSet(opts.supportedFeatures);
+  const gatewayClass = gatewayClassOf(view, gateway)!;
   const verdict = gatewayVerdict(view, gateway, poolEntries(opts.addressPool));
   const listenerSets = features.has('ListenerSet') ? listenerSetsOf(view, gateway) : [];
   const listeners = analyzeListeners(view, gateway, {
     features,
     unavailablePorts: new Set(opts.unavailablePorts ?? []),
     gatewayProblem: verdict.accepted ? undefined : `The Gateway is not accepted: ${verdict.message}`,
+    listenerSetStatus: listenerSetStatusMode(gatewayClass),
   }, listenerSets.filter((s) => s.allowed).map((s) => s.listenerSet));
-  return { gateway, gatewayClass: gatewayClassOf(view, gateway)!, verdict, listeners, listenerSets, features };
+  return { gateway, gatewayClass, verdict, listeners, listenerSets, features };
 }
 
 /** Step 2, attach: parentRefs x listeners, allowedRoutes and hostnames, for every route naming the Gateway. */

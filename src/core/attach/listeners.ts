@@ -12,6 +12,7 @@ import type { Gateway, Listener, ListenerSet, RouteGroupKind } from '../model/ob
 import type { ListenerOwner } from '../model/world';
 import { draft, type ConditionDraft } from '../status/conditions';
 import { ConditionType, ListenerReason } from '../status/reasons';
+import type { ListenerSetStatusMode } from '../status/listener-set-mode';
 import { resolveListenerCertificates, type SecretRefResult } from '../refs/certificates';
 import { resolveFrontendValidation, type FrontendValidation } from '../refs/ca';
 import { GATEWAY_GROUP, type WorldView } from '../refs/lookup';
@@ -24,6 +25,8 @@ export interface ListenerContext {
   unavailablePorts: ReadonlySet<number>;
   /** why the Gateway itself cannot be programmed (class not accepted, invalid parameters...), if so */
   gatewayProblem?: string;
+  /** the reasons a ListenerSet listener in conflict carries (status/listener-set-mode.ts); default released */
+  listenerSetStatus?: ListenerSetStatusMode;
 }
 
 export interface ListenerAnalysis {
@@ -254,6 +257,7 @@ function detectLaterConflicts(work: Work[], ctx: ListenerContext): void {
 
 function resolveRefsAndProgram(view: WorldView, gateway: Gateway, w: Work, ctx: ListenerContext): void {
   const a = w.a;
+  const pr4815 = ctx.listenerSetStatus === 'pr4815';
   const terminates = a.protocol === 'HTTPS' || (a.protocol === 'TLS' && a.tlsMode === 'Terminate');
   const refProblems: { reason: string; message: string }[] = [];
   let tlsMissing: string | undefined;
@@ -293,8 +297,10 @@ function resolveRefsAndProgram(view: WorldView, gateway: Gateway, w: Work, ctx: 
     a.isConflicted = true;
     // the conflict's own reason goes on Conflicted; Accepted says the listener is not valid (#5147
     // expects Invalid there for a Gateway's listeners). A ListenerSet listener keeps the conflict's
-    // reason on Accepted (upstream's ListenerSet tests), as does a mix of TLS modes this class cannot serve.
-    const acceptedReason = a.listenerSet || w.conflict.unsupportedMix ? w.conflict.reason : ListenerReason.Invalid;
+    // reason on Accepted (upstream's released ListenerSet tests), or says Conflicted on a class that
+    // opts into #4815; a mix of TLS modes this class cannot serve keeps the conflict's reason too.
+    const acceptedReason = a.listenerSet && pr4815 ? ListenerReason.Conflicted
+      : a.listenerSet || w.conflict.unsupportedMix ? w.conflict.reason : ListenerReason.Invalid;
     a.accepted = draft(ConditionType.Accepted, false, acceptedReason, w.conflict.message);
     a.conflicted = draft(ConditionType.Conflicted, true, w.conflict.reason, w.conflict.message);
   }
@@ -307,8 +313,9 @@ function resolveRefsAndProgram(view: WorldView, gateway: Gateway, w: Work, ctx: 
   const notProgrammed = (reason: string, message: string) => {
     a.programmed = draft(ConditionType.Programmed, false, reason, message);
   };
-  // a ListenerSet listener names its conflict in Programmed too (as upstream's ListenerSet tests expect)
-  if (!a.isAccepted && a.listenerSet && w.conflict) notProgrammed(w.conflict.reason, `The listener is not accepted: ${a.accepted.message}`);
+  // a ListenerSet listener names its conflict in Programmed too (as upstream's released ListenerSet
+  // tests expect); #4815 lists Invalid and PortUnavailable as the reasons of a listener not programmed
+  if (!a.isAccepted && a.listenerSet && w.conflict && !pr4815) notProgrammed(w.conflict.reason, `The listener is not accepted: ${a.accepted.message}`);
   else if (!a.isAccepted) notProgrammed(ListenerReason.Invalid, `The listener is not accepted: ${a.accepted.message}`);
   else if (ctx.gatewayProblem) notProgrammed(ListenerReason.Invalid, ctx.gatewayProblem);
   else if (tlsMissing) notProgrammed(ListenerReason.InvalidTLSConfig, tlsMissing);

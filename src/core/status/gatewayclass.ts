@@ -1,12 +1,15 @@
 // GatewayClass status. Only classes whose controllerName is ours are ever written. A class is
 // accepted unless it carries a parametersRef: Switchyard takes no GatewayClass parameters, so any
 // reference is one it cannot resolve (InvalidParameters). SupportedVersion is always True: this
-// service is the API server, so the stored versions are by construction the ones it supports.
+// service is the API server, so the stored versions are by construction the ones it supports. A class
+// may choose its Gateways' ListenerSet status reasons with an annotation (listener-set-mode.ts); the
+// Accepted message says when it does.
 import type { Condition, GatewayClass, GatewayClassStatus } from '../model/objects';
 import type { TranslateOptions } from '../model/world';
 import { draft, mergeConditions, type ConditionDraft } from './conditions';
 import { ConditionType, GatewayClassReason, OWNED_CONDITION_TYPES } from './reasons';
 import { supportedFeaturesStatus } from './features';
+import { LISTENER_SET_STATUS_ANNOTATION, listenerSetStatusMode } from './listener-set-mode';
 
 export type { GatewayClassStatus };
 
@@ -29,7 +32,9 @@ export function gatewayClassVerdict(gc: GatewayClass): GatewayClassVerdict {
       message: `parametersRef ${ref.kind ?? '?'} "${where}"${ref.group ? ` (group ${ref.group})` : ''} cannot be resolved: this controller takes no GatewayClass parameters`,
     };
   }
-  return { accepted: true, reason: GatewayClassReason.Accepted, message: 'The GatewayClass is accepted by this controller' };
+  const pr4815 = listenerSetStatusMode(gc) === 'pr4815'
+    ? `; its Gateways write ListenerSet status as Gateway API pull request #4815 defines it (${LISTENER_SET_STATUS_ANNOTATION}: pr4815)` : '';
+  return { accepted: true, reason: GatewayClassReason.Accepted, message: `The GatewayClass is accepted by this controller${pr4815}` };
 }
 
 /**

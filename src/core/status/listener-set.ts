@@ -1,7 +1,8 @@
 // ListenerSet status, written by the recompute of the Gateway its parentRef names: Accepted and
 // Programmed (NotAllowed when the Gateway's allowedListeners does not admit it, ParentNotAccepted
 // when the Gateway is not accepted, ListenersNotValid when none of its listeners can be
-// programmed) and one status.listeners entry per listener, in the Gateway listeners' shape.
+// programmed; Programmed=False says Invalid instead on a class that opts into #4815's reasons,
+// see listener-set-mode.ts) and one status.listeners entry per listener, in the Gateway listeners' shape.
 import type { Condition, ListenerSetStatus } from '../model/objects';
 import type { GatewayAnalysis } from '../attach/attach';
 import type { ListenerAnalysis } from '../attach/listeners';
@@ -9,6 +10,7 @@ import type { ListenerSetVerdict } from '../attach/listener-sets';
 import { draft, mergeConditions, type ConditionDraft } from './conditions';
 import { ConditionType, ListenerSetReason, OWNED_CONDITION_TYPES } from './reasons';
 import { attachedRouteCounts, listenerStatusOf } from './gateway';
+import { listenerSetStatusMode } from './listener-set-mode';
 
 export type { ListenerSetStatus };
 
@@ -19,7 +21,10 @@ export interface ListenerSetStatusEntry {
 }
 
 function conditionsOf(analysis: GatewayAnalysis, s: ListenerSetVerdict, ls: ListenerAnalysis[]): [ConditionDraft, ConditionDraft] {
-  const both = (reason: string, message: string, programmedReason = reason): [ConditionDraft, ConditionDraft] => [
+  // the released reading repeats the Accepted reason on Programmed; #4815 keeps NotAllowed and
+  // ListenersNotValid to Accepted and says Invalid on Programmed (status/listener-set-mode.ts)
+  const pr4815 = listenerSetStatusMode(analysis.gatewayClass) === 'pr4815';
+  const both = (reason: string, message: string, programmedReason = pr4815 ? ListenerSetReason.Invalid : reason): [ConditionDraft, ConditionDraft] => [
     draft(ConditionType.Accepted, false, reason, message), draft(ConditionType.Programmed, false, programmedReason, message)];
   if (!s.allowed) return both(ListenerSetReason.NotAllowed, s.message ?? 'The Gateway does not allow this ListenerSet');
   if (!analysis.verdict.accepted)

@@ -50,6 +50,11 @@ export const ListenerReason = {
   UnsupportedProtocol: 'UnsupportedProtocol',
   UnsupportedValue: 'UnsupportedValue',
   NoValidCACertificate: 'NoValidCACertificate',
+  /**
+   * A ListenerSet listener's Accepted=False reason whenever Conflicted=True, in Gateway API #4815
+   * (ListenerEntryReasonConflicted), on classes that opt into it (status/listener-set-mode.ts).
+   */
+  Conflicted: 'Conflicted',
   // Conflicted (also the Accepted reason of a conflicted listener)
   HostnameConflict: 'HostnameConflict',
   ProtocolConflict: 'ProtocolConflict',
