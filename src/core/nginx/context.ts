@@ -27,8 +27,6 @@ export class RenderCtx {
   readonly pinned = new Set<string>();
   /** some rule asks an authorization server (the dispatch's subrequest to the agent's bridge) */
   auth = false;
-  /** some location answers 504 for what comes after the request timeout (retries under a request timeout) */
-  deadlines = false;
   readonly mirrorByKey = new Map<string, { v: string; p: number; location: string; text: string }>();
 
   constructor(readonly input: NginxRenderInput) {

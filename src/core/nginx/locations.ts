@@ -99,15 +99,8 @@ export function ruleLocation(ctx: RenderCtx, g: GatewayCtx, ruleIndex: number, b
   else for (const h of [...new Set([...touchedHeaders(rule.filters), ...touchedHeaders(b.filters)])].sort()) set(headerName(h), `$${ctx.headerVar(h)}`);
   for (const m of mirrors) lines.push(`        mirror ${m.location};`);
   const t = rule.timeouts;
-  // retries under a request timeout: none starts once the request's time is up, and an answer that
-  // comes after it is the gateway's 504 (the header filter sees the time, the body filter replaces the body)
-  const deadline = !!rule.retry && !grpc && !!t?.requestMs && t.requestMs > 0;
-  // the header filter finishes the answer: the rule's response header changes, the session cookie, the deadline
-  if (sessions || deadline || changesResponse(rule.filters) || changesResponse(b.filters)) lines.push('        js_header_filter sy.respond;');
-  if (deadline) {
-    ctx.deadlines = true;
-    lines.push(`        set $sy_request_ms ${t!.requestMs};`, '        js_body_filter sy.late buffer_type=buffer;');
-  }
+  // the header filter finishes the answer: the rule's response header changes, the session cookie
+  if (sessions || changesResponse(rule.filters) || changesResponse(b.filters)) lines.push('        js_header_filter sy.respond;');
   const limit = [t?.backendRequestMs, t?.requestMs].filter((x): x is number => x !== undefined && x > 0);
   if (limit.length) {
     const m = Math.min(...limit);
@@ -121,7 +114,11 @@ export function ruleLocation(ctx: RenderCtx, g: GatewayCtx, ruleIndex: number, b
     if (lost.length) ctx.gap(g, routeName(g, ruleIndex), `nginx retries only on ${[...RETRYABLE].join(', ')}: ${lost.join(', ')} not retried`);
     if (rule.retry.backoffMs) ctx.gap(g, routeName(g, ruleIndex), 'nginx retries at once: no backoff between attempts');
     lines.push(`        ${p}_next_upstream error timeout ${codes.map((c) => `http_${c}`).join(' ')} non_idempotent;`.replace('  ', ' '), `        ${p}_next_upstream_tries ${copies};`);
-    if (t?.requestMs) lines.push(`        ${p}_next_upstream_timeout ${ms(t.requestMs)};`);
+    // no retry starts once the request's time is up (what the last attempt answered goes to the client)
+    if (t?.requestMs) {
+      lines.push(`        ${p}_next_upstream_timeout ${ms(t.requestMs)};`);
+      ctx.gap(g, routeName(g, ruleIndex), 'retries stop when the request timeout is up, but the last attempt\'s answer is passed on where the request timeout calls for 504');
+    }
   }
   const upstream = ctx.httpUpstream(b, copies);
   if (b.tls) {

@@ -81,7 +81,7 @@ export function renderRoutes(input: NginxRenderInput): RoutesRender {
   });
   for (const [name, v] of [...ctx.headers].sort()) njs.hdr[name] = v;
   const vars = ['sy_uri', 'sy_host', 'sy_resp',
-    ...(ctx.auth ? ['sy_hx'] : []), ...(ctx.deadlines ? ['sy_late'] : []), ...(ctx.pinned.size ? ['sy_peer', 'sy_pin', 'sy_sess'] : []),
+    ...(ctx.auth ? ['sy_hx'] : []), ...(ctx.pinned.size ? ['sy_peer', 'sy_pin', 'sy_sess'] : []),
     ...[...ctx.headers.values()].sort(), ...[...ctx.mirrorByKey.values()].map((m) => m.v).sort()];
   const httpText = [
     '# Rendered by `switchyard nginx` from the Gateways\' snapshots: servers, dispatch and locations.',

@@ -581,15 +581,6 @@ function carry(r, T, req, host, listener, entry, rule, grpc, added) {
 
 /** js_header_filter of a location whose rule changes response headers: the backend's answer finished. */
 function respond(r) {
-  // retries under a request timeout: what comes after the request's time is up is the gateway's 504
-  var limit = Number(r.variables.sy_request_ms);
-  if (limit > 0 && r.status !== 504 && Number(r.variables.request_time) * 1000 >= limit) {
-    r.status = 504;
-    r.headersOut['Content-Type'] = 'text/plain';
-    delete r.headersOut['Content-Length'];
-    r.variables.sy_late = '1';
-    return;
-  }
   var sess = r.variables.sy_sess;
   if (sess) sessionCookie(r, JSON.parse(sess));
   var spec = r.variables.sy_resp;
@@ -608,12 +599,6 @@ function respond(r) {
   for (i = 0; i < d.x.length; i++) r.headersOut[d.x[i][0]] = d.x[i][1];
 }
 
-/** js_body_filter of a location with retries under a request timeout: a late answer's body is the gateway's. */
-function late(r, data, flags) {
-  if (r.variables.sy_late !== '1') return r.sendBuffer(data, flags);
-  if (flags.last) r.sendBuffer('request timed out\n', flags);
-}
-
 /** Stream js_preread of a cleartext port that takes both HTTP/1.1 and HTTP/2 with prior knowledge. */
 function demux(s) {
   s.on('upload', function (data, flags) {
@@ -624,4 +609,4 @@ function demux(s) {
   });
 }
 
-export default { http: http, respond: respond, late: late, demux: demux };
+export default { http: http, respond: respond, demux: demux };
