@@ -263,4 +263,17 @@ describe.skipIf(need.skip)(`ExternalAuth and cookie sessions through nginx${need
       expect(c.value!.started).toBeGreaterThanOrEqual(now);
     }
   });
+
+  // last: it takes the bridge away
+  it('without the agent\'s bridge, a rule with ExternalAuth is denied (403), never served unauthenticated', async () => {
+    rmSync(join(prefix, 'run', 'auth.sock'), { force: true });
+    const before = web.count();
+    for (const path of ['/h/items', '/g/open']) {
+      const r = await send(path, { authorization: 'Bearer good' });
+      expect(r.status, path).toBe(403);
+    }
+    expect(web.count()).toBe(before);
+    // a rule without the filter is served as before
+    expect((await send('/s/a')).status).toBe(200);
+  });
 });
