@@ -19,6 +19,7 @@ import type { PortKind } from '../proxy/listener-servers';
 import { accessLog } from '../proxy/access-log';
 import { collect, CONF, nginxTest, prepareDir, promote, writeCandidate } from './files';
 import { NginxProcess } from './nginx-process';
+import { startAuthBridge } from './auth-bridge';
 import { runtimePath } from '../runtime/files';
 
 export interface NginxAgentOptions {
@@ -79,6 +80,9 @@ export async function startNginxAgent(o: NginxAgentOptions): Promise<RunningNgin
   const bin = o.nginxBin ?? '/usr/sbin/nginx';
   if (!existsSync(bin)) throw new Error(`no nginx at ${bin} (Debian: apt-get install nginx libnginx-mod-http-js libnginx-mod-stream libnginx-mod-stream-js)`);
   prepareDir(dir);
+  const latest = new Map<string, Snapshot>();
+  // ExternalAuth: the dispatch asks the authorization servers through the agent (auth-bridge.ts)
+  const bridge = await startAuthBridge(join(dir, 'run', 'auth.sock'), () => [...latest.values()].map((s) => s.table).filter((t) => t?.format === TABLE_FORMAT));
   const id = o.id ?? `${hostname()}-nginx-${process.pid}`;
   const tables = new Tables(o.gateways);
   const metrics = new ProxyMetrics();
@@ -93,7 +97,6 @@ export async function startNginxAgent(o: NginxAgentOptions): Promise<RunningNgin
     portOffset: o.portOffset, host: o.host, dir, njsScript: runtimePath('njsScript'),
     workerProcesses: o.workerProcesses ?? 'auto', modulesDir: o.modulesDir ?? '/usr/lib/nginx/modules',
   };
-  const latest = new Map<string, Snapshot>();
   const reloads: ReloadRecord[] = [];
   let good: NginxRender | undefined;
   let routesCache: { key: string; routes: RoutesRender } | undefined;
@@ -251,6 +254,7 @@ export async function startNginxAgent(o: NginxAgentOptions): Promise<RunningNgin
         await Promise.all(feeds.map((f) => f.stop()));
         await running;
         await nginx.stop();
+        await bridge.close();
         await new Promise<void>((r) => admin.close(() => r()));
         admin.closeAllConnections();
         log.info({}, 'switchyard nginx stopped');

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { ENTRIES } from '../../scripts/build';
+import { pickPort } from './ports';
 
 export const ROOT = join(import.meta.dirname, '../..');
 
@@ -60,7 +61,7 @@ export async function startProcess(env: Record<string, string | undefined>, scri
   // a random port may be taken by something else on the machine: try a few
   for (let attempt = 0; ; attempt++) {
     try {
-      return await startOnce(env, script, args, 20000 + Math.floor(Math.random() * 20000), portVariable, nodeFlags);
+      return await startOnce(env, script, args, pickPort(20000, 20000), portVariable, nodeFlags);
     } catch (e) {
       if (attempt >= 4 || !/EADDRINUSE|is in use by another process/.test(String((e as Error).message))) throw e;
     }

@@ -1,7 +1,7 @@
 // What rendering one configuration collects as it goes: upstreams named, request headers the filters
 // touch (each gets an njs variable), mirrors (each a variable saying whether this request is copied),
 // the TLS material, and what nginx cannot honour.
-import type { CompiledBackend, CompiledListener, CompiledTable } from '../compile/types';
+import type { CompiledBackend, CompiledListener, CompiledRule, CompiledTable } from '../compile/types';
 import { Material } from './material';
 import { headerVar, upstreamName } from './names';
 import type { NginxRenderInput } from './types';
@@ -23,6 +23,10 @@ export class RenderCtx {
   readonly gaps: string[] = [];
   readonly material: Material;
   mirrors = 0;
+  /** backends of rules that keep cookie sessions ("namespace/name:port"): their endpoints a session may be pinned to */
+  readonly pinned = new Set<string>();
+  /** some rule asks an authorization server (the dispatch's subrequest to the agent's bridge) */
+  auth = false;
   readonly mirrorByKey = new Map<string, { v: string; p: number; location: string; text: string }>();
 
   constructor(readonly input: NginxRenderInput) {
@@ -56,6 +60,13 @@ export class RenderCtx {
     if (!this.gaps.includes(line)) this.gaps.push(line);
   }
 }
+
+/** nginx's proxy_next_upstream tries of a rule: each endpoint is listed that many times in its upstream. */
+export function copiesOf(rule: CompiledRule): number {
+  return rule.retry ? rule.retry.attempts + 1 : 1;
+}
+
+export const hasExternalAuth = (rule: CompiledRule): boolean => !rule.invalid && rule.filters.some((f) => f.type === 'ExternalAuth' && !!f.externalAuth);
 
 export function routeName(g: GatewayCtx, rule: number): string {
   const r = g.table.rules[rule];

@@ -4,7 +4,7 @@
 // whose routes need HTTP/2 (gRPC, h2c backends) is fronted by a stream server that tells the two
 // prefaces apart (nginx 1.22 takes HTTP/1.1 and HTTP/2 with prior knowledge on separate sockets).
 import type { CompiledListener } from '../compile/types';
-import { listenerName, type GatewayCtx, type RenderCtx } from './context';
+import { hasExternalAuth, listenerName, type GatewayCtx, type RenderCtx } from './context';
 import { mirrorsOfRule, ruleLocation } from './locations';
 import { q } from './names';
 import { njsListener, type NjsTable } from './njs-table';
@@ -33,18 +33,42 @@ function ruleBlocks(ctx: RenderCtx, g: GatewayCtx, listeners: readonly CompiledL
       if (b.valid && b.weight > 0) out.push(ruleLocation(ctx, g, ri, bi, [...mirrors.rule, ...mirrors.backends[bi]]));
     });
   }
-  return [...mirrorTexts, ...out];
+  const auth = [...rules].some((ri) => hasExternalAuth(g.table.rules[ri])) ? [authLocation(ctx)] : [];
+  return [...auth, ...mirrorTexts, ...out];
+}
+
+/**
+ * Where the dispatch asks about a rule's ExternalAuth filter: the agent's bridge (a unix socket it
+ * serves), which asks the authorization server as the reference proxy does (HTTP, or Envoy ext_authz
+ * gRPC, which njs cannot speak) and answers with the decision. The request travels as JSON in the
+ * subrequest's body; the server's timeout is the bridge's to keep, nginx's read timeout only a bound.
+ */
+function authLocation(ctx: RenderCtx): string {
+  return [
+    '    location = /_switchyard/auth {',
+    '        internal;',
+    '        proxy_pass_request_headers off;',
+    '        proxy_set_header Content-Type application/json;',
+    '        proxy_set_header Connection "";',
+    '        proxy_read_timeout 30s;',
+    '        subrequest_output_buffer_size 1m;',
+    `        proxy_pass http://unix:${ctx.run('auth')}:/check;`,
+    '    }',
+  ].join('\n');
 }
 
 /** nginx answers 502 when it reaches no backend; the gateway's answer for that is 503 (a backend's own 502 passes). */
 const UNAVAILABLE = ['    error_page 502 = @sy_unavailable;', '    location @sy_unavailable {', '        return 503 "no backend answered\\n";', '    }'];
 
-function dispatch(key: string, insecureFallback = false): string[] {
+function dispatch(key: string, clientValidation?: 'AllowValidOnly' | 'AllowInsecureFallback'): string[] {
   return [
     `    set $sy_port_key ${q(key)};`, '    location / {', '        js_content tbl.http;', '    }', ...UNAVAILABLE,
     // AllowInsecureFallback: a client certificate nginx finds invalid (495) is no reason to refuse the request
     // (nginx answers 495 before the server's own `set`: the named location sets the port's key itself)
-    ...(insecureFallback ? ['    error_page 495 = @sy_dispatch;', '    location @sy_dispatch {', `        set $sy_port_key ${q(key)};`, '        js_content tbl.http;', '    }'] : []),
+    ...(clientValidation === 'AllowInsecureFallback' ? ['    error_page 495 = @sy_dispatch;', '    location @sy_dispatch {', `        set $sy_port_key ${q(key)};`, '        js_content tbl.http;', '    }'] : []),
+    // AllowValidOnly: a client certificate nginx finds invalid (495), or none (496), gets no answer: the
+    // connection is closed (444), as a refused handshake leaves the client without one
+    ...(clientValidation === 'AllowValidOnly' ? ['    error_page 495 496 = @sy_refuse;', '    location @sy_refuse {', '        return 444;', '    }'] : []),
   ];
 }
 
@@ -72,7 +96,7 @@ function nativePort(ctx: RenderCtx, g: GatewayCtx, port: number, listeners: read
     if (m.path.type !== 'Exact' && m.path.type !== 'PathPrefix') return undefined;
     if (!m.path.value.startsWith('/') || !LITERAL.test(m.path.value) || /[\s{};]/.test(m.path.value)) return undefined;
     const rule = g.table.rules[e.rule];
-    if (rule.invalid) return undefined;
+    if (rule.invalid || rule.sessionPersistence) return undefined;
     const weighted = rule.backends.filter((b) => b.weight > 0);
     if (weighted.length !== 1 || !weighted[0].valid || weighted[0].filters?.length || weighted[0].appProtocol === 'kubernetes.io/h2c') return undefined;
     const headers: [string, string][] = [];
@@ -151,9 +175,9 @@ export function httpsPort(ctx: RenderCtx, g: GatewayCtx, port: number, https: re
     for (const p of pairs) lines.push(`    ssl_certificate ${p};`, `    ssl_certificate_key ${p};`);
     if (l.tls?.caBundle) {
       lines.push(`    ssl_client_certificate ${ctx.material.ca(l.tls.caBundle)};`, `    ssl_verify_client ${l.tls.clientValidationMode === 'AllowInsecureFallback' ? 'optional_no_ca' : 'on'};`, '    ssl_verify_depth 5;');
-      if (l.tls.clientValidationMode !== 'AllowInsecureFallback') ctx.gap(g, listenerName(l), 'AllowValidOnly: nginx completes the handshake with an invalid client certificate and answers 400, rather than refusing the connection');
+      if (l.tls.clientValidationMode !== 'AllowInsecureFallback') ctx.gap(g, listenerName(l), 'AllowValidOnly: nginx completes the handshake with an invalid client certificate, then closes the connection without an answer, rather than failing the handshake');
     }
-    lines.push(...dispatch(key, l.tls?.clientValidationMode === 'AllowInsecureFallback'), ...blocks, '}');
+    lines.push(...dispatch(key, l.tls?.clientValidationMode === 'AllowInsecureFallback' ? 'AllowInsecureFallback' : l.tls?.caBundle ? 'AllowValidOnly' : undefined), ...blocks, '}');
     out.push(lines.join('\n'));
   }
   if (!hasDefault) {

@@ -3,8 +3,8 @@
 // URI and Host the backend receives, the touched request headers, whether each mirror copies this
 // request, the response headers to finish. What is the same for every request of the rule (the
 // upstream, timeouts, retries, TLS to the backend) is written here.
-import type { CompiledBackend, CompiledFilter, CompiledRule } from '../compile/types';
-import { listenerName, routeName, type GatewayCtx, type RenderCtx } from './context';
+import type { CompiledBackend, CompiledBackendTLS, CompiledFilter, CompiledRule } from '../compile/types';
+import { copiesOf, hasExternalAuth, listenerName, routeName, type GatewayCtx, type RenderCtx } from './context';
 import { q } from './names';
 
 export const locationName = (g: GatewayCtx, rule: number, backend: number): string => `g${g.index}_r${rule}_b${backend}`;
@@ -82,7 +82,15 @@ export function ruleLocation(ctx: RenderCtx, g: GatewayCtx, ruleIndex: number, b
   const p = grpc ? 'grpc' : 'proxy';
   const lines: string[] = [native ? `    ${native.open} {` : `    location @${locationName(g, ruleIndex, backendIndex)} {`];
   const set = (name: string, value: string) => lines.push(`        ${p}_set_header ${name} ${value};`);
-  set('Host', native ? '$http_host' : '$sy_host');
+  const sessions = !native && !rule.invalid && !!rule.sessionPersistence;
+  // ExternalAuth: the headers an allowance adds have names only the authorization server knows, and
+  // nginx names every header it sets in the configuration. The dispatch writes the request's whole
+  // header block instead ($sy_hx: each header on a line of its own, after the Host line), client
+  // headers and the allowance's, an allowance's header replacing the client's of that name.
+  const authHeaders = !native && !grpc && hasExternalAuth(rule);
+  if (authHeaders) lines.push('        proxy_pass_request_headers off;');
+  set('Host', native ? '$http_host' : authHeaders ? '"$sy_host$sy_hx"' : '$sy_host');
+  if (!native && grpc && hasExternalAuth(rule)) ctx.gap(g, where, 'headers an authorization server adds to an allowed request are not sent to an h2c backend (nginx\'s gRPC module)');
   if (!grpc) {
     set('Upgrade', '$http_upgrade');
     set('Connection', '$sy_connection');
@@ -90,40 +98,61 @@ export function ruleLocation(ctx: RenderCtx, g: GatewayCtx, ruleIndex: number, b
   if (native) for (const [name, value] of native.headers) set(headerName(name), `"${value}"`);
   else for (const h of [...new Set([...touchedHeaders(rule.filters), ...touchedHeaders(b.filters)])].sort()) set(headerName(h), `$${ctx.headerVar(h)}`);
   for (const m of mirrors) lines.push(`        mirror ${m.location};`);
-  if (changesResponse(rule.filters) || changesResponse(b.filters)) lines.push('        js_header_filter sy.respond;');
   const t = rule.timeouts;
+  // the header filter finishes the answer: the rule's response header changes, the session cookie
+  if (sessions || changesResponse(rule.filters) || changesResponse(b.filters)) lines.push('        js_header_filter sy.respond;');
   const limit = [t?.backendRequestMs, t?.requestMs].filter((x): x is number => x !== undefined && x > 0);
   if (limit.length) {
     const m = Math.min(...limit);
     lines.push(`        ${p}_connect_timeout ${ms(m)};`, `        ${p}_send_timeout ${ms(m)};`, `        ${p}_read_timeout ${ms(m)};`);
     if (t?.requestMs && t.backendRequestMs && t.requestMs > t.backendRequestMs) ctx.gap(g, routeName(g, ruleIndex), 'nginx has no whole-request timeout: the backend request timeout bounds each read instead');
   }
-  let copies = 1;
+  const copies = copiesOf(rule);
   if (rule.retry) {
     const codes = rule.retry.codes.filter((c) => RETRYABLE.has(c));
     const lost = rule.retry.codes.filter((c) => !RETRYABLE.has(c));
     if (lost.length) ctx.gap(g, routeName(g, ruleIndex), `nginx retries only on ${[...RETRYABLE].join(', ')}: ${lost.join(', ')} not retried`);
     if (rule.retry.backoffMs) ctx.gap(g, routeName(g, ruleIndex), 'nginx retries at once: no backoff between attempts');
-    copies = rule.retry.attempts + 1;
     lines.push(`        ${p}_next_upstream error timeout ${codes.map((c) => `http_${c}`).join(' ')} non_idempotent;`.replace('  ', ' '), `        ${p}_next_upstream_tries ${copies};`);
+    // no retry starts once the request's time is up (what the last attempt answered goes to the client)
+    if (t?.requestMs) {
+      lines.push(`        ${p}_next_upstream_timeout ${ms(t.requestMs)};`);
+      ctx.gap(g, routeName(g, ruleIndex), 'retries stop when the request timeout is up, but the last attempt\'s answer is passed on where the request timeout calls for 504');
+    }
   }
   const upstream = ctx.httpUpstream(b, copies);
   if (b.tls) {
     const ca = ctx.material.backendCA(b.tls);
-    lines.push(`        ${p}_ssl_server_name on;`, `        ${p}_ssl_name ${q(b.tls.sni)};`, `        ${p}_ssl_verify on;`, `        ${p}_ssl_verify_depth 5;`);
+    lines.push(`        ${p}_ssl_server_name on;`, `        ${p}_ssl_name ${q(verifiedName(ctx, g, where, b.tls))};`, `        ${p}_ssl_verify on;`, `        ${p}_ssl_verify_depth 5;`);
     if (ca) lines.push(`        ${p}_ssl_trusted_certificate ${ca};`);
-    const sans = b.tls.subjectAltNames;
-    if (sans.length && !sans.some((s) => s.type === 'Hostname' && s.value.toLowerCase() === b.tls!.sni.toLowerCase())) {
-      ctx.gap(g, where, `nginx checks the backend certificate against the SNI (${b.tls.sni}) only, not the policy's subjectAltNames`);
-    }
     const client = g.table.backendClientCertificate && ctx.material.keyPair(g.table.backendClientCertificate);
     if (client) lines.push(`        ${p}_ssl_certificate ${client};`, `        ${p}_ssl_certificate_key ${client};`);
   }
-  if (grpc) lines.push(`        grpc_pass ${b.tls ? 'grpcs' : 'grpc'}://${upstream};`);
-  else lines.push(`        proxy_pass ${b.tls ? 'https' : 'http'}://${upstream}${native ? '' : '$sy_uri'};`);
+  // a rule that keeps sessions: the dispatch names the peer, the upstream (a new session) or the session's endpoint
+  const peer = sessions ? '$sy_peer' : upstream;
+  if (grpc) lines.push(`        grpc_pass ${b.tls ? 'grpcs' : 'grpc'}://${peer};`);
+  else lines.push(`        proxy_pass ${b.tls ? 'https' : 'http'}://${peer}${native ? '' : '$sy_uri'};`);
   if (h2c && !grpcRule && [...rule.filters, ...(b.filters ?? [])].some((f) => f.urlRewrite?.path)) ctx.gap(g, where, 'a path rewrite is not applied on the way to an h2c backend (nginx\'s gRPC module sends the URI as received)');
   lines.push('    }');
   return lines.join('\n');
+}
+
+/**
+ * The name nginx checks a backend's certificate against, which is also the SNI it sends (nginx has
+ * one name for both): the policy's hostname, unless the policy's subjectAltNames leave it out. Then
+ * the first Hostname SAN, so that a certificate the policy refuses is refused (the SNI differs); a
+ * policy of URI SANs only cannot be checked by nginx, which checks the hostname.
+ */
+export function verifiedName(ctx: RenderCtx, g: GatewayCtx, where: string, tls: CompiledBackendTLS): string {
+  const sans = tls.subjectAltNames;
+  if (sans.length === 0 || sans.some((s) => s.type === 'Hostname' && s.value.toLowerCase() === tls.sni.toLowerCase())) return tls.sni;
+  const hostnames = sans.filter((s) => s.type === 'Hostname').map((s) => s.value);
+  if (hostnames.length === 0) {
+    ctx.gap(g, where, `nginx cannot check URI subjectAltNames: the backend certificate is checked against the SNI (${tls.sni})`);
+    return tls.sni;
+  }
+  ctx.gap(g, where, `nginx sends the name it checks the certificate against: SNI ${hostnames[0]} (the policy's first Hostname subjectAltName) instead of ${tls.sni}${hostnames.length > 1 ? ', and only that subjectAltName is accepted' : ''}${sans.some((s) => s.type !== 'Hostname') ? '; URI subjectAltNames are not checked' : ''}`);
+  return hostnames[0];
 }
 
 /** Canonical spelling of a header name for the request line nginx sends (names compare case-insensitively). */

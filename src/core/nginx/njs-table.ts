@@ -3,7 +3,9 @@
 // with its filters and backends reduced to what the dispatch needs (the named location of each
 // backend, the variables of its mirrors and touched request headers).
 import type { CompiledFilter, CompiledGRPCEntry, CompiledHTTPEntry, CompiledListener, CompiledValueMatch } from '../compile/types';
-import type { GatewayCtx, RenderCtx } from './context';
+import { copiesOf, hasExternalAuth, type GatewayCtx, type RenderCtx } from './context';
+import { upstreamName } from './names';
+import { backendKey } from './upstreams';
 import { locationName, mirrorsOfRule, touchedHeaders, type MirrorOut } from './locations';
 
 export interface NjsListener {
@@ -61,9 +63,26 @@ export function njsListener(g: GatewayCtx, l: CompiledListener, https: boolean):
   };
 }
 
+/**
+ * An ExternalAuth filter as the dispatch sends it to the agent's bridge: everything but the server's
+ * endpoints, which the bridge takes from the agent's tables (so an endpoint-only change renders no
+ * route again).
+ */
+function authOf(f: CompiledFilter): unknown {
+  const a = f.externalAuth!;
+  return {
+    type: f.type,
+    auth: {
+      ok: a.backend.valid, key: backendKey(a.backend), protocol: a.protocol, timeoutMs: a.timeoutMs,
+      allowedHeaders: a.allowedHeaders, allowedResponseHeaders: a.allowedResponseHeaders, ...(a.pathPrefix ? { pathPrefix: a.pathPrefix } : {}),
+    },
+  };
+}
+
 function filtersOf(filters: readonly CompiledFilter[] | undefined, mirrors: readonly MirrorOut[]): unknown[] {
   let m = 0;
   return (filters ?? []).map((f) => {
+    if (f.type === 'ExternalAuth' && f.externalAuth) return authOf(f);
     if (f.type !== 'RequestMirror') return f;
     const out = mirrors[m++];
     return { type: f.type, mirror: { v: out.v, p: out.p } };
@@ -78,13 +97,19 @@ export function njsRule(ctx: RenderCtx, g: GatewayCtx, ruleIndex: number): unkno
     for (const n of names) ctx.headerVar(n);
     return names;
   };
+  const sp = rule.invalid ? undefined : rule.sessionPersistence;
+  if (sp) for (const b of rule.backends) if (b.valid && b.weight > 0) ctx.pinned.add(backendKey(b));
+  if (hasExternalAuth(rule)) ctx.auth = true;
   return {
     ...(rule.invalid ? { invalid: true } : {}),
     f: filtersOf(rule.filters, mirrors.rule),
     h: hdr(rule.filters),
+    // cookie sessions: the cookie, and per backend its key (the cookie names it) and upstream (a new session's peer)
+    ...(sp ? { sp: { n: sp.cookieName, p: sp.path, l: sp.lifetime, ...(sp.absoluteTimeoutSeconds !== undefined ? { a: sp.absoluteTimeoutSeconds } : {}), ...(sp.idleTimeoutSeconds !== undefined ? { i: sp.idleTimeoutSeconds } : {}) } } : {}),
     b: rule.backends.map((b, bi) => ({
       w: b.weight, ok: b.valid, loc: locationName(g, ruleIndex, bi),
       f: filtersOf(b.filters, mirrors.backends[bi]), h: hdr(b.filters),
+      ...(sp ? { k: backendKey(b), up: upstreamName(b, copiesOf(rule)) } : {}),
     })),
   };
 }

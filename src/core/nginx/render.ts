@@ -4,7 +4,7 @@
 // do not depend on endpoints, and the upstreams, which hold them; so an endpoint-only change writes
 // the upstream files alone and keeps every other file (renderRoutes' result can be kept by the
 // caller under routesKey and given back).
-import type { CompiledTable } from '../compile/types';
+import type { CompiledFilter, CompiledTable } from '../compile/types';
 import { RenderCtx, type GatewayCtx } from './context';
 import { httpPort, httpsPort } from './http';
 import { digest } from './names';
@@ -23,12 +23,16 @@ export interface RoutesRender {
   streamJs: boolean;
   httpUpstreams: HttpUpstreamSpec[];
   streamUpstreams: StreamUpstreamSpec[];
+  /** backends a cookie session may be pinned to an endpoint of (the upstreams file lists their endpoints for the dispatch) */
+  pinned: string[];
   gaps: string[];
 }
 
 /** The tables as the routes see them: endpoints left out (a backend's validity stays). */
 function withoutEndpoints(t: CompiledTable): CompiledTable {
-  return { ...t, rules: t.rules.map((r) => ({ ...r, backends: r.backends.map((b) => ({ ...b, endpoints: [] })) })) };
+  // an authorization server's endpoints are the agent's bridge's to know, not the configuration's
+  const filters = (fs: readonly CompiledFilter[] | undefined) => fs?.map((f) => (f.externalAuth ? { ...f, externalAuth: { ...f.externalAuth, backend: { ...f.externalAuth.backend, endpoints: [] } } } : f));
+  return { ...t, rules: t.rules.map((r) => ({ ...r, filters: filters(r.filters)!, backends: r.backends.map((b) => ({ ...b, endpoints: [], ...(b.filters ? { filters: filters(b.filters) } : {}) })) })) };
 }
 
 /** What the routes depend on: a changed key means the routes are rendered again. */
@@ -76,7 +80,9 @@ export function renderRoutes(input: NginxRenderInput): RoutesRender {
     }
   });
   for (const [name, v] of [...ctx.headers].sort()) njs.hdr[name] = v;
-  const vars = ['sy_uri', 'sy_host', 'sy_resp', ...[...ctx.headers.values()].sort(), ...[...ctx.mirrorByKey.values()].map((m) => m.v).sort()];
+  const vars = ['sy_uri', 'sy_host', 'sy_resp',
+    ...(ctx.auth ? ['sy_hx'] : []), ...(ctx.pinned.size ? ['sy_peer', 'sy_pin', 'sy_sess'] : []),
+    ...[...ctx.headers.values()].sort(), ...[...ctx.mirrorByKey.values()].map((m) => m.v).sort()];
   const httpText = [
     '# Rendered by `switchyard nginx` from the Gateways\' snapshots: servers, dispatch and locations.',
     ...vars.map((v) => `js_var $${v};`),
@@ -95,6 +101,7 @@ export function renderRoutes(input: NginxRenderInput): RoutesRender {
     streamJs,
     httpUpstreams: [...ctx.httpUpstreams.values()],
     streamUpstreams: [...ctx.streamUpstreams.values()],
+    pinned: [...ctx.pinned].sort(),
     gaps: ctx.gaps,
   };
 }
@@ -102,7 +109,7 @@ export function renderRoutes(input: NginxRenderInput): RoutesRender {
 /** The whole configuration; `routes` when the caller kept the routes of the same routesKey. */
 export function renderNginx(input: NginxRenderInput, routes: RoutesRender = renderRoutes(input)): NginxRender {
   const endpoints = endpointsOf(input.gateways.map((g) => g.table));
-  const up = named('upstreams', 'conf', renderHttpUpstreams(routes.httpUpstreams, endpoints));
+  const up = named('upstreams', 'conf', renderHttpUpstreams(routes.httpUpstreams, endpoints, routes.pinned));
   const sup = routes.streamUpstreams.length ? named('stream-upstreams', 'conf', renderStreamUpstreams(routes.streamUpstreams, endpoints)) : undefined;
   const files = [...routes.files, up, ...(sup ? [sup] : [])];
   const d = input.dir;

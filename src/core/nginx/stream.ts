@@ -6,6 +6,7 @@ import { hostnameMatches } from '../match/hostname';
 import { selectListener } from '../resolve/listeners';
 import { listenerName, routeName, type GatewayCtx, type RenderCtx } from './context';
 import { q } from './names';
+import { verifiedName } from './locations';
 import type { StreamUpstreamSpec } from './upstreams';
 
 /** A rule's usable backends as one weighted stream upstream; undefined when none can take a connection. */
@@ -31,7 +32,7 @@ function backendTLS(ctx: RenderCtx, g: GatewayCtx, ri: number): string[] {
   const ca = ctx.material.backendCA(b.tls);
   const client = g.table.backendClientCertificate && ctx.material.keyPair(g.table.backendClientCertificate);
   return [
-    '    proxy_ssl on;', '    proxy_ssl_server_name on;', `    proxy_ssl_name ${q(b.tls.sni)};`, '    proxy_ssl_verify on;', '    proxy_ssl_verify_depth 5;',
+    '    proxy_ssl on;', '    proxy_ssl_server_name on;', `    proxy_ssl_name ${q(verifiedName(ctx, g, `${routeName(g, ri)} backend ${b.namespace}/${b.name}`, b.tls))};`, '    proxy_ssl_verify on;', '    proxy_ssl_verify_depth 5;',
     ...(ca ? [`    proxy_ssl_trusted_certificate ${ca};`] : []),
     ...(client ? [`    proxy_ssl_certificate ${client};`, `    proxy_ssl_certificate_key ${client};`] : []),
   ];

@@ -43,8 +43,15 @@ export function endpointsOf(tables: readonly CompiledTable[]): Map<string, Compi
 
 const endpoint = (e: CompiledEndpoint): string => (e.address.includes(':') ? `[${e.address}]:${e.port}` : `${e.address}:${e.port}`);
 
-export function renderHttpUpstreams(specs: readonly HttpUpstreamSpec[], endpoints: Map<string, CompiledEndpoint[]>): string {
+export function renderHttpUpstreams(specs: readonly HttpUpstreamSpec[], endpoints: Map<string, CompiledEndpoint[]>, pinned: readonly string[] = []): string {
   const out: string[] = [];
+  if (pinned.length) {
+    // the endpoints a cookie session may still be kept on: the dispatch sets $sy_pin to
+    // "backend|address:port" from the cookie and sends the request there only when this says 1
+    out.push('map $sy_pin $sy_pin_ok {', '    default "";');
+    for (const key of pinned) for (const e of endpoints.get(key) ?? []) out.push(`    "${key}|${endpoint(e)}" 1;`);
+    out.push('}');
+  }
   for (const s of specs) {
     const eps = endpoints.get(backendKey(s.backend)) ?? [];
     out.push(`upstream ${s.name} {`);

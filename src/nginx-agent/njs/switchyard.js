@@ -9,6 +9,12 @@
 // rule and the backend chosen, with the variables that location reads set here (the URI and Host
 // the backend receives, the request headers the filters touched, the mirrors taken, the response
 // headers to finish).
+// A rule with an ExternalAuth filter first asks the agent's bridge (a subrequest to
+// /_switchyard/auth, which the agent answers from a unix socket after asking the authorization
+// server as the reference proxy does): nothing else happens unless the server allows the request.
+// A rule that keeps cookie sessions resumes the session its cookie names (the cookie of
+// src/core/session/cookie.ts, so that resolve and the reference proxy read it alike), or begins one
+// by weight; the header filter sets the cookie on the answer.
 // Written for njs 0.7 (Debian bookworm): no spread, destructuring or classes.
 
 function normalizeHost(raw) {
@@ -281,6 +287,195 @@ function pick(backends) {
   return -1;
 }
 
+// ---- cookie sessions (as src/core/session/cookie.ts) ----
+
+var B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** base64url of a string's UTF-8 bytes, without padding. */
+function toBase64Url(text) {
+  var bytes = [];
+  for (var i = 0; i < text.length; i++) {
+    var c = text.charCodeAt(i);
+    if (c < 0x80) bytes.push(c);
+    else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+    else bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+  }
+  var out = '';
+  for (i = 0; i < bytes.length; i += 3) {
+    var n = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
+    out += B64.charAt((n >> 18) & 63) + B64.charAt((n >> 12) & 63);
+    if (i + 1 < bytes.length) out += B64.charAt((n >> 6) & 63);
+    if (i + 2 < bytes.length) out += B64.charAt(n & 63);
+  }
+  return out;
+}
+
+/** The text of a base64url value, or null (a value that is not ASCII names no backend here). */
+function fromBase64Url(value) {
+  var out = '';
+  var bits = 0;
+  var acc = 0;
+  for (var i = 0; i < value.length; i++) {
+    var ch = value.charAt(i);
+    var v = B64.indexOf(ch === '+' ? '-' : ch === '/' ? '_' : ch);
+    if (ch === '=') break;
+    if (v < 0) return null;
+    acc = (acc << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      var byte = (acc >> bits) & 255;
+      if (byte >= 0x80) return null;
+      out += String.fromCharCode(byte);
+    }
+  }
+  return out;
+}
+
+function decodeSession(value) {
+  if (!value || value.length > 1024) return null;
+  try {
+    var text = fromBase64Url(value);
+    if (text === null) return null;
+    var a = JSON.parse(text);
+    if (!Array.isArray(a) || typeof a[0] !== 'string' || typeof a[1] !== 'string' || !Number.isInteger(a[2]) || !Number.isInteger(a[3])) return null;
+    return { backend: a[0], endpoint: a[1], started: a[2], used: a[3] };
+  } catch (e) {
+    return null;
+  }
+}
+
+function cookieValue(raw, name) {
+  if (!raw) return undefined;
+  var parts = String(raw).split(/[;,]/);
+  for (var i = 0; i < parts.length; i++) {
+    var eq = parts[i].indexOf('=');
+    if (eq > 0 && parts[i].slice(0, eq).trim() === name) return parts[i].slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+  }
+  return undefined;
+}
+
+/** The backend the request's session cookie keeps it on (usable, weighted, within the timeouts), or null. */
+function resumedSession(rule, r) {
+  var sp = rule.sp;
+  var v = decodeSession(cookieValue(header(r, 'cookie'), sp.n));
+  if (!v) return null;
+  var now = Math.floor(Date.now() / 1000);
+  if (sp.a !== undefined && now - v.started >= sp.a) return null;
+  if (sp.i !== undefined && now - v.used >= sp.i) return null;
+  for (var i = 0; i < rule.b.length; i++) if (rule.b[i].ok && rule.b[i].w > 0 && rule.b[i].k === v.backend) return { index: i, value: v };
+  return null;
+}
+
+/** The peer of a rule that keeps sessions (the session's endpoint while nginx still lists it, else the upstream), and what the header filter needs. */
+function sessionPeer(r, rule, b, kept) {
+  var peer = b.up;
+  var endpoint = '';
+  if (kept && kept.value.endpoint) {
+    r.variables.sy_pin = b.k + '|' + kept.value.endpoint;
+    if (r.variables.sy_pin_ok === '1') peer = endpoint = kept.value.endpoint;
+  }
+  r.variables.sy_peer = peer;
+  var sp = rule.sp;
+  r.variables.sy_sess = JSON.stringify({ n: sp.n, p: sp.p, l: sp.l, a: sp.a, k: b.k, e: endpoint, s: endpoint ? kept.value.started : 0 });
+}
+
+/** Set-Cookie of the session on the answer: the backend and the endpoint that answered, when it began, now. */
+function sessionCookie(r, s) {
+  var addrs = String(r.variables.upstream_addr || '').split(/, | : /);
+  var endpoint = addrs[addrs.length - 1].trim();
+  if (!endpoint || endpoint.slice(0, 5) === 'unix:') return;
+  var now = Math.floor(Date.now() / 1000);
+  var started = s.e && s.e === endpoint ? s.s : now;
+  var parts = [s.n + '=' + toBase64Url(JSON.stringify([s.k, endpoint, started, now])), 'Path=' + s.p, 'HttpOnly'];
+  if (s.l === 'Permanent') parts.push('Max-Age=' + (s.a !== undefined && s.a !== null ? Math.max(0, s.a - (now - started)) : 86400));
+  var cur = r.headersOut['Set-Cookie'];
+  var list = cur === undefined ? [] : Array.isArray(cur) ? cur : [cur];
+  list.push(parts.join('; '));
+  r.headersOut['Set-Cookie'] = list;
+}
+
+// ---- ExternalAuth (the agent's bridge asks the server: src/proxy/external-auth.ts) ----
+
+/** Request headers nginx frames itself, or that end at this hop. */
+var NOT_PASSED = { host: 1, connection: 1, 'keep-alive': 1, 'proxy-connection': 1, 'transfer-encoding': 1, upgrade: 1, te: 1, trailer: 1, 'http2-settings': 1, 'content-length': 1, expect: 1 };
+var TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+var SAFE_VALUE = /^[^\r\n\0]*$/;
+
+function authOf(filters) {
+  for (var i = 0; i < filters.length; i++) if (filters[i].type === 'ExternalAuth') return filters[i].auth;
+  return null;
+}
+
+function utf8Length(s) {
+  var n = 0;
+  for (var i = 0; i < s.length; i++) {
+    var c = s.charCodeAt(i);
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? (i++, 4) : 3;
+  }
+  return n;
+}
+
+/** The server's denial to the client as it came: status, headers, body. */
+function denied(r, d) {
+  var st = Number(d.status) || 403;
+  if (st < 200 || st > 599) st = 403;
+  for (var k in d.headers) {
+    if (!TOKEN.test(k) || !SAFE_VALUE.test(String(d.headers[k])) || NOT_PASSED[k.toLowerCase()]) continue;
+    r.headersOut[k] = String(d.headers[k]);
+  }
+  var body = String(d.body || '');
+  r.status = st;
+  r.headersOut['Content-Length'] = String(utf8Length(body));
+  r.sendHeader();
+  if (body) r.send(body);
+  r.finish();
+}
+
+/** Asks the bridge; calls then(headers to add) when the server allows the request, answers the client otherwise. */
+function authorize(r, cfg, req, https, then) {
+  var raw = [];
+  for (var i = 0; i < r.rawHeadersIn.length; i++) raw.push([r.rawHeadersIn[i][0], r.rawHeadersIn[i][1]]);
+  var msg = {
+    cfg: cfg, method: r.method, path: req.path, authority: header(r, 'host') || '', scheme: https ? 'https' : 'http',
+    httpVersion: r.httpVersion, headers: raw, id: header(r, 'x-request-id') || r.variables.request_id,
+  };
+  if (req.rawQuery !== undefined) msg.rawQuery = req.rawQuery;
+  r.subrequest('/_switchyard/auth', { method: 'POST', body: JSON.stringify(msg) }, function (reply) {
+    var d = null;
+    try {
+      if (reply.status === 200) d = JSON.parse(reply.responseText);
+    } catch (e) {
+      d = null;
+    }
+    if (!d || typeof d.allow !== 'boolean') d = { allow: false, status: 403, headers: { 'content-type': 'text/plain' }, body: 'the authorization server could not be asked (no answer from the bridge)\n' };
+    if (!d.allow) return denied(r, d);
+    then(d.headers || {});
+  });
+}
+
+/** $sy_hx: the request's header lines after Host (client headers, an allowance's replacing theirs), filters' own headers left to their variables. */
+function headerBlock(r, touched, added) {
+  var skip = {};
+  var i;
+  for (i = 0; i < touched.length; i++) skip[touched[i]] = 1;
+  var addedLower = {};
+  for (var k in added) if (TOKEN.test(k) && SAFE_VALUE.test(String(added[k]))) addedLower[k.toLowerCase()] = [k, String(added[k])];
+  var out = '';
+  var cookies = [];
+  for (i = 0; i < r.rawHeadersIn.length; i++) {
+    var name = r.rawHeadersIn[i][0];
+    var lower = name.toLowerCase();
+    if (NOT_PASSED[lower] || skip[lower] || addedLower[lower]) continue;
+    // HTTP/2 sends cookies as crumbs: one Cookie line for HTTP/1.1
+    if (lower === 'cookie') cookies.push(r.rawHeadersIn[i][1]);
+    else out += '\r\n' + name + ': ' + r.rawHeadersIn[i][1];
+  }
+  if (cookies.length) out += '\r\nCookie: ' + cookies.join('; ');
+  for (k in addedLower) if (!skip[k] && !NOT_PASSED[k]) out += '\r\n' + addedLower[k][0] + ': ' + addedLower[k][1];
+  return out;
+}
+
 function http(r, T) {
   var port = T.ports[r.variables.sy_port_key];
   var grpc = String(header(r, 'content-type') || '').slice(0, 16) === 'application/grpc';
@@ -313,8 +508,20 @@ function http(r, T) {
   }
   if (!entry) return answer(r, grpc, grpc ? 12 : 404, 'no route matches');
   var rule = T.rules[entry.r];
+  if (rule.invalid) return answer(r, grpc, grpc ? 14 : 500, 'no usable backend');
+  var auth = authOf(rule.f);
+  if (!auth) return carry(r, T, req, host, listener, entry, rule, grpc, null);
+  // an unusable authorization server: the filter cannot be applied and is never skipped
+  if (!auth.ok) return answer(r, grpc, grpc ? 14 : 500, 'no usable backend');
+  authorize(r, auth, req, port.https, function (added) {
+    carry(r, T, req, host, listener, entry, rule, grpc, added);
+  });
+}
+
+/** The matched rule carried out; `added`: an allowance's headers (a rule with ExternalAuth), else null. */
+function carry(r, T, req, host, listener, entry, rule, grpc, added) {
+  var i;
   var refuse = function () { return answer(r, grpc, grpc ? 14 : 500, 'no usable backend'); };
-  if (rule.invalid) return refuse();
   var s = {
     path: req.path, host: host, hostHeader: header(r, 'host') || '', pathRewritten: false,
     prefix: entry.m.p && entry.m.p.t === 'PathPrefix' ? entry.m.p.v : undefined,
@@ -330,7 +537,8 @@ function http(r, T) {
     finishOwn(r, s, corsHeaders(s.cors, r, true));
     return r.return(200);
   }
-  var chosen = pick(rule.b);
+  var kept = rule.sp ? resumedSession(rule, r) : null;
+  var chosen = kept ? kept.index : pick(rule.b);
   if (chosen < 0 || !rule.b[chosen].ok) {
     finishOwn(r, s, s.cors ? corsHeaders(s.cors, r, false) : []);
     return refuse();
@@ -355,8 +563,11 @@ function http(r, T) {
       for (k = 0; k < m.add.length; k++) if (m.add[k].name.toLowerCase() === name) v = v !== undefined && v !== '' ? v + ',' + m.add[k].value : m.add[k].value;
       for (k = 0; k < m.remove.length; k++) if (m.remove[k].toLowerCase() === name) v = undefined;
     }
+    if (added) for (var an in added) if (an.toLowerCase() === name && SAFE_VALUE.test(String(added[an]))) v = String(added[an]);
     r.variables[T.hdr[name]] = v === undefined ? '' : v;
   }
+  if (added) r.variables.sy_hx = headerBlock(r, touched, added);
+  if (rule.sp) sessionPeer(r, rule, b, kept && kept.index === chosen ? kept : null);
   for (i = 0; i < s.mirrors.length; i++) {
     var mi = s.mirrors[i];
     r.variables[mi.v] = mi.p >= 100 || Math.random() * 100 < mi.p ? '1' : '';
@@ -370,6 +581,8 @@ function http(r, T) {
 
 /** js_header_filter of a location whose rule changes response headers: the backend's answer finished. */
 function respond(r) {
+  var sess = r.variables.sy_sess;
+  if (sess) sessionCookie(r, JSON.parse(sess));
   var spec = r.variables.sy_resp;
   if (!spec) return;
   var d = JSON.parse(spec);
