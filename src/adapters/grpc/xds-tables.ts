@@ -33,7 +33,12 @@ export interface GatewayTable {
   loadMs: number;
   /** how many translations the version before passed on through the worker's delta (none without one) */
   carried: number;
+  /** what clients subscribed to the same names can be sent, by the names: made once for all of them */
+  universes?: Map<string, Universe>;
 }
+
+/** at most this many distinct subscriptions' universes are kept per table version */
+const UNIVERSES_KEPT = 256;
 
 const KINDS: ResourceKind[] = ['listener', 'route', 'cluster', 'endpoint', 'secret'];
 const encodedOf = new WeakMap<object, Encoded>();
@@ -139,6 +144,18 @@ export class XdsTables {
    * "<hostname>:<port>" is a proxyless gRPC client: it gets those API listeners.
    */
   universe(t: GatewayTable, listenerNames: string[] | 'wildcard'): Universe {
+    // ten thousand streams subscribed to the same names are sent from one universe
+    const key = listenerNames === 'wildcard' ? '*' : [...listenerNames].sort().join('\n');
+    const kept = t.universes?.get(key);
+    if (kept) return kept;
+    const u = this.make(t, listenerNames);
+    t.universes ??= new Map();
+    if (t.universes.size >= UNIVERSES_KEPT) t.universes.delete(t.universes.keys().next().value!);
+    t.universes.set(key, u);
+    return u;
+  }
+
+  private make(t: GatewayTable, listenerNames: string[] | 'wildcard'): Universe {
     const u = Object.fromEntries(KINDS.map((k) => [k, new Map<string, Encoded>()])) as Universe;
     if (t.version === null) return u;
     if (listenerNames === 'wildcard') {
