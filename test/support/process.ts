@@ -55,12 +55,22 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * A port to try: from TEST_PORTS ("<first>-<last>") when set, for a machine whose users share out
+ * port ranges, else from 20000-39999.
+ */
+export function randomPort(): number {
+  const m = /^(\d+)-(\d+)$/.exec(process.env.TEST_PORTS ?? '');
+  const [first, last] = m ? [Number(m[1]), Number(m[2])] : [20000, 39999];
+  return first + Math.floor(Math.random() * (last - first + 1));
+}
+
 /** `portVariable`: the setting that names the port /healthz is answered on (WORKER_PORT for the worker). */
 export async function startProcess(env: Record<string, string | undefined>, script = 'src/main.ts', args: string[] = [], portVariable = 'PORT', nodeFlags: string[] = []): Promise<ServiceProcess> {
   // a random port may be taken by something else on the machine: try a few
   for (let attempt = 0; ; attempt++) {
     try {
-      return await startOnce(env, script, args, 20000 + Math.floor(Math.random() * 20000), portVariable, nodeFlags);
+      return await startOnce(env, script, args, randomPort(), portVariable, nodeFlags);
     } catch (e) {
       if (attempt >= 4 || !/EADDRINUSE|is in use by another process/.test(String((e as Error).message))) throw e;
     }

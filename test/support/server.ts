@@ -134,9 +134,20 @@ export async function reconciled(s: TestServer, timeoutMs = 20_000): Promise<voi
   }
 }
 
-/** A port free on loopback a moment ago (for servers whose port 0 means "none"). */
+/** A port free on loopback a moment ago (for servers whose port 0 means "none"); within TEST_PORTS when set. */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
+  const { randomPort } = await import('./process');
+  const ranged = /^\d+-\d+$/.test(process.env.TEST_PORTS ?? '');
+  for (let attempt = 0; ranged && attempt < 20; attempt++) {
+    const port = randomPort();
+    const free = await new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
