@@ -2,7 +2,8 @@
 // listeners with their entries in precedence order (as the compiled table has them), and every rule
 // with its filters and backends reduced to what the dispatch needs (the named location of each
 // backend, the variables of its mirrors and touched request headers).
-import type { CompiledFilter, CompiledGRPCEntry, CompiledHTTPEntry, CompiledListener, CompiledValueMatch } from '../compile/types';
+import type { CompiledFilter, CompiledGRPCEntry, CompiledHTTPEntry, CompiledListener, CompiledTable, CompiledValueMatch } from '../compile/types';
+import { ageAndName, byAgeThenName } from '../precedence/ladder';
 import type { GatewayCtx, RenderCtx } from './context';
 import { locationName, mirrorsOfRule, touchedHeaders, type MirrorOut } from './locations';
 
@@ -24,10 +25,24 @@ export interface NjsTable {
 
 const values = (ms: readonly CompiledValueMatch[] | undefined) => (ms ?? []).map((m) => ({ n: m.name, t: m.type, v: m.value }));
 
-function httpEntry(g: GatewayCtx, e: CompiledHTTPEntry) {
+/** Each route's place in the age-then-name order of its table: the older of routes of both kinds claiming a host takes its gRPC calls (core/resolve/grpc-calls). */
+const AGES = new WeakMap<CompiledTable, number[]>();
+function ageRank(table: CompiledTable, rule: number): number {
+  let ranks = AGES.get(table);
+  if (!ranks) {
+    const keys = table.routes.map((r) => ageAndName(r));
+    const order = keys.map((_, i) => i).sort((a, b) => byAgeThenName(keys[a], keys[b]));
+    ranks = [];
+    order.forEach((route, rank) => (ranks![route] = rank));
+    AGES.set(table, ranks);
+  }
+  return ranks[table.rules[rule].route];
+}
+
+function httpEntry(g: GatewayCtx, e: CompiledHTTPEntry, aged: boolean) {
   const m = e.match;
   return {
-    h: e.hostname, r: g.ruleBase + e.rule,
+    h: e.hostname, r: g.ruleBase + e.rule, ...(aged ? { a: ageRank(g.table, e.rule) } : {}),
     m: {
       p: { t: m.path.type, v: m.path.value },
       ...(m.method ? { method: m.method } : {}),
@@ -38,10 +53,10 @@ function httpEntry(g: GatewayCtx, e: CompiledHTTPEntry) {
   };
 }
 
-function grpcEntry(g: GatewayCtx, e: CompiledGRPCEntry) {
+function grpcEntry(g: GatewayCtx, e: CompiledGRPCEntry, aged: boolean) {
   const m = e.match;
   return {
-    h: e.hostname, r: g.ruleBase + e.rule,
+    h: e.hostname, r: g.ruleBase + e.rule, ...(aged ? { a: ageRank(g.table, e.rule) } : {}),
     m: {
       ...(m.type ? { type: m.type } : {}),
       ...(m.service !== undefined ? { service: m.service } : {}),
@@ -53,11 +68,14 @@ function grpcEntry(g: GatewayCtx, e: CompiledGRPCEntry) {
 }
 
 export function njsListener(g: GatewayCtx, l: CompiledListener, https: boolean): NjsListener {
+  // a listener with entries of both kinds: each carries its route's age (`a`), for the dispatch to
+  // tell which kind takes a host's gRPC calls
+  const aged = (l.httpRoutes ?? []).length > 0 && (l.grpcRoutes ?? []).length > 0;
   return {
     h: (l.hostname ?? '').toLowerCase(), port: l.port, https,
     ...(l.protocol === 'TLS' ? { tls: true } : {}),
-    http: (l.httpRoutes ?? []).map((e) => httpEntry(g, e)),
-    grpc: (l.grpcRoutes ?? []).map((e) => grpcEntry(g, e)),
+    http: (l.httpRoutes ?? []).map((e) => httpEntry(g, e, aged)),
+    grpc: (l.grpcRoutes ?? []).map((e) => grpcEntry(g, e, aged)),
   };
 }
 

@@ -34,6 +34,26 @@ function hostMatches(pattern, host) {
   return pattern === host;
 }
 
+/**
+ * Whether the HTTPRoutes take the gRPC calls to `host` on the listener (src/core/resolve/grpc-calls):
+ * one claims it and no GRPCRoute does, or the oldest route claiming it is an HTTPRoute (`a`: the
+ * route's place in the age-then-name order, set where a listener has entries of both kinds).
+ */
+function grpcByHttp(listener, host) {
+  var http = -1;
+  var i;
+  for (i = 0; i < listener.http.length; i++) {
+    var e = listener.http[i];
+    if (hostMatches(e.h, host) && (http < 0 || (e.a !== undefined && e.a < http))) http = e.a !== undefined ? e.a : 0;
+  }
+  if (http < 0) return false;
+  for (i = 0; i < listener.grpc.length; i++) {
+    var g = listener.grpc[i];
+    if (hostMatches(g.h, host) && g.a < http) return false;
+  }
+  return true;
+}
+
 /** The most specific listener for a name: exact, then the longest wildcard, then none. */
 function selectListener(listeners, name) {
   var best = null;
@@ -301,12 +321,14 @@ function http(r, T) {
     listener = selectListener(port.listeners, host);
     if (!listener) return answer(r, grpc, grpc ? 12 : 404, 'no route matches');
   }
-  var entries = grpc ? listener.grpc : listener.http;
+  // a gRPC call goes by the GRPCRoutes, or as the POST it is by the HTTPRoutes where they take its host
+  var byGrpc = grpc && !grpcByHttp(listener, host);
+  var entries = byGrpc ? listener.grpc : listener.http;
   var entry = null;
   for (var i = 0; i < entries.length; i++) {
     var e = entries[i];
     if (!hostMatches(e.h, host)) continue;
-    if (grpc ? grpcAccepts(e.m, req, r) : httpAccepts(e.m, req, r)) {
+    if (byGrpc ? grpcAccepts(e.m, req, r) : httpAccepts(e.m, req, r)) {
       entry = e;
       break;
     }
