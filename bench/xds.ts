@@ -8,8 +8,8 @@
 //   hostname is sent (gRPC messages as framed on the wire: 5 bytes each and the encoded message),
 //   and the same for a state-of-the-world client, with each one's write -> response time;
 // - 10,000 delta streams held by one API process (simulated clients, multiplexed over a few
-//   connections), a one-route change reaching every stream (p99 over every stream and change), and
-//   the resident memory of that process.
+//   connections), a one-route change (the split of a route between two Services moves) reaching
+//   every stream (p99 over every stream and change), and the resident memory of that process.
 // Knobs: BENCH_MODES (split,single; the 5,000-route and 10,000-stream figures run in the first),
 // BENCH_CHANGES (100: routes created for the first figure), BENCH_BIG_CHANGES (20), BENCH_STREAMS
 // (10000), BENCH_CONNECTIONS (8), BENCH_BIG_ROUTES (5000).
@@ -57,6 +57,15 @@ const cluster = (svc: number) => `${NS}/svc-${svc}:50051`;
 const grpcRoute = (gateway: string, host: string, svc: number) => ({
   apiVersion: GW, kind: 'GRPCRoute',
   spec: { parentRefs: [{ name: gateway }], hostnames: [host], rules: [{ matches: [{ method: { service: 'echo.Echo' } }], backendRefs: [{ name: `svc-${svc}`, port: 50051 }] }] },
+});
+/**
+ * The hot route of the 10,000-stream figure: calls split between svc-0 and svc-1, a change moving
+ * the split. Its clusters stay what they are, as a proxyless client's subscriptions follow its
+ * routes: what each stream is sent is the route configuration.
+ */
+const hotRoute = (weights: [number, number]) => ({
+  apiVersion: GW, kind: 'GRPCRoute',
+  spec: { parentRefs: [{ name: 'gw-0' }], hostnames: ['hot.xds.bench'], rules: [{ matches: [{ method: { service: 'echo.Echo' } }], backendRefs: [{ name: 'svc-0', port: 50051, weight: weights[0] }, { name: 'svc-1', port: 50051, weight: weights[1] }] }] },
 });
 const gatewayBody = () => ({ apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'grpc', port: PORT, protocol: 'HTTP' }] } });
 
@@ -356,7 +365,7 @@ async function manyStreams(svc: Services, label: string, token: string, db: pg.C
   const commitsChanges = await commits();
   for (let k = 0; k < rounds; k++) {
     change = k;
-    const written = await put(svc.base, `/api/v1/namespaces/${NS}/grpcroutes/hot`, grpcRoute('gw-0', host, (k + 1) % 2));
+    const written = await put(svc.base, `/api/v1/namespaces/${NS}/grpcroutes/hot`, hotRoute(k % 2 === 0 ? [1, 2] : [2, 1]));
     const until = Date.now() + 60_000;
     while (routeSeen.some((r) => r[k] === undefined)) {
       if (Date.now() > until) throw new Error(`change ${k} reached ${routeSeen.filter((r) => r[k] !== undefined).length} of ${STREAMS} streams`);
@@ -391,7 +400,7 @@ async function run(mode: 'split' | 'single', first: boolean, backends: EchoBacke
     await seedBase(base, backends);
     const gateways = Array.from({ length: GATEWAYS }, (_, g) => `gw-${g}`);
     for (const g of gateways) await seedRoutes(base, g, `r-${g}`, ROUTES_PER_GATEWAY);
-    await put(base, `/api/v1/namespaces/${NS}/grpcroutes/hot`, grpcRoute('gw-0', 'hot.xds.bench', 0));
+    await put(base, `/api/v1/namespaces/${NS}/grpcroutes/hot`, hotRoute([1, 1]));
     await reconciled(client, 600_000);
     const token = await proxyToken(base, [...gateways, 'gw-big']);
     await firstCall(svc, mode, token);

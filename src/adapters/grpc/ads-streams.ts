@@ -26,6 +26,8 @@ export interface StreamOps {
   /** the listener names the client subscribed to (a proxyless client's route names count) */
   readonly listenerNames: () => string[] | 'wildcard';
   status(): Partial<Record<ResourceKind, TypeStatus>>;
+  /** counts the changes of status(): a caller that saw this number has seen the status as it is */
+  readonly revision: number;
   /** every response sent has been acknowledged (none refused, none awaiting an answer) */
   settled(): boolean;
 }
@@ -64,6 +66,7 @@ export type OnAnswer = (kind: ResourceKind, acked: boolean) => void;
 
 export class SotwStream implements StreamOps {
   private types = new Map<ResourceKind, SotwType>();
+  revision = 0;
   constructor(private readonly send: (r: SotwResponse) => void, private readonly onAnswer: OnAnswer = () => undefined) {}
 
   private typeOf(kind: ResourceKind): SotwType {
@@ -106,11 +109,13 @@ export class SotwStream implements StreamOps {
         t.refused.add(t.sent);
         t.status = { ...t.status, nacked: { version: t.sent, error: req.error } };
       } else t.status = { acked: t.sent };
+      this.revision++;
       this.onAnswer(kind, req.error === undefined);
     } else if (!req.nonce && req.versionInfo) {
       // a client back from another stream holds this version already
       t.sent = req.versionInfo;
       t.status = { acked: req.versionInfo };
+      this.revision++;
     }
     // no names is the legacy wildcard only on the type's first request; later it unsubscribes from everything
     const wildcard = req.names.includes('*') || (req.names.length === 0 && isWildcardKind(kind) && !t.subscribed);
@@ -118,6 +123,8 @@ export class SotwStream implements StreamOps {
     const before = t.names ? [...t.names].sort().join('\n') : '*';
     const after = names ? [...names].sort().join('\n') : '*';
     const namesChanged = !t.subscribed || before !== after;
+    // a type's first request adds it to the status
+    if (!t.subscribed) this.revision++;
     t.subscribed = true;
     t.names = names;
     return { kind, namesChanged };
@@ -175,11 +182,15 @@ interface DeltaType {
 
 export class DeltaStream implements StreamOps {
   private types = new Map<ResourceKind, DeltaType>();
+  revision = 0;
   constructor(private readonly send: (r: DeltaResponse) => void, private readonly onAnswer: OnAnswer = () => undefined) {}
 
   private typeOf(kind: ResourceKind): DeltaType {
     let t = this.types.get(kind);
-    if (!t) this.types.set(kind, (t = { wildcard: false, names: new Set(), has: new Map(), toldMissing: new Set(), pending: new Map(), refused: new Map(), status: {}, started: false }));
+    if (!t) {
+      this.types.set(kind, (t = { wildcard: false, names: new Set(), has: new Map(), toldMissing: new Set(), pending: new Map(), refused: new Map(), status: {}, started: false }));
+      this.revision++;
+    }
     return t;
   }
 
@@ -223,6 +234,7 @@ export class DeltaStream implements StreamOps {
           }
           t.status = { ...t.status, nacked: { version: summary, error: req.error } };
         } else t.status = { acked: summary };
+        this.revision++;
         this.onAnswer(kind, req.error === undefined);
       }
     }

@@ -121,9 +121,14 @@ function serveStream<Req extends { node: Node__Output | null }, Res>(
   let ackedVersion: number | null = null;
   let reporter: NodeReporter | undefined;
   let proxyId = '';
-  // the node's report as it stands (batched by XdsReports: written if it changed)
+  // the node's report as it stands (batched by XdsReports: written if it changed); nothing to
+  // make while neither the status nor the acknowledged version has changed since the last
+  let reportedAt = '';
   const report = () => {
     if (!reporter) return;
+    const at = `${proto.revision}/${ackedVersion}`;
+    if (at === reportedAt) return;
+    reportedAt = at;
     const status = proto.status();
     const nack = Object.entries(status).find(([, t]) => t?.nacked);
     const row: Omit<ReportRow, 'lastSeen'> = {
