@@ -23,11 +23,11 @@ export interface XdsReportsOptions {
 
 export const DEFAULT_REPORTS: XdsReportsOptions = { renewMs: 10_000, gatherMs: 25, maxRows: 2000 };
 
-interface Node { gateway: string; report?: Report; text: string; streams: number }
+interface Node { gateway: string; report?: Report; streams: number }
 
 /** One stream's way of reporting its node. */
 export interface NodeReporter {
-  /** the node's report now (written if it differs from the last one) */
+  /** the node's report now, changed since the last (a stream makes one when its status changes) */
   update(report: Report): void;
   /** the stream ended (the node's last report stays listed until its time to live passes) */
   close(): void;
@@ -55,7 +55,7 @@ export class XdsReports {
   open(gateway: string, proxyId: string): NodeReporter {
     const key = `${gateway}\n${proxyId}`;
     let node = this.nodes.get(key);
-    if (!node) this.nodes.set(key, (node = { gateway, text: '', streams: 0 }));
+    if (!node) this.nodes.set(key, (node = { gateway, streams: 0 }));
     node.streams++;
     let open = true;
     return {
@@ -63,9 +63,6 @@ export class XdsReports {
         if (!open || this.closed) return;
         const n = this.nodes.get(key);
         if (!n) return;
-        const text = JSON.stringify(report);
-        if (text === n.text) return;
-        n.text = text;
         n.report = report;
         this.dirty.set(key, { gateway, report });
         this.schedule();
