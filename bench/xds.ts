@@ -8,8 +8,8 @@
 //   hostname is sent (gRPC messages as framed on the wire: 5 bytes each and the encoded message),
 //   and the same for a state-of-the-world client, with each one's write -> response time;
 // - 10,000 delta streams held by one API process (simulated clients, multiplexed over a few
-//   connections), a one-route change reaching every stream (p99 over every stream and change), and
-//   the resident memory of that process.
+//   connections), a one-route change (the split of a route between two Services moves) reaching
+//   every stream (p99 over every stream and change), and the resident memory of that process.
 // Knobs: BENCH_MODES (split,single; the 5,000-route and 10,000-stream figures run in the first),
 // BENCH_CHANGES (100: routes created for the first figure), BENCH_BIG_CHANGES (20), BENCH_STREAMS
 // (10000), BENCH_CONNECTIONS (8), BENCH_BIG_ROUTES (5000).
@@ -58,6 +58,15 @@ const grpcRoute = (gateway: string, host: string, svc: number) => ({
   apiVersion: GW, kind: 'GRPCRoute',
   spec: { parentRefs: [{ name: gateway }], hostnames: [host], rules: [{ matches: [{ method: { service: 'echo.Echo' } }], backendRefs: [{ name: `svc-${svc}`, port: 50051 }] }] },
 });
+/**
+ * The hot route of the 10,000-stream figure: calls split between svc-0 and svc-1, a change moving
+ * the split. Its clusters stay what they are, as a proxyless client's subscriptions follow its
+ * routes: what each stream is sent is the route configuration.
+ */
+const hotRoute = (weights: [number, number]) => ({
+  apiVersion: GW, kind: 'GRPCRoute',
+  spec: { parentRefs: [{ name: 'gw-0' }], hostnames: ['hot.xds.bench'], rules: [{ matches: [{ method: { service: 'echo.Echo' } }], backendRefs: [{ name: 'svc-0', port: 50051, weight: weights[0] }, { name: 'svc-1', port: 50051, weight: weights[1] }] }] },
+});
 const gatewayBody = () => ({ apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'grpc', port: PORT, protocol: 'HTTP' }] } });
 
 async function seedBase(base: string, backends: EchoBackend[]): Promise<void> {
@@ -97,6 +106,58 @@ function countedAds(onMessage: (bytes: number, at: number) => void): grpc.Servic
   return out as unknown as grpc.ServiceDefinition;
 }
 
+/**
+ * The same, for the streams of the 10,000-stream figure: a response is read only for its type and
+ * nonce, and an ACK written by hand, so that the one process simulating ten thousand clients
+ * spends as little as it can on each of their messages (the figure is the server's).
+ */
+function lightAds(onMessage: (at: number) => void): grpc.ServiceDefinition {
+  const def = adsService() as Record<string, grpc.MethodDefinition<unknown, unknown>>;
+  const m = def.DeltaAggregatedResources;
+  const str = (field: number, v: string) => {
+    const b = Buffer.from(v);
+    return Buffer.concat([Buffer.from([(field << 3) | 2, ...varint(b.length)]), b]);
+  };
+  return { DeltaAggregatedResources: {
+    ...m,
+    // DeltaDiscoveryRequest: type_url 2, response_nonce 6
+    requestSerialize: (r: any) => (r.node || r.resource_names_subscribe ? m.requestSerialize(r) : Buffer.concat([str(2, r.type_url), str(6, r.response_nonce)])),
+    // DeltaDiscoveryResponse: type_url 4, nonce 5
+    responseDeserialize: (b: Buffer) => {
+      onMessage(now());
+      const out: { type_url: string; nonce: string; resources: never[] } = { type_url: '', nonce: '', resources: [] };
+      for (let i = 0; i < b.length;) {
+        const [key, a] = readVarint(b, i);
+        const [len, at] = (key & 7) === 2 ? readVarint(b, a) : (key & 7) === 0 ? [0, readVarint(b, a)[1]] : [0, a];
+        if ((key & 7) === 2 && (key >> 3 === 4 || key >> 3 === 5)) out[key >> 3 === 4 ? 'type_url' : 'nonce'] = b.toString('utf8', at, at + len);
+        i = at + ((key & 7) === 2 ? len : 0);
+      }
+      return out;
+    },
+  } } as unknown as grpc.ServiceDefinition;
+}
+
+function varint(n: number): number[] {
+  const out: number[] = [];
+  while (n > 127) {
+    out.push((n & 127) | 128);
+    n >>>= 7;
+  }
+  out.push(n);
+  return out;
+}
+
+function readVarint(b: Buffer, i: number): [number, number] {
+  let v = 0;
+  let shift = 0;
+  for (;;) {
+    const x = b[i++];
+    v += (x & 127) * 2 ** shift;
+    if (x < 128) return [v, i];
+    shift += 7;
+  }
+}
+
 const node = (id: string, gateway: string, token: string) => ({ id, cluster: `${NS}/${gateway}`, metadata: { fields: { 'switchyard.dev/token': { stringValue: token } } } });
 
 interface Response { type_url: string; nonce: string; at: number; bytes: number; names: string[] }
@@ -108,7 +169,7 @@ function adsStream(client: grpc.Client, variant: 'delta' | 'sotw', counter: { by
   call.on('data', (r: any) => {
     const bytes = counter.bytes;
     const at = counter.at;
-    const names: string[] = variant === 'delta' ? r.resources.map((x: any) => x.name) : [];
+    const names: string[] = variant === 'delta' ? (r.resources ?? []).map((x: any) => x.name) : [];
     if (variant === 'delta') call.write({ type_url: r.type_url, response_nonce: r.nonce });
     else call.write({ type_url: r.type_url, response_nonce: r.nonce, version_info: r.version_info, resource_names: subscribed.get(r.type_url) ?? [] });
     onResponse({ type_url: r.type_url, nonce: r.nonce, at, bytes, names });
@@ -157,8 +218,11 @@ async function firstCall(svc: Services, label: string, token: string): Promise<v
       for (;;) {
         const r = await callOnce(client, '/echo.Echo/Ping');
         if (r.backend) {
-          took.push(Math.max(0, now() - written));
+          const routed = now();
+          took.push(Math.max(0, routed - written));
           const sse = sseArrivals.find((at) => at >= written - 1000 && at > (sseArrivals.lastSeen ?? 0));
+          // BENCH_XDS_TRACE=1: each change's times, to set beside the server's (LOG_LEVEL=trace) and the client's (GRPC_TRACE)
+          if (process.env.BENCH_XDS_TRACE) console.error(JSON.stringify({ change: k, host, written: new Date(written).toISOString(), sse: sse === undefined ? null : new Date(sse).toISOString(), routed: new Date(routed).toISOString(), ms: Math.round(routed - written) }));
           if (sse !== undefined) {
             sseTook.push(Math.max(0, sse - written));
             sseArrivals.lastSeen = sse;
@@ -237,20 +301,35 @@ async function bigGateway(svc: Services, label: string, token: string): Promise<
 }
 
 /** STREAMS delta streams on one API process, each subscribed to the hot hostname of gw-0; a one-route change must reach them all. */
-async function manyStreams(svc: Services, label: string, token: string): Promise<void> {
+async function manyStreams(svc: Services, label: string, token: string, db: pg.Client): Promise<void> {
   const host = `hot.xds.bench`;
   const name = `${host}:${PORT}`;
   const clusters = [cluster(0), cluster(1)];
   const counter = { bytes: 0, at: 0 };
-  const Ads = grpc.makeGenericClientConstructor(countedAds((b, at) => { counter.bytes = b; counter.at = at; }), 'Ads');
+  const Ads = grpc.makeGenericClientConstructor(lightAds((at) => { counter.at = at; }), 'Ads');
   // each its own connection
   const clients = Array.from({ length: CONNECTIONS }, (_, c) => new Ads(`127.0.0.1:${svc.xdsPort}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, 'bench.connection': c }));
   const routeSeen: number[][] = [];
   const streams: ReturnType<typeof adsStream>[] = [];
   let initialRoutes = 0;
   let change = -1;
+  // what the streams cost the database: its committed transactions (every statement outside a transaction is one)
+  const commits = async () => Number((await db.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit);
+  const commitsBefore = await commits();
   const t0 = now();
-  for (let s = 0; s < STREAMS; s++) {
+  /** waits until `n` streams have their routes; false when no stream got them for 30 s */
+  const caughtUp = async (n: number): Promise<boolean> => {
+    let last = initialRoutes;
+    let since = Date.now();
+    while (initialRoutes < n) {
+      if (initialRoutes !== last) [last, since] = [initialRoutes, Date.now()];
+      else if (Date.now() - since > 30_000) return false;
+      await sleep(10);
+    }
+    return true;
+  };
+  let stalled = false;
+  for (let s = 0; s < STREAMS && !stalled; s++) {
     const idx = s;
     routeSeen.push([]);
     const st = adsStream(clients[s % CONNECTIONS], 'delta', counter, (r) => {
@@ -264,20 +343,29 @@ async function manyStreams(svc: Services, label: string, token: string): Promise
     st.subscribe(null, TYPE_URL.endpoint, clusters);
     streams.push(st);
     // opened in batches, so that the server's answers keep up
-    if (s % 500 === 499) while (initialRoutes < s - 250) await sleep(10);
+    if (s % 500 === 499 && !(await caughtUp(s - 250))) stalled = true;
   }
-  const deadline = Date.now() + 120_000;
-  while (initialRoutes < STREAMS) {
-    if (Date.now() > deadline) throw new Error(`only ${initialRoutes} of ${STREAMS} streams got their routes`);
-    await sleep(20);
+  if (!stalled) stalled = !(await caughtUp(streams.length));
+  const opened = initialRoutes;
+  report(`${label}_delta_streams_opened`, opened, 'streams', `>= ${STREAMS}`);
+  report(`${label}_${STREAMS}_delta_streams_open_time`, (now() - t0) / 1000, 's', 'informational');
+  if (stalled) {
+    for (const st of streams) st.close();
+    for (const c of clients) c.close();
+    throw new Error(`opening stalled: ${opened} of ${streams.length} streams got their routes, none more for 30 s`);
   }
-  report(`${label}_${STREAMS}_delta_streams_opened`, (now() - t0) / 1000, 's', 'informational');
-  await sleep(2000);
+  const commitsOpened = await commits();
+  report(`${label}_${STREAMS}_delta_streams_db_commits_opening`, commitsOpened - commitsBefore, 'transactions', 'informational');
+  // ten seconds of quiet: every node's report renewed once
+  await sleep(10_500);
+  const commitsQuiet = await commits();
+  report(`${label}_${STREAMS}_delta_streams_db_commits_per_10s_quiet`, commitsQuiet - commitsOpened, 'transactions', 'informational');
   const took: number[] = [];
   const rounds = 5;
+  const commitsChanges = await commits();
   for (let k = 0; k < rounds; k++) {
     change = k;
-    const written = await put(svc.base, `/api/v1/namespaces/${NS}/grpcroutes/hot`, grpcRoute('gw-0', host, (k + 1) % 2));
+    const written = await put(svc.base, `/api/v1/namespaces/${NS}/grpcroutes/hot`, hotRoute(k % 2 === 0 ? [1, 2] : [2, 1]));
     const until = Date.now() + 60_000;
     while (routeSeen.some((r) => r[k] === undefined)) {
       if (Date.now() > until) throw new Error(`change ${k} reached ${routeSeen.filter((r) => r[k] !== undefined).length} of ${STREAMS} streams`);
@@ -287,6 +375,7 @@ async function manyStreams(svc: Services, label: string, token: string): Promise
     await sleep(1000);
   }
   took.sort((a, b) => a - b);
+  report(`${label}_${STREAMS}_delta_streams_db_commits_per_change`, Math.round((await commits() - commitsChanges) / rounds), 'transactions', 'informational');
   report(`${label}_${STREAMS}_delta_streams_one_route_change_p50`, percentile(took, 50), 'ms', 'informational');
   report(`${label}_${STREAMS}_delta_streams_one_route_change_p99`, percentile(took, 99), 'ms', '<= 1000 ms');
   report(`${label}_${STREAMS}_delta_streams_api_rss`, rssMB(svc.apiPid), 'MB', '<= 1024 MB');
@@ -311,7 +400,7 @@ async function run(mode: 'split' | 'single', first: boolean, backends: EchoBacke
     await seedBase(base, backends);
     const gateways = Array.from({ length: GATEWAYS }, (_, g) => `gw-${g}`);
     for (const g of gateways) await seedRoutes(base, g, `r-${g}`, ROUTES_PER_GATEWAY);
-    await put(base, `/api/v1/namespaces/${NS}/grpcroutes/hot`, grpcRoute('gw-0', 'hot.xds.bench', 0));
+    await put(base, `/api/v1/namespaces/${NS}/grpcroutes/hot`, hotRoute([1, 1]));
     await reconciled(client, 600_000);
     const token = await proxyToken(base, [...gateways, 'gw-big']);
     await firstCall(svc, mode, token);
@@ -321,7 +410,7 @@ async function run(mode: 'split' | 'single', first: boolean, backends: EchoBacke
       await reconciled(client, 600_000);
       await bigGateway(svc, mode, token);
     }
-    if (first && STREAMS > 0) await manyStreams(svc, mode, token);
+    if (first && STREAMS > 0) await manyStreams(svc, mode, token, client);
   } finally {
     await client.end().catch(() => undefined);
     await worker?.stop();

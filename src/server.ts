@@ -42,7 +42,7 @@ import { localServerUrl, writeAdminKubeconfig } from './runtime/kubeconfig-file'
 import { kubeTls } from './runtime/kube-tls';
 import { acceptTlsToo } from './runtime/tls-on-same-port';
 import { startXdsServer, type RunningXds } from './adapters/grpc/xds-server';
-import { reportProxy } from './service/report-proxy';
+import { reportProxies } from './service/report-proxy';
 import { linkerdServices } from './adapters/grpc/linkerd-services';
 
 export interface Running {
@@ -170,7 +170,7 @@ export async function startServer(config: Config, opts: ServerOptions = {}): Pro
       ? { cert: readFileSync(config.xdsTlsCertFile, 'utf8'), key: readFileSync(config.xdsTlsKeyFile, 'utf8') } : tlsPair;
     try {
       xds = await startXdsServer({ port: config.xdsPort, host: config.host, tls: xdsTls, plaintextAnywhere: config.xdsPlaintext, auth, hub: ctx.snapshots, logger, metrics: metrics.xds,
-        report: (gateway, row) => reportProxy({ sql: db.sql, controllerName: config.controllerName, eventsRetentionSeconds: config.kubeEventsRetentionSeconds, logger }, gateway, row),
+        report: (items) => reportProxies({ sql: db.sql, controllerName: config.controllerName, eventsRetentionSeconds: config.kubeEventsRetentionSeconds, logger }, items),
         services: [linkerdServices({ auth, db, bus, clusterDomain: config.clusterDomain, logger, mesh: meshHub })] });
     } catch (e) {
       // the port is taken (or the protos cannot be read): nothing this start opened stays open

@@ -4,9 +4,9 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { SqlRunner } from '../adapters/store/database';
-import { saveReport, type ReportRow, type SavedReport } from '../adapters/store/proxy-reports';
+import { saveReport, saveReports, type GatewayReport, type ReportRow, type SavedReport } from '../adapters/store/proxy-reports';
 import { recordEvents } from '../adapters/store/kube-events';
-import { proxyReportEvents } from '../core/status/events';
+import { proxyReportEvents, type EventDraft } from '../core/status/events';
 
 export interface ReportDeps {
   sql: SqlRunner;
@@ -19,14 +19,29 @@ export interface ReportDeps {
 /** `gateway`: `<namespace>/<name>`. */
 export async function reportProxy(deps: ReportDeps, gateway: string, report: Omit<ReportRow, 'lastSeen'>): Promise<SavedReport> {
   const saved = await saveReport(deps.sql, gateway, report);
-  if (deps.eventsRetentionSeconds > 0) {
-    const [namespace, name] = gateway.split('/');
-    const row = saved.row;
-    const events = proxyReportEvents({ namespace, name }, row.proxyId, saved.previous, { error: row.error, stale: saved.stale, version: row.version }, saved.current);
-    if (events.length) {
-      await recordEvents(deps.sql, events, { controller: deps.controllerName, instance: hostname(), retentionSeconds: deps.eventsRetentionSeconds })
-        .catch((err: unknown) => deps.logger.warn({ err, gateway }, 'recording the Kubernetes Events of a proxy report failed'));
-    }
-  }
+  await recordReportEvents(deps, eventsOf(deps, gateway, saved));
   return saved;
+}
+
+/**
+ * Many reports at once (at most one per Gateway and proxy id), in one statement, with the Events
+ * they give in one more: what an API process's xDS nodes report, gathered over a moment.
+ */
+export async function reportProxies(deps: ReportDeps, items: readonly GatewayReport[]): Promise<(SavedReport & { gateway: string })[]> {
+  const saved = await saveReports(deps.sql, items);
+  await recordReportEvents(deps, saved.flatMap((s) => eventsOf(deps, s.gateway, s)));
+  return saved;
+}
+
+function eventsOf(deps: ReportDeps, gateway: string, saved: SavedReport): EventDraft[] {
+  if (deps.eventsRetentionSeconds <= 0) return [];
+  const [namespace, name] = gateway.split('/');
+  const row = saved.row;
+  return proxyReportEvents({ namespace, name }, row.proxyId, saved.previous, { error: row.error, stale: saved.stale, version: row.version }, saved.current);
+}
+
+async function recordReportEvents(deps: ReportDeps, events: EventDraft[]): Promise<void> {
+  if (events.length === 0) return;
+  await recordEvents(deps.sql, events, { controller: deps.controllerName, instance: hostname(), retentionSeconds: deps.eventsRetentionSeconds })
+    .catch((err: unknown) => deps.logger.warn({ err, gateways: [...new Set(events.map((e) => `${e.regarding.namespace}/${e.regarding.name}`))].slice(0, 5) }, 'recording the Kubernetes Events of proxy reports failed'));
 }

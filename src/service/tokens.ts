@@ -67,6 +67,8 @@ const RECENT_TOKENS_MAX = 10_000;
 export class TokenStore implements Authenticator {
   /** live tokens looked up lately, by digest, each until it must be checked again */
   private readonly recent = new Map<string, { principal: Principal; until: number }>();
+  /** lookups on their way, by digest: streams that open together with one token wait for one query */
+  private readonly looking = new Map<string, Promise<Principal | null>>();
 
   constructor(private readonly db: Database) {}
 
@@ -86,6 +88,7 @@ export class TokenStore implements Authenticator {
   async revoke(id: string): Promise<TokenInfo> {
     const info = await revokeToken(this.db.sql, id);
     this.recent.clear();
+    this.looking.clear();
     if (!info) throw notFound(`no token with id "${id}"`);
     return info;
   }
@@ -95,13 +98,19 @@ export class TokenStore implements Authenticator {
     const key = tokenDigest(token).toString('hex');
     const known = this.known(key);
     if (known) return Promise.resolve(known);
-    return findLiveToken(this.db.sql, key).then((found) => {
+    const pending = this.looking.get(key);
+    if (pending) return pending;
+    const lookup = findLiveToken(this.db.sql, key).then((found) => {
       if (!found) return null;
       const { expiresAtMs, ...principal } = found;
       if (this.recent.size >= RECENT_TOKENS_MAX) this.recent.clear();
       this.recent.set(key, { principal, until: Math.min(Date.now() + TOKEN_RECHECK_MS, expiresAtMs ?? Infinity) });
       return principal;
+    }).finally(() => {
+      if (this.looking.get(key) === lookup) this.looking.delete(key);
     });
+    this.looking.set(key, lookup);
+    return lookup;
   }
 
   /** The principal of a token looked up lately and still trusted, without a query; undefined otherwise. */

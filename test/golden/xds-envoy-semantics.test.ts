@@ -114,7 +114,8 @@ function envoyAnswer(r: EnvoyResources, table: CompiledTable, req: Req, protocol
     const [k, v = ''] = part.split('=');
     if (!(decodeURIComponent(k) in query)) query[decodeURIComponent(k)] = decodeURIComponent(v);
   }
-  const route = (vh.routes as M[]).find((x) => routeMatches(x.match, { path, method: (req.method ?? 'GET').toUpperCase(), headers: lower, query, grpc }));
+  // a gRPC call is a POST (resolve reads a GRPC request without a method so)
+  const route = (vh.routes as M[]).find((x) => routeMatches(x.match, { path, method: (req.method ?? (grpc ? 'POST' : 'GET')).toUpperCase(), headers: lower, query, grpc }));
   if (!route) return { kind: 'status', status: 404 };
   if (route.direct_response) return { kind: 'status', status: route.direct_response.status };
   if (route.redirect) return { kind: 'redirect', location: route.redirect };

@@ -1,6 +1,6 @@
 // The xDS server against a real xDS client no one here wrote: @grpc/grpc-js-xds, on a channel to
 // xds:///<hostname>:<port>, calling real gRPC backends on loopback that the Gateway's GRPCRoute
-// points at through Services and EndpointSlices. grpc-js-xds registers itself in the whole process
+// points at through Services and EndpointSlices (and an HTTPRoute for a hostname no GRPCRoute claims). grpc-js-xds registers itself in the whole process
 // (and reads its bootstrap once), so it has this file to itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
@@ -127,6 +127,45 @@ describe('@grpc/grpc-js-xds against the xDS server', () => {
     await until('/echo.Echo/Ping', (r) => r.backend === 'c');
     expect(await tally('/echo.Echo/Ping', 20)).toEqual({ c: 20 });
   });
+
+  it('routes calls by an HTTPRoute where no GRPCRoute claims the hostname: a gRPC call as the POST it is', async () => {
+    // rules a gRPC call can never match come first: a GET, a query parameter (each would send Ping to echo-b if widened)
+    await put(`/api/v1/namespaces/${NS}/httproutes/web`, {
+      apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'web' },
+      spec: {
+        parentRefs: [{ name: 'gw' }], hostnames: ['web.example.com'],
+        rules: [
+          { matches: [{ path: { type: 'PathPrefix', value: '/echo.Echo' }, method: 'GET' }], backendRefs: [{ name: 'echo-b', port: 50051 }] },
+          { matches: [{ path: { type: 'PathPrefix', value: '/echo.Echo' }, queryParams: [{ name: 'x', value: '1' }] }], backendRefs: [{ name: 'echo-b', port: 50051 }] },
+          { matches: [{ path: { type: 'Exact', value: '/echo.Echo/Other' } }, { path: { type: 'PathPrefix', value: '/echo.Echo' }, headers: [{ name: 'x-env', value: 'canary' }] }], backendRefs: [{ name: 'echo-b', port: 50051 }] },
+          { matches: [{ path: { type: 'PathPrefix', value: '/echo.Echo' } }], backendRefs: [{ name: 'echo-a', port: 50051 }] },
+        ],
+      },
+    });
+    const web = new grpc.Client('xds:///web.example.com:8080', grpc.credentials.createInsecure());
+    try {
+      const deadline = Date.now() + 15_000;
+      let first: CallResult;
+      do {
+        first = await callOnce(web, '/echo.Echo/Ping');
+        if (first.backend) break;
+        await new Promise((r) => setTimeout(r, 50));
+      } while (Date.now() < deadline);
+      // echo-a's endpoint is backend c since the test before
+      expect(first!.backend).toBe('c');
+      expect(await callOnce(web, '/echo.Echo/Other')).toMatchObject({ backend: 'b' });
+      const canary = new grpc.Metadata();
+      canary.set('x-env', 'canary');
+      expect(await callOnce(web, '/echo.Echo/Ping', canary)).toMatchObject({ backend: 'b' });
+      // a path no rule matches: UNIMPLEMENTED, as the gateway answers it
+      expect((await callOnce(web, '/other.Svc/Call')).code).toBe(grpc.status.UNIMPLEMENTED);
+      // resolve says the same of such a call
+      const resolved = await s.api('POST', `/api/v1/namespaces/${NS}/gateways/gw/resolve`, { protocol: 'GRPC', port: 8080, hostname: 'web.example.com', path: '/echo.Echo/Ping' });
+      expect(resolved.body).toMatchObject({ matched: true, route: { kind: 'HTTPRoute', name: 'web' }, ruleIndex: 3 });
+    } finally {
+      web.close();
+    }
+  }, 60_000);
 
   it('a channel closed and another opened (grpc-js-xds ends its ADS stream and opens a new one): a route created for the new hostname reaches it', async () => {
     for (const host of ['one.example.com', 'two.example.com']) {

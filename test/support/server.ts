@@ -8,6 +8,7 @@ import { dropRedisPrefix } from './redis';
 import { deploymentOf } from '../../src/adapters/queue/redis-keys';
 import { databaseIdentity } from '../../src/adapters/store/database-identity';
 import { tempDir } from './temp-dir';
+import { pickPort, testPortRange } from './ports';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -134,9 +135,19 @@ export async function reconciled(s: TestServer, timeoutMs = 20_000): Promise<voi
   }
 }
 
-/** A port free on loopback a moment ago (for servers whose port 0 means "none"). */
+/** A port free on loopback a moment ago (for servers whose port 0 means "none"); within TEST_PORT_RANGE when set. */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
+  const ranged = testPortRange() !== undefined;
+  for (let attempt = 0; ranged && attempt < 20; attempt++) {
+    const port = pickPort(20000, 20000);
+    const free = await new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

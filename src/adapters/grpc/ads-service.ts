@@ -5,11 +5,12 @@ import type { DiscoveryRequest__Output } from '../../generated/xds/envoy/service
 import type { DeltaDiscoveryRequest__Output } from '../../generated/xds/envoy/service/discovery/v3/DeltaDiscoveryRequest';
 import type { DeltaResponse, SotwResponse } from './ads-streams';
 import { xdsRoot } from './xds-protos';
+import { encodeDeltaResponse, encodeSotwResponse } from './ads-encode';
 
 const SERVICE = '/envoy.service.discovery.v3.AggregatedDiscoveryService';
 const READ = { longs: String, enums: String, defaults: true, arrays: true, objects: true, oneofs: true } as const;
 
-function codec<Req, Res>(requestType: string, responseType: string) {
+function codec<Req, Res>(requestType: string, responseType: string, encode: (m: Res) => Buffer) {
   const req = xdsRoot().lookupType(requestType);
   const res = xdsRoot().lookupType(responseType);
   return {
@@ -17,14 +18,15 @@ function codec<Req, Res>(requestType: string, responseType: string) {
     responseStream: true as const,
     requestSerialize: (m: Req) => Buffer.from(req.encode(req.fromObject(m as object)).finish()),
     requestDeserialize: (b: Buffer) => req.toObject(req.decode(b), READ) as Req,
-    responseSerialize: (m: Res) => Buffer.from(res.encode(res.fromObject(m as object)).finish()),
+    // the server's side: written field by field (ads-encode); a client's side decodes them as any message
+    responseSerialize: encode,
     responseDeserialize: (b: Buffer) => res.toObject(res.decode(b), READ) as Res,
   };
 }
 
 export function adsService(): ServiceDefinition {
   return {
-    StreamAggregatedResources: { path: `${SERVICE}/StreamAggregatedResources`, ...codec<DiscoveryRequest__Output, SotwResponse>('envoy.service.discovery.v3.DiscoveryRequest', 'envoy.service.discovery.v3.DiscoveryResponse') },
-    DeltaAggregatedResources: { path: `${SERVICE}/DeltaAggregatedResources`, ...codec<DeltaDiscoveryRequest__Output, DeltaResponse>('envoy.service.discovery.v3.DeltaDiscoveryRequest', 'envoy.service.discovery.v3.DeltaDiscoveryResponse') },
+    StreamAggregatedResources: { path: `${SERVICE}/StreamAggregatedResources`, ...codec<DiscoveryRequest__Output, SotwResponse>('envoy.service.discovery.v3.DiscoveryRequest', 'envoy.service.discovery.v3.DiscoveryResponse', encodeSotwResponse) },
+    DeltaAggregatedResources: { path: `${SERVICE}/DeltaAggregatedResources`, ...codec<DeltaDiscoveryRequest__Output, DeltaResponse>('envoy.service.discovery.v3.DeltaDiscoveryRequest', 'envoy.service.discovery.v3.DeltaDiscoveryResponse', encodeDeltaResponse) },
   } as ServiceDefinition;
 }

@@ -19,13 +19,40 @@ export interface TypeStatus { acked?: string; nacked?: { version: string; error:
 
 export const isWildcardKind = (k: ResourceKind) => k === 'listener' || k === 'cluster' || k === 'secret';
 
-const digest = (parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 16);
+const digests = new Map<string, string>();
+/** a short digest of `parts`; the last few thousand kept (ten thousand streams acknowledge the same responses) */
+const digest = (parts: string[]) => {
+  const text = parts.join('\n');
+  let d = digests.get(text);
+  if (d === undefined) {
+    d = createHash('sha256').update(text).digest('base64url').slice(0, 16);
+    if (digests.size >= 4096) digests.delete(digests.keys().next().value!);
+    digests.set(text, d);
+  }
+  return d;
+};
+
+/** per universe and kind, a signature of its resources (names and versions), made once for every stream sent from it */
+const signatures = new WeakMap<Universe, Partial<Record<ResourceKind, string>>>();
+export function signatureOf(u: Universe, kind: ResourceKind): string {
+  let sigs = signatures.get(u);
+  if (!sigs) signatures.set(u, (sigs = {}));
+  let sig = sigs[kind];
+  if (sig === undefined) {
+    sig = '';
+    for (const [name, e] of u[kind]) sig += `${name}\t${e.version}\n`;
+    sigs[kind] = sig;
+  }
+  return sig;
+}
 
 /** Per kind and stream: the protocol's state. */
 export interface StreamOps {
   /** the listener names the client subscribed to (a proxyless client's route names count) */
   readonly listenerNames: () => string[] | 'wildcard';
   status(): Partial<Record<ResourceKind, TypeStatus>>;
+  /** counts the changes of status(): a caller that saw this number has seen the status as it is */
+  readonly revision: number;
   /** every response sent has been acknowledged (none refused, none awaiting an answer) */
   settled(): boolean;
 }
@@ -64,6 +91,7 @@ export type OnAnswer = (kind: ResourceKind, acked: boolean) => void;
 
 export class SotwStream implements StreamOps {
   private types = new Map<ResourceKind, SotwType>();
+  revision = 0;
   constructor(private readonly send: (r: SotwResponse) => void, private readonly onAnswer: OnAnswer = () => undefined) {}
 
   private typeOf(kind: ResourceKind): SotwType {
@@ -106,11 +134,13 @@ export class SotwStream implements StreamOps {
         t.refused.add(t.sent);
         t.status = { ...t.status, nacked: { version: t.sent, error: req.error } };
       } else t.status = { acked: t.sent };
+      this.revision++;
       this.onAnswer(kind, req.error === undefined);
     } else if (!req.nonce && req.versionInfo) {
       // a client back from another stream holds this version already
       t.sent = req.versionInfo;
       t.status = { acked: req.versionInfo };
+      this.revision++;
     }
     // no names is the legacy wildcard only on the type's first request; later it unsubscribes from everything
     const wildcard = req.names.includes('*') || (req.names.length === 0 && isWildcardKind(kind) && !t.subscribed);
@@ -118,6 +148,8 @@ export class SotwStream implements StreamOps {
     const before = t.names ? [...t.names].sort().join('\n') : '*';
     const after = names ? [...names].sort().join('\n') : '*';
     const namesChanged = !t.subscribed || before !== after;
+    // a type's first request adds it to the status
+    if (!t.subscribed) this.revision++;
     t.subscribed = true;
     t.names = names;
     return { kind, namesChanged };
@@ -171,23 +203,32 @@ interface DeltaType {
   refused: Map<string, Set<string>>;
   status: TypeStatus;
   started: boolean;
+  /** the signature of what the last push of this type (with removals) worked from, and whether the subscription changed since */
+  pushedSig?: string;
+  changed: boolean;
 }
 
 export class DeltaStream implements StreamOps {
   private types = new Map<ResourceKind, DeltaType>();
+  revision = 0;
   constructor(private readonly send: (r: DeltaResponse) => void, private readonly onAnswer: OnAnswer = () => undefined) {}
 
   private typeOf(kind: ResourceKind): DeltaType {
     let t = this.types.get(kind);
-    if (!t) this.types.set(kind, (t = { wildcard: false, names: new Set(), has: new Map(), toldMissing: new Set(), pending: new Map(), refused: new Map(), status: {}, started: false }));
+    if (!t) {
+      this.types.set(kind, (t = { wildcard: false, names: new Set(), has: new Map(), toldMissing: new Set(), pending: new Map(), refused: new Map(), status: {}, started: false, changed: true }));
+      this.revision++;
+    }
     return t;
   }
 
+  private names?: string[] | 'wildcard';
   listenerNames = (): string[] | 'wildcard' => {
+    if (this.names) return this.names;
     const t = this.types.get('listener');
     const c = this.types.get('cluster');
-    if ((t?.started && t.wildcard) || (c?.started && c.wildcard)) return 'wildcard';
-    return [...new Set([...(t?.names ?? []), ...(this.types.get('route')?.names ?? [])])];
+    if ((t?.started && t.wildcard) || (c?.started && c.wildcard)) return (this.names = 'wildcard');
+    return (this.names = [...new Set([...(t?.names ?? []), ...(this.types.get('route')?.names ?? [])])]);
   };
 
   status(): Partial<Record<ResourceKind, TypeStatus>> {
@@ -223,6 +264,7 @@ export class DeltaStream implements StreamOps {
           }
           t.status = { ...t.status, nacked: { version: summary, error: req.error } };
         } else t.status = { acked: summary };
+        this.revision++;
         this.onAnswer(kind, req.error === undefined);
       }
     }
@@ -238,6 +280,10 @@ export class DeltaStream implements StreamOps {
       t.toldMissing.delete(n);
       namesChanged = true;
     }
+    if (namesChanged) {
+      t.changed = true;
+      this.names = undefined;
+    }
     return { kind, namesChanged };
   }
 
@@ -251,6 +297,13 @@ export class DeltaStream implements StreamOps {
   push(kind: ResourceKind, u: Universe, removals: boolean): void {
     const t = this.types.get(kind);
     if (!t?.started) return;
+    // the same resources as the last push worked from, and the same subscription: nothing to send
+    const sig = signatureOf(u, kind);
+    if (!t.changed && t.pushedSig === sig) return;
+    if (removals) {
+      t.pushedSig = sig;
+      t.changed = false;
+    }
     const wanted = (name: string) => t.wildcard || t.names.has(name);
     const resources: DeltaResponse['resources'] = [];
     const sent = new Map<string, string>();

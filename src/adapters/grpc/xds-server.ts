@@ -17,6 +17,7 @@ import { DeltaStream, SotwStream, type DeltaResponse, type SotwResponse } from '
 import { XdsTables, type GatewayTable } from './xds-tables';
 import { XdsSessions } from './xds-sessions';
 import type { ReportRow } from '../store/proxy-reports';
+import { DEFAULT_REPORTS, XdsReports, type NodeReporter, type ReportMany, type XdsReportsOptions } from './xds-reports';
 import type { GrpcServices, TrackedCall } from './services';
 
 export const TOKEN_METADATA = 'switchyard.dev/token';
@@ -32,8 +33,10 @@ export interface XdsServerOptions {
   hub: SnapshotHub;
   logger: Logger;
   metrics?: XdsMetrics;
-  /** records what a node acknowledged, for proxy-status (the proxy_reports table) */
-  report?: (gateway: string, report: Omit<ReportRow, 'lastSeen'>) => Promise<unknown>;
+  /** records what nodes acknowledged, for proxy-status (the proxy_reports table), many at once */
+  report?: ReportMany;
+  /** how reports are gathered and renewed (default DEFAULT_REPORTS) */
+  reports?: Partial<XdsReportsOptions>;
   /** other services on the same server (the Linkerd APIs) */
   services?: GrpcServices[];
 }
@@ -47,9 +50,6 @@ export interface XdsMetrics {
   /** seconds from a table version's arrival to its responses written */
   pushed(seconds: number): void;
 }
-
-/** How often a node's report is renewed while nothing changes (the list drops reports older than its TTL). */
-const REPORT_EVERY_MS = 10_000;
 
 export interface RunningXds {
   port: number;
@@ -92,11 +92,14 @@ type Duplex<Req, Res> = grpc.ServerDuplexStream<Req, Res>;
 
 /** One ADS stream: authorizes on its first request, follows its Gateway, answers its requests in order. */
 function serveStream<Req extends { node: Node__Output | null }, Res>(
-  opts: XdsServerOptions, tables: XdsTables, sessions: XdsSessions, call: Duplex<Req, Res>, variant: 'sotw' | 'delta',
+  opts: XdsServerOptions, tables: XdsTables, sessions: XdsSessions, reports: XdsReports | null, call: Duplex<Req, Res>, variant: 'sotw' | 'delta',
   handle: (proto: SotwStream | DeltaStream, req: Req) => { namesChanged: boolean } | null,
 ): void {
+  // LOG_LEVEL=trace: each request, table and response with its time, to follow a change to a client
+  const tracing = opts.logger.isLevelEnabled('trace');
   const send = (r: SotwResponse | DeltaResponse) => {
     if (ended) return;
+    if (tracing) opts.logger.trace({ node: nodeId, type: r.type_url.slice(r.type_url.lastIndexOf('.') + 1), nonce: r.nonce, resources: r.resources.length }, 'xDS: response');
     if (opts.metrics) {
       let bytes = 0;
       for (const x of r.resources) bytes += 'resource' in x ? x.resource.value.length : x.value.length;
@@ -116,22 +119,24 @@ function serveStream<Req extends { node: Node__Output | null }, Res>(
   /** the table version last pushed, and the one whose push the node has acknowledged in full */
   let pushedVersion: number | null = null;
   let ackedVersion: number | null = null;
-  let reported = '';
-  let reportTimer: NodeJS.Timeout | undefined;
-  const report = (force = false) => {
-    if (!opts.report || !session) return;
+  let reporter: NodeReporter | undefined;
+  let proxyId = '';
+  // the node's report as it stands (batched by XdsReports: written if it changed); nothing to
+  // make while neither the status nor the acknowledged version has changed since the last
+  let reportedAt = '';
+  const report = () => {
+    if (!reporter) return;
+    const at = `${proto.revision}/${ackedVersion}`;
+    if (at === reportedAt) return;
+    reportedAt = at;
     const status = proto.status();
     const nack = Object.entries(status).find(([, t]) => t?.nacked);
     const row: Omit<ReportRow, 'lastSeen'> = {
-      proxyId: `xds:${nodeId}`.replace(/[^A-Za-z0-9._:-]/g, '_').slice(0, 128),
-      version: ackedVersion, hash: null,
+      proxyId, version: ackedVersion, hash: null,
       error: nack ? `${nack[0]} NACKED: ${nack[1]!.nacked!.error}`.slice(0, 1024) : null,
       xds: { variant, types: status as Record<string, { acked?: string }> },
     };
-    const text = JSON.stringify(row);
-    if (!force && text === reported) return;
-    reported = text;
-    void opts.report(session.gateway, row).catch((err) => opts.logger.warn({ err }, 'xDS: recording a node\'s report failed'));
+    reporter.update(row);
   };
   // requests are handled one at a time, in order (the first one waits for the token lookup)
   let queue: Promise<void> = Promise.resolve();
@@ -154,13 +159,18 @@ function serveStream<Req extends { node: Node__Output | null }, Res>(
     ended = true;
     closeGauge?.();
     closeGauge = undefined;
-    clearInterval(reportTimer);
+    reporter?.close();
+    reporter = undefined;
     stopWatch?.();
     stopWatch = undefined;
     if (sessionId !== undefined) sessions.remove(sessionId);
   };
 
   call.on('data', (req: Req) => {
+    if (tracing) {
+      const r = req as { type_url?: string; response_nonce?: string; resource_names?: string[]; resource_names_subscribe?: string[] };
+      opts.logger.trace({ node: nodeId || req.node?.id, type: r.type_url?.slice(r.type_url.lastIndexOf('.') + 1), nonce: r.response_nonce, names: (r.resource_names ?? r.resource_names_subscribe ?? []).length }, 'xDS: request');
+    }
     queue = queue.then(async () => {
       if (ended) return;
       if (!session) {
@@ -175,10 +185,11 @@ function serveStream<Req extends { node: Node__Output | null }, Res>(
         closeGauge = opts.metrics?.streamOpened(variant);
         nodeId = req.node?.id || call.getPeer();
         sessionId = sessions.add({ gateway: session.gateway, nodeId, variant, status: () => proto.status(), peer: call.getPeer() });
-        reportTimer = setInterval(() => report(true), REPORT_EVERY_MS);
-        reportTimer.unref();
+        proxyId = `xds:${nodeId}`.replace(/[^A-Za-z0-9._:-]/g, '_').slice(0, 128);
+        reporter = reports?.open(session.gateway, proxyId);
         stopWatch = tables.watch(session.gateway, (t) => {
           const started = performance.now();
+          if (tracing) opts.logger.trace({ node: nodeId, version: t.version, loadMs: t.loadMs }, 'xDS: table');
           table = t;
           pushAll();
           opts.metrics?.pushed((performance.now() - started + t.loadMs) / 1000);
@@ -189,8 +200,9 @@ function serveStream<Req extends { node: Node__Output | null }, Res>(
         table = await tables.current(session.gateway);
         if (ended) return;
       }
+      // an answer (ACK, NACK) changes nothing to send: a new table is pushed when it arrives
       const r = handle(proto, req);
-      if (r) pushAll();
+      if (r?.namesChanged) pushAll();
       if (proto.settled()) ackedVersion = pushedVersion;
       report();
     }).catch((err) => opts.logger.error({ err }, 'xDS: handling a request failed'));
@@ -212,6 +224,7 @@ function errorText(e: { message?: string; code?: number } | null | undefined): s
 export async function startXdsServer(opts: XdsServerOptions): Promise<RunningXds> {
   const tables = new XdsTables(opts.hub);
   const sessions = new XdsSessions();
+  const reports = opts.report ? new XdsReports(opts.report, opts.logger, { ...DEFAULT_REPORTS, ...opts.reports }) : null;
   const server = new grpc.Server({ 'grpc.max_concurrent_streams': 100_000 });
   const calls = new Set<TrackedCall>();
   const track = <T extends TrackedCall>(call: T) => {
@@ -223,16 +236,18 @@ export async function startXdsServer(opts: XdsServerOptions): Promise<RunningXds
     return call;
   };
   server.addService(adsService(), {
-    StreamAggregatedResources: (call: Duplex<DiscoveryRequest__Output, SotwResponse>) => serveStream(opts, tables, sessions, track(call), 'sotw', (p, req) =>
+    StreamAggregatedResources: (call: Duplex<DiscoveryRequest__Output, SotwResponse>) => serveStream(opts, tables, sessions, reports, track(call), 'sotw', (p, req) =>
       (p as SotwStream).request({ typeUrl: req.type_url, nonce: req.response_nonce, versionInfo: req.version_info, names: req.resource_names, error: req.error_detail ? errorText(req.error_detail) : undefined })),
-    DeltaAggregatedResources: (call: Duplex<DeltaDiscoveryRequest__Output, DeltaResponse>) => serveStream(opts, tables, sessions, track(call), 'delta', (p, req) =>
+    DeltaAggregatedResources: (call: Duplex<DeltaDiscoveryRequest__Output, DeltaResponse>) => serveStream(opts, tables, sessions, reports, track(call), 'delta', (p, req) =>
       (p as DeltaStream).request({ typeUrl: req.type_url, nonce: req.response_nonce, subscribe: req.resource_names_subscribe, unsubscribe: req.resource_names_unsubscribe, initial: req.initial_resource_versions ?? {}, error: req.error_detail ? errorText(req.error_detail) : undefined })),
   });
   for (const s of opts.services ?? []) s.register(server, track);
   const plain = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   const secure = server.createConnectionInjector(grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(opts.tls.key), cert_chain: Buffer.from(opts.tls.cert) }], false));
   const sockets = new Set<Socket>();
-  const net: NetServer = createServer((socket) => {
+  // no Nagle: a response written while a small frame of before (a WINDOW_UPDATE, a PING's answer)
+  // is still unacknowledged would otherwise wait for the client's delayed ACK, some 40 ms a time
+  const net: NetServer = createServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.once('readable', () => {
@@ -260,6 +275,7 @@ export async function startXdsServer(opts: XdsServerOptions): Promise<RunningXds
       // a status goes out a moment after the stream is ended; no event says when it has
       if (calls.size || sockets.size) await new Promise((r) => setTimeout(r, STATUS_GRACE_MS));
       server.forceShutdown();
+      await reports?.close();
       for (const s of opts.services ?? []) await s.close?.();
       plain.destroy();
       secure.destroy();

@@ -33,7 +33,15 @@ export interface GatewayTable {
   loadMs: number;
   /** how many translations the version before passed on through the worker's delta (none without one) */
   carried: number;
+  /** what clients subscribed to the same names can be sent, by the names: made once for all of them */
+  universes?: Map<string, Universe>;
 }
+
+/** streams told of a new table before the responses made so far are let go */
+const TELL_SLICE = 500;
+
+/** at most this many distinct subscriptions' universes are kept per table version */
+const UNIVERSES_KEPT = 256;
 
 const KINDS: ResourceKind[] = ['listener', 'route', 'cluster', 'endpoint', 'secret'];
 const encodedOf = new WeakMap<object, Encoded>();
@@ -83,11 +91,29 @@ export class XdsTables {
         ? { version: whole.version, table: () => (parsed ??= whole.table()), memo, secrets, loadMs, carried: memo.size }
         : { version: null, table: () => null, memo, secrets, loadMs, carried: 0 };
       if (this.watchers.has(key)) this.held.set(key, next);
-      for (const fn of this.watchers.get(key) ?? []) fn(next);
+      this.tell(key, next);
       return next;
     })().finally(() => this.loading.delete(key));
     this.loading.set(key, p);
     return p;
+  }
+
+  /**
+   * Hands a new table to the streams following `key`, a slice at a time: the responses of each slice
+   * go out (and reach the clients) while the next is made, instead of every stream's waiting for
+   * the last one's. A newer table arriving meanwhile takes over, from the first stream.
+   */
+  private tell(key: string, t: GatewayTable): void {
+    const fns = [...(this.watchers.get(key) ?? [])];
+    const slice = (from: number) => {
+      for (let i = from; i < fns.length; i++) {
+        if (this.held.get(key) !== t && this.watchers.has(key)) return;
+        if (i > from && i % TELL_SLICE === 0) return void setImmediate(() => slice(i));
+        // a stream that stopped following meanwhile is not told
+        if (this.watchers.get(key)?.has(fns[i])) fns[i](t);
+      }
+    };
+    slice(0);
   }
 
   /** The translations of `prev` still valid at version `to`, by the worker's deltas from it (none when they are not all held). */
@@ -139,6 +165,18 @@ export class XdsTables {
    * "<hostname>:<port>" is a proxyless gRPC client: it gets those API listeners.
    */
   universe(t: GatewayTable, listenerNames: string[] | 'wildcard'): Universe {
+    // ten thousand streams subscribed to the same names are sent from one universe
+    const key = listenerNames === 'wildcard' ? '*' : [...listenerNames].sort().join('\n');
+    const kept = t.universes?.get(key);
+    if (kept) return kept;
+    const u = this.make(t, listenerNames);
+    t.universes ??= new Map();
+    if (t.universes.size >= UNIVERSES_KEPT) t.universes.delete(t.universes.keys().next().value!);
+    t.universes.set(key, u);
+    return u;
+  }
+
+  private make(t: GatewayTable, listenerNames: string[] | 'wildcard'): Universe {
     const u = Object.fromEntries(KINDS.map((k) => [k, new Map<string, Encoded>()])) as Universe;
     if (t.version === null) return u;
     if (listenerNames === 'wildcard') {

@@ -58,6 +58,41 @@ export async function saveReport(db: Runner, gateway: string, report: Omit<Repor
   };
 }
 
+/** One report of a batch: the Gateway ("<namespace>/<name>") it is for. */
+export interface GatewayReport { gateway: string; report: Omit<ReportRow, 'lastSeen'> }
+
+/**
+ * Saves many reports in one statement (at most one per Gateway and proxy id: the caller coalesces),
+ * each as saveReport saves it, and answers each as saveReport does (without the xDS detail), with
+ * its Gateway, in no order.
+ */
+export async function saveReports(db: Runner, items: readonly GatewayReport[]): Promise<(SavedReport & { gateway: string })[]> {
+  if (items.length === 0) return [];
+  // the batch as one JSON parameter (thousands of rows: arrays of text would each be escaped element by element)
+  const input = JSON.stringify(items.map((i) => ({ g: i.gateway, p: i.report.proxyId, v: i.report.version, h: i.report.hash, e: i.report.error, x: i.report.xds ?? null })));
+  const rows = await db.$queryRawUnsafe<(Omit<Row, 'xds'> & { gateway: string; stale: boolean; current: string | number | null; old_version: string | number | null; old_error: string | null; old_stale: boolean | null; existed: boolean })[]>(
+    `WITH input AS (
+       SELECT g AS gateway, p AS proxy_id, v AS version, h AS hash, e AS error, x AS xds
+       FROM jsonb_to_recordset($1::jsonb) AS i(g text, p text, v bigint, h text, e text, x jsonb)),
+     old AS (SELECT p.gateway, p.proxy_id, p.version, p.error, p.stale FROM proxy_reports p JOIN input i USING (gateway, proxy_id)),
+     cur AS (SELECT substr(s.gateway, 9) AS gateway, s.version, s.updated_at FROM snapshots s WHERE s.gateway IN (SELECT DISTINCT 'Gateway/' || gateway FROM input)),
+     ins AS (
+       INSERT INTO proxy_reports (gateway, proxy_id, version, hash, error, last_seen, stale, xds)
+       SELECT i.gateway, i.proxy_id, i.version, i.hash, i.error, now(),
+         coalesce(i.version < c.version AND c.updated_at < now() - make_interval(secs => $2::float8), false), CASE WHEN jsonb_typeof(i.xds) = 'null' THEN NULL ELSE i.xds END
+       FROM input i LEFT JOIN cur c USING (gateway)
+       ON CONFLICT (gateway, proxy_id) DO UPDATE SET version = excluded.version, hash = excluded.hash, error = excluded.error, last_seen = excluded.last_seen, stale = excluded.stale, xds = excluded.xds
+       RETURNING gateway, proxy_id, version, hash, error, last_seen, stale)
+     SELECT ins.*, c.version AS current, o.version AS old_version, o.error AS old_error, o.stale AS old_stale, o.proxy_id IS NOT NULL AS existed
+     FROM ins LEFT JOIN old o USING (gateway, proxy_id) LEFT JOIN cur c USING (gateway)`,
+    input, STALE_AFTER_SECONDS);
+  // each row as saved, without its xDS detail (what the caller makes Events of needs none)
+  return rows.map((row) => ({
+    gateway: row.gateway, row: toRow({ ...row, xds: null }), stale: Boolean(row.stale), current: row.current === null ? null : Number(row.current),
+    ...(row.existed ? { previous: { version: row.old_version === null ? null : Number(row.old_version), error: row.old_error, stale: Boolean(row.old_stale) } } : {}),
+  }));
+}
+
 export async function listReports(db: Runner, gateway: string, ttlSeconds: number): Promise<ReportRow[]> {
   const rows = await db.$queryRawUnsafe<Row[]>(
     `SELECT proxy_id, version, hash, error, last_seen, xds FROM proxy_reports

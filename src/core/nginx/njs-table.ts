@@ -55,6 +55,8 @@ function grpcEntry(g: GatewayCtx, e: CompiledGRPCEntry) {
 }
 
 export function njsListener(g: GatewayCtx, l: CompiledListener, https: boolean): NjsListener {
+  // a listener with entries of both kinds: each carries its route's age (`a`), for the dispatch to
+  // tell which kind takes a host's gRPC calls
   return {
     h: (l.hostname ?? '').toLowerCase(), port: l.port, https,
     ...(l.protocol === 'TLS' ? { tls: true } : {}),

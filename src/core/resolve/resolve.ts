@@ -8,7 +8,9 @@ import { normalizeRequest, type NormalizedRequest } from './request';
 import { bestPerRule, candidatesOn, compareCandidates, figuresOf, type Candidate, type EntryKind } from './routes';
 import type { ResolveCandidate, ResolveDecisionStep, ResolveRequest, ResolveResponse } from './types';
 import { unattachedFor } from './unattached';
-import { routeRef, ruleWords, type Visibility } from './words';
+import { grpcCallsTakenBy } from './grpc-calls';
+import { hostnameMatches } from '../match/hostname';
+import { routeRef, routeWords, ruleWords, type Visibility } from './words';
 
 export interface ResolveContext {
   /** May the caller read objects in this namespace? Routes elsewhere are named "a route in another namespace". Default: yes. */
@@ -103,7 +105,7 @@ function evaluate(table: CompiledTable, request: ResolveRequest, context: Resolv
     return base(ctx, { statusCode: 404, ...(req.protocol === 'grpc' ? { grpcStatus: 'Unimplemented' as const } : {}) });
   }
   explainListenerChoice(ctx, listener, http, req.host, 'host');
-  return routeOn(ctx, listener, req.protocol === 'grpc' ? 'grpc' : 'http', http.filter((l) => l !== listener));
+  return routeOn(ctx, listener, httpKind(ctx, listener), http.filter((l) => l !== listener));
 }
 
 function resolveTLSFamily(ctx: Ctx, usable: CompiledListener[]): ResolveResponse {
@@ -140,7 +142,23 @@ function resolveTLSFamily(ctx: Ctx, usable: CompiledListener[]): ResolveResponse
       : `Host ${hostName} is not served by ${describeListener(bySni)}, the listener the TLS server name selected: the gateway answers 421 Misdirected Request.`);
     return base(ctx, { listener: bySni.name, statusCode: 421 });
   }
-  return routeOn(ctx, bySni, req.protocol === 'grpc' ? 'grpc' : 'http', https.filter((l) => l !== bySni));
+  return routeOn(ctx, bySni, httpKind(ctx, bySni), https.filter((l) => l !== bySni));
+}
+
+/**
+ * The entries an HTTP-family request is matched against on `listener`: a gRPC call goes by the
+ * GRPCRoutes, or by the HTTPRoutes where they take the host's gRPC calls (core/resolve/grpc-calls).
+ */
+function httpKind(ctx: Ctx, listener: CompiledListener): 'http' | 'grpc' {
+  if (ctx.req.protocol !== 'grpc') return 'http';
+  const host = ctx.req.host;
+  const taker = grpcCallsTakenBy(ctx.table, listener, (h) => hostnameMatches(h, host));
+  if (taker.kind === 'GRPCRoute') {
+    if (taker.contested) ctx.explanation.push(`${cap(routeWords(taker.contested.winner, ctx.v))} and ${routeWords(taker.contested.loser, ctx.v)} both claim host ${host || '(none)'}: gRPC calls go by the GRPCRoutes, other requests by the HTTPRoutes.`);
+    return 'grpc';
+  }
+  ctx.explanation.push(`No GRPCRoute on the listener claims host ${host || '(none)'}: the gRPC call is routed by the HTTPRoutes, as a POST to ${ctx.req.path}.`);
+  return 'http';
 }
 
 function explainListenerChoice(ctx: Ctx, chosen: CompiledListener, among: CompiledListener[], name: string, by: 'host' | 'SNI'): void {
@@ -172,15 +190,16 @@ function routeOn(ctx: Ctx, listener: CompiledListener, kind: EntryKind, otherLis
   };
 
   if (!winner) {
-    const what = kind === 'grpc' ? `gRPC method ${req.path}` : kind === 'tls' ? `server name ${req.sni}` : kind === 'http' ? `${req.method} ${req.path}` : 'the connection';
+    const grpcCall = req.protocol === 'grpc' && (kind === 'grpc' || kind === 'http');
+    const what = grpcCall ? `gRPC method ${req.path}` : kind === 'tls' ? `server name ${req.sni}` : kind === 'http' ? `${req.method} ${req.path}` : 'the connection';
     if (isStream) ctx.explanation.push(`No route on ${describeListener(listener)} accepts ${what}: the connection is refused.`);
-    else ctx.explanation.push(`No rule on listener "${listener.name}" matches ${what}${req.host ? ` for host ${req.host}` : ''}: the gateway answers 404${kind === 'grpc' ? ' (gRPC status Unimplemented)' : ''}.`);
+    else ctx.explanation.push(`No rule on listener "${listener.name}" matches ${what}${req.host ? ` for host ${req.host}` : ''}: the gateway answers 404${grpcCall ? ' (gRPC status Unimplemented)' : ''}.`);
     elsewhereWords();
     ctx.explanation.push(...unattached.words);
     return base(ctx, {
       listener: listener.name,
       ...(isStream ? { connectionRejected: true } : { statusCode: 404 }),
-      ...(kind === 'grpc' ? { grpcStatus: 'Unimplemented' as const } : {}),
+      ...(grpcCall ? { grpcStatus: 'Unimplemented' as const } : {}),
       ...(elsewhere.length ? { candidates: elsewhere.map((c) => candidate(c, 'listener', v)) } : {}),
       ...(unattached.items.length ? { unattached: unattached.items } : {}),
     });
@@ -220,7 +239,7 @@ function routeOn(ctx: Ctx, listener: CompiledListener, kind: EntryKind, otherLis
     visibility: v,
     random: ctx.context.random,
     ...(ctx.context.nowSeconds !== undefined ? { nowSeconds: ctx.context.nowSeconds } : {}),
-    refusal: kind === 'udp' ? 'datagrams' : isStream ? 'connection' : kind === 'grpc' ? 'grpc' : 'http',
+    refusal: kind === 'udp' ? 'datagrams' : isStream ? 'connection' : req.protocol === 'grpc' ? 'grpc' : 'http',
   });
   const { explanation: notes, ...result } = actions;
   ctx.explanation.push(...notes);

@@ -1,11 +1,18 @@
 // The proxyless gRPC data plane: what a gRPC client asking for Listener "<hostname>:<port>" gets
 // from a Gateway's compiled table. It is the table's routing for a gRPC call to that hostname and
 // port, as resolve and the reference proxy route one: the most specific HTTP listener on the port
-// for the hostname, its GRPCRoute entries in table order (first match wins; HTTPRoute entries do not
-// route gRPC calls there either), a call no entry matches answered UNIMPLEMENTED, an unusable
-// backend's share answered UNAVAILABLE. Pure: the adapter encodes and delivers the result.
-import type { CompiledBackend, CompiledGRPCEntry, CompiledGRPCMatch, CompiledListener, CompiledRule, CompiledTable, CompiledValueMatch } from '../compile';
+// for the hostname, then the entries of the kind that takes the hostname's gRPC calls there
+// (core/resolve/grpc-calls: its GRPCRoutes, or its HTTPRoutes where no GRPCRoute claims it or an
+// older HTTPRoute does) in table order (first match wins), a call no entry matches answered
+// UNIMPLEMENTED, an unusable backend's share answered UNAVAILABLE. An HTTPRoute match is what it
+// is for an HTTP/2 POST to "/<service>/<method>": its path and headers as such, a method other than
+// POST or any query parameter never matching a gRPC call (the match is left out, never widened).
+// Pure: the adapter encodes and delivers the result.
+import type {
+  CompiledBackend, CompiledGRPCEntry, CompiledGRPCMatch, CompiledHTTPEntry, CompiledHTTPMatch, CompiledListener, CompiledRule, CompiledTable, CompiledValueMatch,
+} from '../compile';
 import { selectListener } from '../resolve/listeners';
+import { grpcTakerOf } from '../resolve/grpc-calls';
 import { hostnameMatches } from '../match/hostname';
 import { clusterName, parseListenerName, routeName, UNUSABLE_CLUSTER } from './names';
 import { endpointsOnce } from './endpoints';
@@ -29,7 +36,7 @@ export interface ProxylessListener {
 }
 
 /** The table's entry lists the proxyless translation reads. */
-export const PROXYLESS_ENTRY_LISTS = ['grpcRoutes'] as const;
+export const PROXYLESS_ENTRY_LISTS = ['grpcRoutes', 'httpRoutes'] as const;
 
 /** The listener of `table` a gRPC call to host:port reaches, as resolve picks it. */
 function listenerFor(table: CompiledTable, host: string, port: number): CompiledListener | undefined {
@@ -37,17 +44,19 @@ function listenerFor(table: CompiledTable, host: string, port: number): Compiled
   return selectListener(onPort, host);
 }
 
-/** A listener's gRPC entries by exact hostname, and the others (wildcards, none), each with its place in the list. */
-interface EntryIndex { exact: Map<string, number[]>; others: number[]; entries: CompiledGRPCEntry[] }
+/** A listener's entries of one list by exact hostname, and the others (wildcards, none), each with its place in the list. */
+interface EntryIndex<E> { exact: Map<string, number[]>; others: number[]; entries: E[] }
 // per listener object of a parsed table: a client subscribed to thousands of hostnames would
 // otherwise have each name's translation walk every entry of the listener
-const INDEX = new WeakMap<CompiledListener, EntryIndex>();
+const INDEX = { grpcRoutes: new WeakMap<CompiledListener, EntryIndex<CompiledGRPCEntry>>(), httpRoutes: new WeakMap<CompiledListener, EntryIndex<CompiledHTTPEntry>>() };
 
-/** The entries of `listener` whose hostname matches `host`, in the listener's order. */
-function entriesFor(listener: CompiledListener, host: string): CompiledGRPCEntry[] {
-  let ix = INDEX.get(listener);
+/** The entries of `listener`'s `list` whose hostname matches `host`, in the listener's order. */
+function entriesFor<L extends 'grpcRoutes' | 'httpRoutes'>(listener: CompiledListener, list: L, host: string): L extends 'grpcRoutes' ? CompiledGRPCEntry[] : CompiledHTTPEntry[];
+function entriesFor(listener: CompiledListener, list: 'grpcRoutes' | 'httpRoutes', host: string): (CompiledGRPCEntry | CompiledHTTPEntry)[] {
+  const index = INDEX[list] as WeakMap<CompiledListener, EntryIndex<CompiledGRPCEntry | CompiledHTTPEntry>>;
+  let ix = index.get(listener);
   if (!ix) {
-    const entries = (listener.grpcRoutes ?? []) as CompiledGRPCEntry[];
+    const entries = (listener[list] ?? []) as (CompiledGRPCEntry | CompiledHTTPEntry)[];
     ix = { exact: new Map(), others: [], entries };
     for (let i = 0; i < entries.length; i++) {
       const h = entries[i].hostname.toLowerCase();
@@ -58,7 +67,7 @@ function entriesFor(listener: CompiledListener, host: string): CompiledGRPCEntry
         else ix.exact.set(h, [i]);
       }
     }
-    INDEX.set(listener, ix);
+    index.set(listener, ix);
   }
   const at = [...(ix.exact.get(host) ?? []), ...ix.others.filter((i) => hostnameMatches(ix!.entries[i].hostname, host))].sort((a, b) => a - b);
   return at.map((i) => ix!.entries[i]);
@@ -74,14 +83,39 @@ export function proxylessListener(table: CompiledTable, name: string): Proxyless
   const clusters = new Map<string, CompiledBackend | null>();
   const routes: Route[] = [];
   const read = new Set<string>();
-  for (const e of entriesFor(listener, target.host)) {
-    const rule = table.rules[e.rule];
-    const route = table.routes[rule.route];
+  const grpcEntries = entriesFor(listener, 'grpcRoutes', target.host);
+  const httpEntries = entriesFor(listener, 'httpRoutes', target.host);
+  // which kind takes the calls depends on the routes of both kinds that claim the hostname
+  for (const e of [...grpcEntries, ...httpEntries]) {
+    const route = table.routes[table.rules[e.rule].route];
     read.add(`${route.kind}/${route.namespace}/${route.name}`);
-    const where = `${route.kind} ${route.namespace}/${route.name} rule ${rule.index}`;
-    const match = routeMatch(e.match);
-    if (!match) continue;
-    routes.push({ name: routeName(route, rule.index, e.matchIndex), match, route: routeAction(rule, where, clusters, unsupported) });
+  }
+  const taker = grpcTakerOf(table, grpcEntries, httpEntries);
+  const where = (rule: CompiledRule) => {
+    const route = table.routes[rule.route];
+    return `${route.kind} ${route.namespace}/${route.name} rule ${rule.index}`;
+  };
+  if (taker.contested) {
+    const { winner, loser } = taker.contested;
+    unsupported.push({
+      where: `${loser.kind} ${loser.namespace}/${loser.name}`, feature: `hostname ${target.host} also claimed by ${winner.kind} ${winner.namespace}/${winner.name}`,
+      effect: `gRPC calls to ${target.host} go by the GRPCRoutes; the HTTPRoute's rules are not served to gRPC clients`,
+    });
+  }
+  if (taker.kind === 'GRPCRoute') {
+    for (const e of grpcEntries) {
+      const rule = table.rules[e.rule];
+      const match = routeMatch(e.match);
+      if (!match) continue;
+      routes.push({ name: routeName(table.routes[rule.route], rule.index, e.matchIndex), match, route: routeAction(rule, where(rule), clusters, unsupported) });
+    }
+  } else {
+    for (const e of httpEntries) {
+      const rule = table.rules[e.rule];
+      const match = httpRouteMatch(e.match, (feature, effect) => unsupported.push({ where: `${where(rule)} match ${e.matchIndex}`, feature, effect }));
+      if (!match) continue;
+      routes.push({ name: routeName(table.routes[rule.route], rule.index, e.matchIndex), match, route: routeAction(rule, where(rule), clusters, unsupported) });
+    }
   }
   // a call no entry matches is answered UNIMPLEMENTED, as the gateway answers it
   routes.push({
@@ -154,6 +188,31 @@ function routeMatch(m: CompiledGRPCMatch): RouteMatch | null {
   if (m.service !== undefined) return withHeaders({ prefix: `/${m.service}/` });
   if (m.method !== undefined) return withHeaders({ safe_regex: { regex: `/[^/]+/${quote(m.method)}` } });
   return withHeaders({ prefix: '/' });
+}
+
+/**
+ * An HTTPRoute match as the route match of a gRPC call (an HTTP/2 POST to "/<service>/<method>",
+ * without a query string); null when it can never match one, said through `note`.
+ */
+function httpRouteMatch(m: CompiledHTTPMatch, note: (feature: string, effect: string) => void): RouteMatch | null {
+  if (m.invalid) return null;
+  if (m.method !== undefined && m.method.toUpperCase() !== 'POST') {
+    note(`method ${m.method}`, 'a gRPC call is a POST: the match never matches one and is left out');
+    return null;
+  }
+  if (m.queryParams?.length) {
+    note('query parameter match', 'a gRPC call has no query string: the match never matches one and is left out');
+    return null;
+  }
+  const headers = (m.headers ?? []).map(headerMatcher);
+  const withHeaders = (r: RouteMatch): RouteMatch => (headers.length ? { ...r, headers } : r);
+  const v = m.path.value;
+  if (m.path.type === 'Exact') return withHeaders({ path: v });
+  if (m.path.type === 'RegularExpression') return withHeaders({ safe_regex: { regex: v } });
+  // PathPrefix matches whole segments: "/echo.Echo" takes "/echo.Echo" and "/echo.Echo/Ping", not "/echo.EchoV2/Ping"
+  const trimmed = v.replace(/\/+$/, '');
+  if (trimmed === '') return withHeaders({ prefix: '/' });
+  return withHeaders({ safe_regex: { regex: `${quote(trimmed)}(?:/.*)?` } });
 }
 
 function headerMatcher(h: CompiledValueMatch): HeaderMatcher {

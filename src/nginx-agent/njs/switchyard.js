@@ -40,6 +40,17 @@ function hostMatches(pattern, host) {
   return pattern === host;
 }
 
+/**
+ * Whether the HTTPRoutes take the gRPC calls to `host` on the listener (src/core/resolve/grpc-calls):
+ * one claims it and no GRPCRoute does.
+ */
+function grpcByHttp(listener, host) {
+  var i;
+  for (i = 0; i < listener.grpc.length; i++) if (hostMatches(listener.grpc[i].h, host)) return false;
+  for (i = 0; i < listener.http.length; i++) if (hostMatches(listener.http[i].h, host)) return true;
+  return false;
+}
+
 /** The most specific listener for a name: exact, then the longest wildcard, then none. */
 function selectListener(listeners, name) {
   var best = null;
@@ -496,12 +507,14 @@ function http(r, T) {
     listener = selectListener(port.listeners, host);
     if (!listener) return answer(r, grpc, grpc ? 12 : 404, 'no route matches');
   }
-  var entries = grpc ? listener.grpc : listener.http;
+  // a gRPC call goes by the GRPCRoutes, or as the POST it is by the HTTPRoutes where they take its host
+  var byGrpc = grpc && !grpcByHttp(listener, host);
+  var entries = byGrpc ? listener.grpc : listener.http;
   var entry = null;
   for (var i = 0; i < entries.length; i++) {
     var e = entries[i];
     if (!hostMatches(e.h, host)) continue;
-    if (grpc ? grpcAccepts(e.m, req, r) : httpAccepts(e.m, req, r)) {
+    if (byGrpc ? grpcAccepts(e.m, req, r) : httpAccepts(e.m, req, r)) {
       entry = e;
       break;
     }

@@ -7,6 +7,7 @@
 // (gRPC: UNAVAILABLE) and no route ever names a cluster the client was not sent.
 import type { CompiledGRPCEntry, CompiledGRPCMatch, CompiledHTTPEntry, CompiledHTTPMatch, CompiledListener, CompiledRule, CompiledTable, CompiledValueMatch } from '../../compile';
 import { routeName } from '../names';
+import { grpcCallsTakenBy } from '../../resolve/grpc-calls';
 import type { Unsupported } from '../types';
 import { extAuthzEnabled, sessionPerRoute, STATEFUL_SESSION, type ExtAuthzSet } from './auth-session';
 import type { ClusterSet } from './clusters';
@@ -186,18 +187,24 @@ function entryRoute(c: RouteCtx, listener: CompiledListener, e: CompiledHTTPEntr
   return { name: routeName(route, rule.index, e.matchIndex), match, ...ruleFields(c, rule, where, listener, grpc, prefix) };
 }
 
-/** A gRPC call no GRPCRoute entry takes is answered UNIMPLEMENTED (Envoy turns a local 404 into it), not routed by HTTPRoutes. */
+/** A gRPC call no GRPCRoute entry takes is answered UNIMPLEMENTED (Envoy turns a local 404 into it), not routed by HTTPRoutes, where the GRPCRoutes take the host's gRPC calls. */
 const GRPC_NO_ROUTE: Msg = { name: 'switchyard/grpc-no-route', match: { prefix: '/', grpc: {} }, direct_response: { status: 404 } };
 
-/** The routes hosts of domain `d` get on `listener`: its gRPC entries, the gRPC catch-all, its HTTP entries. */
+/**
+ * The routes hosts of domain `d` get on `listener`: its gRPC entries, the gRPC catch-all, its HTTP
+ * entries; only the HTTP entries, which then route gRPC calls too, where the HTTPRoutes take the
+ * domain's gRPC calls (core/resolve/grpc-calls).
+ */
 function routesFor(c: RouteCtx, listener: CompiledListener, d: string): Msg[] {
   const out: Msg[] = [];
-  for (const e of listener.grpcRoutes ?? []) {
-    if (!accepts(e.hostname, d)) continue;
-    const r = entryRoute(c, listener, e, true);
-    if (r) out.push(r);
+  if (grpcCallsTakenBy(c.table, listener, (h) => accepts(h, d)).kind === 'GRPCRoute') {
+    for (const e of listener.grpcRoutes ?? []) {
+      if (!accepts(e.hostname, d)) continue;
+      const r = entryRoute(c, listener, e, true);
+      if (r) out.push(r);
+    }
+    out.push(GRPC_NO_ROUTE);
   }
-  out.push(GRPC_NO_ROUTE);
   for (const e of listener.httpRoutes ?? []) {
     if (!accepts(e.hostname, d)) continue;
     const r = entryRoute(c, listener, e, false);
