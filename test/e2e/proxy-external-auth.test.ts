@@ -256,4 +256,17 @@ describe.skipIf(need.skip)(`the ExternalAuth filter through the reference proxy$
     // and the proxy goes on serving
     expect((await sendBody('/hb/after', Buffer.from('let-me-in'))).status).toBe(200);
   });
+
+  it('forwardBody: resolve tells how many bytes of the body the server is sent; a negative maxSize is refused naming the field', async () => {
+    const r = await s.api('POST', '/api/v1/namespaces/infra/gateways/edge/resolve', { protocol: 'HTTP', port: 80, hostname: 'example.com', path: '/gb/x', method: 'POST' });
+    expect(r.body.externalAuth).toMatchObject({ protocol: 'GRPC', forwardBodyMaxSize: 16 });
+    const plain = await s.api('POST', '/api/v1/namespaces/infra/gateways/edge/resolve', { protocol: 'HTTP', port: 80, hostname: 'example.com', path: '/g/x' });
+    expect(plain.body.externalAuth.forwardBodyMaxSize).toBeUndefined();
+    const bad = await s.api('PUT', '/api/v1/namespaces/app/httproutes/bad-body', { apiVersion: GW, kind: 'HTTPRoute', spec: { parentRefs: [{ name: 'edge', namespace: 'infra' }], rules: [
+      rule('/bad', { protocol: 'HTTP', backendRef: { name: 'auth-http', port: 8000 }, http: {}, forwardBody: { maxSize: -1 } }),
+    ] } });
+    expect(bad.status).toBeGreaterThanOrEqual(400);
+    expect(bad.status).toBeLessThan(500);
+    expect(JSON.stringify(bad.body)).toContain('forwardBody.maxSize');
+  });
 });
