@@ -43,7 +43,7 @@ export interface AuthRequest {
   scheme: 'http' | 'https';
   id: string;
   /** forwardBody: the body's first bytes (at most forwardBodyMaxSize are sent) and whether more followed */
-  body?: { head: Buffer; partial: boolean };
+  body?: { head: Buffer; partial: boolean; size?: number };
 }
 
 /** The start of a request's body, read before the authorization server is asked. */
@@ -218,7 +218,8 @@ function checkGRPC(cfg: CompiledExternalAuth, ep: CompiledEndpoint, r: AuthReque
   const msg = Req_.fromObject({ attributes: { request: { http: {
     id: r.id, method: r.req.method ?? 'GET', headers: { ...headers, ':authority': r.authority, ':method': r.req.method ?? 'GET', ':path': path },
     path, host: r.authority, scheme: r.scheme, query: r.rawQuery ?? '', protocol: `HTTP/${r.req.httpVersion}`,
-    size: sent ? String(r.body?.head.length ?? 0) : '-1', ...body,
+    // Envoy: the bytes received so far
+    size: sent ? String(r.body?.size ?? r.body?.head.length ?? 0) : '-1', ...body,
   } } } });
   return new Promise((resolve) => {
     clientFor(ep).makeUnaryRequest('/envoy.service.auth.v3.Authorization/Check',
