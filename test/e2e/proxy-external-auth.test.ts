@@ -29,7 +29,7 @@ let closedPort = 0;
 const decide = (a: AuthAsk): AuthDecision | 'hang' => {
   if (a.path.includes('/slow')) return 'hang';
   // forwardBody routes: the body decides
-  if (/^(\/check)?\/(hb|gb)\//.test(a.path)) {
+  if (/^(\/check)?\/(hb|gb|hb-retry)\//.test(a.path)) {
     return a.body.subarray(0, 9).toString('latin1') === 'let-me-in' ? { allow: true, headers: { 'x-user': 'bob' } } : { allow: false, status: 403, body: 'bad body' };
   }
   if (a.headers.authorization === 'Bearer good' || a.path.endsWith('/open')) return { allow: true, headers: { 'x-user': 'alice', 'x-other': 'no' } };
@@ -113,6 +113,7 @@ describe.skipIf(need.skip)(`the ExternalAuth filter through the reference proxy$
       rule('/slow', { protocol: 'HTTP', backendRef: { name: 'auth-http', port: 8000 }, http: {} }),
       rule('/hb', { protocol: 'HTTP', backendRef: { name: 'auth-http', port: 8000 }, http: { path: '/check' }, forwardBody: { maxSize: 16 } }),
       rule('/gb', { protocol: 'GRPC', backendRef: { name: 'auth-grpc', port: 9001 }, grpc: {}, forwardBody: { maxSize: 16 } }),
+      { ...rule('/hb-retry', { protocol: 'HTTP', backendRef: { name: 'auth-http', port: 8000 }, http: {}, forwardBody: { maxSize: 16 } }), retry: { codes: [500], attempts: 1 } },
     ] } });
     await reconciled(s);
     const token = await mintToken(s, { name: 'edge-proxy', role: 'proxy', gateways: ['infra/edge'] });
@@ -268,5 +269,15 @@ describe.skipIf(need.skip)(`the ExternalAuth filter through the reference proxy$
     expect(bad.status).toBeGreaterThanOrEqual(400);
     expect(bad.status).toBeLessThan(500);
     expect(JSON.stringify(bad.body)).toContain('forwardBody.maxSize');
+  });
+
+  it('forwardBody with a retry: a long body read past maxSize is kept whole for the second try', async () => {
+    const before = web.count();
+    const body = Buffer.from(`let-me-in:${'r'.repeat(50_000)}`);
+    const r = await sendBody('/hb-retry/x?status=500', body, true);
+    expect(r.status).toBe(500);
+    expect(web.count() - before).toBe(2);
+    expect(r.echo?.body).toBe(body.toString());
+    expect(auth.http.asked.at(-1)!.body.toString()).toBe('let-me-in:rrrrrr');
   });
 });
