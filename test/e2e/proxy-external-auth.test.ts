@@ -7,6 +7,7 @@
 // in attributes.request.http.body, raw_body when not UTF-8), a longer body truncated, and the
 // backend the whole body; a body that does not arrive within 2 s is answered 408.
 import http from 'node:http';
+import http2 from 'node:http2';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken, reconciled, startTestServer, type TestServer } from '../support/server';
@@ -279,5 +280,41 @@ describe.skipIf(need.skip)(`the ExternalAuth filter through the reference proxy$
     expect(web.count() - before).toBe(2);
     expect(r.echo?.body).toBe(body.toString());
     expect(auth.http.asked.at(-1)!.body.toString()).toBe('let-me-in:rrrrrr');
+  });
+
+  it('forwardBody over HTTP/2 (h2c): truncated for the server, whole for the backend; a body that stalls is answered 408', async () => {
+    const client = http2.connect(`http://127.0.0.1:${80 + OFFSET}`);
+    const sessionErrors: string[] = [];
+    client.on('error', (e: NodeJS.ErrnoException) => sessionErrors.push(e.code ?? e.message));
+    try {
+      const ask = (path: string, body: Buffer | undefined, stall = false) => new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const st = client.request({ ':method': 'POST', ':path': path, ':authority': 'example.com' }, { endStream: false });
+        const chunks: Buffer[] = [];
+        let status = 0;
+        st.on('response', (h) => { status = Number(h[':status']); });
+        st.on('data', (c: Buffer) => chunks.push(c));
+        st.on('end', () => {
+          // a stalled body is given up once answered
+          if (stall) st.close(http2.constants.NGHTTP2_CANCEL);
+          resolve({ status, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        st.on('error', reject);
+        if (stall) return void st.write('let-me-in');
+        for (let i = 0; i < body!.length; i += 1000) st.write(body!.subarray(i, i + 1000));
+        st.end();
+      });
+      const body = Buffer.from(`let-me-in:${'h'.repeat(60_000)}`);
+      const r = await ask('/hb/h2', body);
+      expect(r.status).toBe(200);
+      expect(auth.http.asked.at(-1)!.body.toString()).toBe('let-me-in:hhhhhh');
+      expect((JSON.parse(r.text) as EchoAnswer).body).toBe(body.toString());
+      const slow = await ask('/hb/h2-stall', undefined, true);
+      expect(slow.status).toBe(408);
+      // the connection stays usable for the next request
+      expect((await ask('/hb/h2-after', Buffer.from('let-me-in'))).status).toBe(200);
+      expect(sessionErrors).toEqual([]);
+    } finally {
+      client.close();
+    }
   });
 });
