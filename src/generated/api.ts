@@ -3938,7 +3938,7 @@ export interface components {
             forwardBody?: {
                 /**
                  * Format: int32
-                 * @description Maximum body bytes to buffer and forward.
+                 * @description Maximum body bytes to buffer and forward (0 = none); a longer body is sent truncated to it.
                  */
                 maxSize?: number;
             };
@@ -4716,12 +4716,13 @@ export interface components {
             backends: components["schemas"]["ResolveBackend"][];
             /** @description Index into backends of the backend picked (a single backend, or by the caller's random number). */
             chosenBackend?: number;
-            /** @description The matched rule's ExternalAuth filter: the request is first sent to this authorization server and goes on (forwarded, or answered by the gateway) only if the server allows it; a denial's status, headers and body go to the client. Resolve cannot know the server's answer. */
+            /** @description The matched rule's ExternalAuth filter: the request is first sent to this authorization server and goes on (forwarded, or answered by the gateway) only if the server allows it; a denial's status, headers and body go to the client. Resolve cannot know the server's answer. forwardBodyMaxSize (forwardBody): the server is also sent the request body's first that many bytes (a longer body truncated; the backend still gets all of it); absent: no body. */
             externalAuth?: {
                 /** @enum {string} */
                 protocol: "GRPC" | "HTTP";
                 backend: components["schemas"]["ResolveBackend"];
                 pathPrefix?: string;
+                forwardBodyMaxSize?: number;
             };
             /** @description The matched rule keeps sessions (cookie session persistence): the cookie it uses, and whether the request's Cookie header resumes a session (its backend was chosen by the cookie, not by weight). A proxy also checks the session's timeouts, which need a clock. */
             session?: {
@@ -5141,7 +5142,7 @@ export interface components {
             cors?: components["schemas"]["CompiledCORS"];
             externalAuth?: components["schemas"]["CompiledExternalAuth"];
         };
-        /** @description HTTPRoute ExternalAuth filter: before the request goes on, ask the authorization server `backend` (one of its endpoints). GRPC: Envoy's envoy.service.auth.v3.Authorization/Check, the request's headers sent as attributes.request.http (all of them when allowedHeaders is empty, else those named); OK status = allow (ok_response headers set on the request), anything else = deny (denied_response status, headers and body to the client; 403 without one). HTTP: the request's method to pathPrefix + path, with Host, Method, Path, Content-Length, Authorization and the allowedHeaders; 200 = allow (the answer's headers named in allowedResponseHeaders, or all but Host and Authority when it is empty, set on the request), anything else = deny (that answer's status, headers and body to the client). An unusable backend answers 500 (the filter cannot be applied and is never skipped); an unreachable server or no answer within timeoutMs denies (fail closed): 403. forwardBodyMaxSize > 0 sends that many bytes of the body at most (0 = none). */
+        /** @description HTTPRoute ExternalAuth filter: before the request goes on, ask the authorization server `backend` (one of its endpoints). GRPC: Envoy's envoy.service.auth.v3.Authorization/Check, the request's headers sent as attributes.request.http (all of them when allowedHeaders is empty, else those named); OK status = allow (ok_response headers set on the request), anything else = deny (denied_response status, headers and body to the client; 403 without one). HTTP: the request's method to pathPrefix + path, with Host, Method, Path, Content-Length, Authorization and the allowedHeaders; 200 = allow (the answer's headers named in allowedResponseHeaders, or all but Host and Authority when it is empty, set on the request), anything else = deny (that answer's status, headers and body to the client). An unusable backend answers 500 (the filter cannot be applied and is never skipped); an unreachable server or no answer within timeoutMs denies (fail closed): 403. forwardBodyMaxSize (forwardBody, absent = none): the body's first that many bytes go along (HTTP: as the auth request's body with their Content-Length; GRPC: in attributes.request.http.body, raw_body when not UTF-8, with x-envoy-auth-partial-body); a longer body is sent truncated and reaches the backend whole; a body not in within timeoutMs is answered 408. */
         CompiledExternalAuth: {
             /** @enum {string} */
             protocol: "GRPC" | "HTTP";

@@ -6,8 +6,14 @@
 // the Envoy protos that ship with @grpc/grpc-js-xds (protobufjs); status OK lets the request through
 // (ok_response headers set on it), a denial's status, headers and body go to the client. No usable
 // endpoint, no connection or no answer within the table's timeout: denied with 403 (fail closed).
+// forwardBody (forwardBodyMaxSize > 0): the first maxSize bytes of the body go along (HTTP: as the
+// auth request's body, Content-Length their number; gRPC: attributes.request.http.body, as Envoy
+// fills it, with x-envoy-auth-partial-body in the headers); a longer body is sent truncated, as the
+// API says, and reaches the backend whole: readBodyHead() holds at most maxSize bytes and the chunk
+// that passes them, then leaves the rest in the client's stream until the server has answered.
 import http from 'node:http';
 import { createRequire } from 'node:module';
+import { isUtf8 } from 'node:buffer';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
@@ -15,6 +21,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { CompiledEndpoint, CompiledExternalAuth } from '../core/compile/types';
 import { endpointOf, HOP_BY_HOP } from './http-common';
 import type { Req } from './upstream-try';
+import { hasBody } from './upstream-h1';
 
 export type AuthOutcome =
   | { allow: true; headers: Record<string, string> }
@@ -35,6 +42,68 @@ export interface AuthRequest {
   authority: string;
   scheme: 'http' | 'https';
   id: string;
+  /** forwardBody: the body's first bytes (at most forwardBodyMaxSize are sent) and whether more followed */
+  body?: { head: Buffer; partial: boolean; size?: number };
+}
+
+/** The start of a request's body, read before the authorization server is asked. */
+export type BodyHead =
+  | { ok: true; head: Buffer; complete: boolean }
+  | { ok: false; why: 'timeout' | 'aborted' };
+
+/**
+ * Reads the request's body up to `max` bytes (and no more than the chunk that passes them): the
+ * whole body when it is no longer (`complete`: the stream is over, the bytes are the body), else
+ * what was read is put back in front of the stream, paused, which is left for the forwarding to
+ * read (the client is held back by flow control meanwhile). A body that does not arrive within
+ * `timeoutMs` (`timeout`) or a client gone (`aborted`) ends it.
+ */
+export function readBodyHead(req: Req, max: number, timeoutMs: number): Promise<BodyHead> {
+  if (!hasBody(req) || req.readableEnded) return Promise.resolve({ ok: true, head: Buffer.alloc(0), complete: true });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (r: BodyHead) => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onGone);
+      req.off('aborted', onGone);
+      req.off('close', onClose);
+      resolve(r);
+    };
+    const onData = (c: Buffer) => {
+      chunks.push(c);
+      size += c.length;
+      if (size <= max) return;
+      req.pause();
+      const head = Buffer.concat(chunks);
+      settle({ ok: true, head, complete: false });
+      req.unshift(head);
+    };
+    const onEnd = () => settle({ ok: true, head: Buffer.concat(chunks), complete: true });
+    const onGone = () => settle({ ok: false, why: 'aborted' });
+    const onClose = () => {
+      if (!req.readableEnded) onGone();
+    };
+    const timer = setTimeout(() => {
+      req.pause();
+      settle({ ok: false, why: 'timeout' });
+    }, timeoutMs);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onGone);
+    req.on('aborted', onGone);
+    req.on('close', onClose);
+  });
+}
+
+/** The bytes sent of a body head: at most forwardBodyMaxSize. */
+function sentBody(cfg: CompiledExternalAuth, r: AuthRequest): { bytes: Buffer; partial: boolean } | undefined {
+  const max = cfg.forwardBodyMaxSize ?? 0;
+  if (max <= 0) return undefined;
+  const head = r.body?.head ?? Buffer.alloc(0);
+  return { bytes: head.length > max ? head.subarray(0, max) : head, partial: (r.body?.partial ?? false) || head.length > max };
 }
 
 export function authorize(cfg: CompiledExternalAuth, r: AuthRequest): Promise<AuthOutcome> {
@@ -54,9 +123,13 @@ function clientHeaders(req: Req): Record<string, string> {
 
 function checkHTTP(cfg: CompiledExternalAuth, ep: CompiledEndpoint, r: AuthRequest): Promise<AuthOutcome> {
   const all = clientHeaders(r.req);
-  const sent: Record<string, string> = { 'content-length': '0', 'x-request-id': r.id };
+  const sent: Record<string, string> = { 'x-request-id': r.id };
   for (const k of [...ALWAYS_SENT, ...cfg.allowedHeaders]) if (all[k] !== undefined) sent[k] = all[k];
   sent.host = r.authority;
+  // Content-Length: the number of bytes forwarded (0 without forwardBody), whatever the client's said
+  const body = sentBody(cfg, r)?.bytes;
+  sent['content-length'] = String(body?.length ?? 0);
+  delete sent['transfer-encoding'];
   const prefix = (cfg.pathPrefix ?? '').replace(/\/+$/, '');
   const path = `${prefix}${r.path}${r.rawQuery !== undefined ? `?${r.rawQuery}` : ''}`;
   return new Promise((resolve) => {
@@ -79,7 +152,7 @@ function checkHTTP(cfg: CompiledExternalAuth, ep: CompiledEndpoint, r: AuthReque
     });
     out.on('timeout', () => out.destroy(new Error('timed out')));
     out.on('error', (e) => resolve(denied(`the authorization server could not be asked (${(e as NodeJS.ErrnoException).code ?? e.message})`)));
-    out.end();
+    out.end(body?.length ? body : undefined);
   });
 }
 
@@ -132,9 +205,21 @@ function checkGRPC(cfg: CompiledExternalAuth, ep: CompiledEndpoint, r: AuthReque
   const all = clientHeaders(r.req);
   const headers = cfg.allowedHeaders.length ? Object.fromEntries(Object.entries(all).filter(([k]) => cfg.allowedHeaders.includes(k))) : all;
   const path = `${r.path}${r.rawQuery !== undefined ? `?${r.rawQuery}` : ''}`;
+  // Envoy never passes on a client's own x-envoy-auth-partial-body, and sets it when it sends a body
+  delete headers['x-envoy-auth-partial-body'];
+  const sent = sentBody(cfg, r);
+  const body: Record<string, unknown> = {};
+  if (sent) {
+    headers['x-envoy-auth-partial-body'] = sent.partial ? 'true' : 'false';
+    // body is a proto3 string: text that is not UTF-8 goes as raw_body (Envoy's pack_as_bytes) rather than mangled
+    if (isUtf8(sent.bytes)) body.body = sent.bytes.toString('utf8');
+    else body.raw_body = sent.bytes;
+  }
   const msg = Req_.fromObject({ attributes: { request: { http: {
     id: r.id, method: r.req.method ?? 'GET', headers: { ...headers, ':authority': r.authority, ':method': r.req.method ?? 'GET', ':path': path },
-    path, host: r.authority, scheme: r.scheme, query: r.rawQuery ?? '', protocol: `HTTP/${r.req.httpVersion}`, size: '-1',
+    path, host: r.authority, scheme: r.scheme, query: r.rawQuery ?? '', protocol: `HTTP/${r.req.httpVersion}`,
+    // Envoy: the bytes received so far
+    size: sent ? String(r.body?.size ?? r.body?.head.length ?? 0) : '-1', ...body,
   } } } });
   return new Promise((resolve) => {
     clientFor(ep).makeUnaryRequest('/envoy.service.auth.v3.Authorization/Check',

@@ -33,6 +33,8 @@ export interface ForwardRequest {
   id: string;
   kind: PortKind;
   grpc: boolean;
+  /** the whole body, when it was read before (an ExternalAuth filter's forwardBody) */
+  body?: Buffer;
 }
 
 /** Forwards the request; what it returns is told when the client's response closes. */
@@ -94,9 +96,16 @@ export class Forwarding implements TryOwner {
     const requestMs = this.d.timeouts?.requestMs;
     if (requestMs) this.requestTimer = setTimeout(requestTimedOut, requestMs, this);
     const mirrors = this.d.mirrors?.length ? this.mirrorsDrawn() : [];
+    if (this.f.body) {
+      this.body = this.f.body;
+      for (const m of mirrors) this.mirror(m);
+      return this.attempt(1);
+    }
     if (mirrors.length === 0 && !this.d.retry) return this.attempt(1);
     const chunks: Buffer[] = [];
     this.req.on('data', (c: Buffer) => chunks.push(c));
+    // a stream an ExternalAuth filter paused after reading its start flows again
+    this.req.resume();
     this.req.on('end', () => {
       this.body = Buffer.concat(chunks);
       for (const m of mirrors) this.mirror(m);

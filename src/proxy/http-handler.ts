@@ -11,7 +11,7 @@ import type { ResolveRequest } from '../core/resolve/types';
 import { authorityOf, flatHeaders, grpcAnswer, GRPC_CODE, isGrpc, requestId, routeLabel, splitUrl } from './http-common';
 import type { HandlerDeps } from './handler-deps';
 import { forward, type Forwarding, type ForwardRequest } from './forward';
-import { authorize } from './external-auth';
+import { authorize, readBodyHead } from './external-auth';
 import { GatewaySeries, type RouteSeries } from './route-series';
 import type { ServedTable } from './tables';
 import type { Req, Res } from './upstream-try';
@@ -75,18 +75,35 @@ export function httpHandler(deps: HandlerDeps, gateway: string, port: number, ki
       return;
     }
     const f = { path, rawQuery, authority, id, kind, grpc };
-    if (d.externalAuthConfig) {
+    const auth = d.externalAuthConfig;
+    if (auth) {
       // the rule's ExternalAuth filter: nothing of what follows happens unless the server allows it
-      authorize(d.externalAuthConfig, { req, path, rawQuery, authority, scheme: kind === 'https' ? 'https' : 'http', id }).then((o) => {
+      const ask = (body: { head: Buffer; partial: boolean } | undefined, whole: Buffer | undefined) => authorize(auth, { req, path, rawQuery, authority, scheme: kind === 'https' ? 'https' : 'http', id, ...(body ? { body } : {}) }).then((o) => {
         if (res.writableEnded || res.destroyed) return;
         if (!o.allow) {
           req.resume();
           res.writeHead(o.status, o.headers).end(o.body);
           return;
         }
-        carryOut(deps, served, req, res, Object.keys(o.headers).length ? { ...d, requestHeaders: { ...d.requestHeaders, ...o.headers } } : d, f, series, record);
+        const allowed = Object.keys(o.headers).length ? { ...d, requestHeaders: { ...d.requestHeaders, ...o.headers } } : d;
+        carryOut(deps, served, req, res, allowed, whole ? { ...f, body: whole } : f, series, record);
       }, (e: Error) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(`authorization failed: ${e.message}\n`);
+      });
+      if (!auth.forwardBodyMaxSize) {
+        void ask(undefined, undefined);
+        return;
+      }
+      // forwardBody: the body's first maxSize bytes are read first (within the filter's timeout)
+      void readBodyHead(req, auth.forwardBodyMaxSize, auth.timeoutMs).then((b) => {
+        if (res.writableEnded || res.destroyed) return;
+        if (!b.ok) {
+          if (b.why === 'aborted') return void res.destroy();
+          // a body that does not come in time: 408, and the connection is not kept
+          res.writeHead(408, { 'content-type': 'text/plain', ...(req.httpVersionMajor < 2 ? { connection: 'close' } : {}) }).end('the request body did not arrive in time\n');
+          return;
+        }
+        void ask({ head: b.head, partial: !b.complete }, b.complete ? b.head : undefined);
       });
       return;
     }

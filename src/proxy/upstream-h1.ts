@@ -105,13 +105,17 @@ export function upstreamRequestHeaders(decided: HeaderMap, host: string, id: str
   return out;
 }
 
-/** The request's body as a dispatch sends it: none, or a stream of its own that the client's request is piped into (undici destroys the stream it is given once sent, and the client's request must outlive a failed try). */
-export function streamedBody(req: Req): PassThrough | null {
+/** Whether the request comes with a body (a Content-Length above 0, chunks, or HTTP/2 DATA frames). */
+export function hasBody(req: Req): boolean {
   const length = req.headers['content-length'];
-  const has = length !== undefined ? length !== '0'
+  return length !== undefined ? length !== '0'
     : req.httpVersionMajor >= 2 ? !(req as { stream?: { endAfterHeaders?: boolean } }).stream?.endAfterHeaders
       : req.headers['transfer-encoding'] !== undefined;
-  if (!has) return null;
+}
+
+/** The request's body as a dispatch sends it: none, or a stream of its own that the client's request is piped into (undici destroys the stream it is given once sent, and the client's request must outlive a failed try). */
+export function streamedBody(req: Req): PassThrough | null {
+  if (!hasBody(req)) return null;
   const body = new PassThrough();
   (req as NodeJS.ReadableStream).pipe(body);
   return body;

@@ -5,7 +5,9 @@
 // failure modes (refused connection, no answer in time: 403; a Service that does not exist: 500),
 // and sessions: the cookie the reference proxy writes (src/core/session/cookie.ts), kept on one
 // backend and endpoint while presented, a new session for a cookie that names nothing usable, and
-// resolve reading nginx's cookie as the proxy's. Real API (with its worker), real nginx, real sockets.
+// resolve reading nginx's cookie as the proxy's; forwardBody: the server gets the body's first
+// maxSize bytes (in nginx's memory, or read from its temporary file for a long body), the backend
+// all of it. Real API (with its worker), real nginx, real sockets.
 import http from 'node:http';
 import net from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -38,6 +40,10 @@ let closedPort = 0;
 
 const decide = (a: AuthAsk): AuthDecision | 'hang' => {
   if (a.path.includes('/slow')) return 'hang';
+  // forwardBody routes: the body decides
+  if (/^(\/check)?\/(hb|gb)\//.test(a.path)) {
+    return a.body.subarray(0, 9).toString('latin1') === 'let-me-in' ? { allow: true, headers: { 'x-user': 'bob' } } : { allow: false, status: 403, body: 'bad body' };
+  }
   if (a.headers.authorization === 'Bearer good' || a.path.endsWith('/open')) return { allow: true, headers: { 'x-user': 'alice', 'x-other': 'no' } };
   return { allow: false, status: 401, body: 'who are you?', headers: { 'www-authenticate': 'Bearer realm="sy"' } };
 };
@@ -77,6 +83,27 @@ function send(path: string, headers: Record<string, string> = {}): Promise<Answe
       });
     });
     req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A request with a body: Content-Length, or chunked (in pieces of 1000 bytes). */
+function sendBody(path: string, body: Buffer, chunked = false): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: 80 + OFFSET, path, method: 'POST', agent: false,
+      headers: { host: 'example.com', ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let echo: EchoAnswer | undefined;
+        try { echo = JSON.parse(text); } catch { /* not the backend's */ }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, echo });
+      });
+    });
+    req.on('error', reject);
+    if (!chunked) return void req.end(body);
+    for (let i = 0; i < body.length; i += 1000) req.write(body.subarray(i, i + 1000));
     req.end();
   });
 }
@@ -123,6 +150,8 @@ describe.skipIf(need.skip)(`ExternalAuth and cookie sessions through nginx${need
       rule('/down', { protocol: 'HTTP', backendRef: { name: 'auth-down', port: 8000 }, http: {} }),
       rule('/slow', { protocol: 'HTTP', backendRef: { name: 'auth-http', port: 8000 }, http: {} }),
       rule('/missing', { protocol: 'HTTP', backendRef: { name: 'no-such-auth', port: 8000 }, http: {} }),
+      rule('/hb', { protocol: 'HTTP', backendRef: { name: 'auth-http', port: 8000 }, http: { path: '/check', allowedResponseHeaders: ['x-user'] }, forwardBody: { maxSize: 16 } }),
+      rule('/gb', { protocol: 'GRPC', backendRef: { name: 'auth-grpc', port: 9001 }, grpc: {}, forwardBody: { maxSize: 16 } }),
     ] } });
     await put('/api/v1/namespaces/app/httproutes/sticky', { apiVersion: GW, kind: 'HTTPRoute', spec: { parentRefs: [{ name: 'edge', namespace: 'infra' }], rules: [
       { matches: [{ path: { type: 'PathPrefix', value: '/s' } }], sessionPersistence: { type: 'Cookie', cookie: { name: 'sid' } }, backendRefs: [{ name: 'pool', port: 80 }] },
@@ -265,6 +294,58 @@ describe.skipIf(need.skip)(`ExternalAuth and cookie sessions through nginx${need
   });
 
   // last: it takes the bridge away
+  it('forwardBody, HTTP: a short body goes to the server whole with its Content-Length; a long chunked one (in nginx\'s temporary file) truncated to maxSize; the backend gets all of it', async () => {
+    const small = Buffer.from('let-me-in:tiny');
+    const a = await sendBody('/hb/items', small);
+    expect(a.status).toBe(200);
+    let asked = auth.http.asked.at(-1)!;
+    expect(asked.path).toBe('/check/hb/items');
+    expect(asked.body.equals(small)).toBe(true);
+    expect(asked.headers['content-length']).toBe(String(small.length));
+    expect(a.echo?.body).toBe(small.toString());
+    expect(a.echo?.headers['x-user']).toBe('bob');
+
+    const big = Buffer.from(`let-me-in:${'0123456789'.repeat(20_000)}`);
+    const b = await sendBody('/hb/big', big, true);
+    expect(b.status).toBe(200);
+    asked = auth.http.asked.at(-1)!;
+    expect(asked.body.toString()).toBe('let-me-in:012345');
+    expect(asked.headers['content-length']).toBe('16');
+    expect(b.echo?.body).toBe(big.toString());
+
+    const before = web.count();
+    const no = await sendBody('/hb/items', Buffer.from('not-me:' + 'x'.repeat(5000)));
+    expect(no.status).toBe(403);
+    expect(no.text).toBe('bad body');
+    expect(web.count()).toBe(before);
+  });
+
+  it('forwardBody, gRPC (through the bridge): the body in attributes.request.http.body, truncated past maxSize with x-envoy-auth-partial-body; not UTF-8: raw_body', async () => {
+    const small = await sendBody('/gb/a', Buffer.from('let-me-in:ok'));
+    expect(small.status).toBe(200);
+    let asked = auth.grpc.asked.at(-1)!;
+    expect(asked.bodyField).toBe('body');
+    expect(asked.body.toString()).toBe('let-me-in:ok');
+    expect(asked.headers['x-envoy-auth-partial-body']).toBe('false');
+    expect(small.echo?.body).toBe('let-me-in:ok');
+
+    const big = Buffer.from(`let-me-in:${'z'.repeat(100_000)}`);
+    const r = await sendBody('/gb/b', big);
+    expect(r.status).toBe(200);
+    asked = auth.grpc.asked.at(-1)!;
+    expect(asked.body.toString()).toBe('let-me-in:zzzzzz');
+    expect(asked.headers['x-envoy-auth-partial-body']).toBe('true');
+    expect(asked.size).toBe(String(big.length));
+    expect(r.echo?.body.length).toBe(big.length);
+
+    const binary = Buffer.concat([Buffer.from('let-me-in'), Buffer.from([0xff, 0xfe, 0x00, 0x80])]);
+    const c = await sendBody('/gb/c', binary);
+    expect(c.status).toBe(200);
+    asked = auth.grpc.asked.at(-1)!;
+    expect(asked.bodyField).toBe('raw_body');
+    expect(asked.body.equals(binary)).toBe(true);
+  });
+
   it('without the agent\'s bridge, a rule with ExternalAuth is denied (403), never served unauthenticated', async () => {
     rmSync(join(prefix, 'run', 'auth.sock'), { force: true });
     const before = web.count();

@@ -9,20 +9,32 @@ import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 import * as grpc from '@grpc/grpc-js';
 
-export interface AuthAsk { method: string; path: string; headers: Record<string, string> }
+export interface AuthAsk {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** the body the server was sent (gRPC: attributes.request.http.body or raw_body) */
+  body: Buffer;
+  /** gRPC: the field the body came in, and attributes.request.http.size */
+  bodyField?: 'body' | 'raw_body';
+  size?: string;
+}
 export type AuthDecision = { allow: true; headers?: Record<string, string> } | { allow: false; status: number; body: string; headers?: Record<string, string> };
 export interface AuthServer { port: number; asked: AuthAsk[]; close(): Promise<void> }
 
 export function startHTTPAuthServer(decide: (a: AuthAsk) => AuthDecision | 'hang'): Promise<AuthServer> {
   const asked: AuthAsk[] = [];
   const server = http.createServer((req, res) => {
-    const a = { method: req.method ?? '', path: req.url ?? '', headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])) };
-    asked.push(a);
-    req.resume();
-    const d = decide(a);
-    if (d === 'hang') return;
-    if (d.allow) res.writeHead(200, d.headers ?? {}).end();
-    else res.writeHead(d.status, { 'content-type': 'text/plain', ...(d.headers ?? {}) }).end(d.body);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const a = { method: req.method ?? '', path: req.url ?? '', headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])), body: Buffer.concat(chunks) };
+      asked.push(a);
+      const d = decide(a);
+      if (d === 'hang') return;
+      if (d.allow) res.writeHead(200, d.headers ?? {}).end();
+      else res.writeHead(d.status, { 'content-type': 'text/plain', ...(d.headers ?? {}) }).end(d.body);
+    });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
     port: (server.address() as { port: number }).port, asked,
@@ -57,7 +69,12 @@ export async function startGRPCAuthServer(decide: (a: AuthAsk) => AuthDecision):
   } as grpc.ServiceDefinition, {
     Check: (call: grpc.ServerUnaryCall<any, any>, cb: grpc.sendUnaryData<any>) => {
       const h = call.request?.attributes?.request?.http ?? {};
-      const a = { method: h.method ?? '', path: h.path ?? '', headers: h.headers ?? {} };
+      const raw = h.raw_body !== undefined && h.raw_body.length > 0;
+      const a: AuthAsk = {
+        method: h.method ?? '', path: h.path ?? '', headers: h.headers ?? {}, size: h.size,
+        body: raw ? Buffer.from(h.raw_body) : Buffer.from(h.body ?? '', 'utf8'),
+        ...(raw ? { bodyField: 'raw_body' as const } : h.body !== undefined && h.body !== '' ? { bodyField: 'body' as const } : {}),
+      };
       asked.push(a);
       const d = decide(a);
       cb(null, d.allow

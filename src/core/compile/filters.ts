@@ -150,10 +150,9 @@ function compileFilter(f: RouteFilter, ctx: FilterContext): { filter: CompiledFi
       const protocol = a.protocol === 'GRPC' ? 'GRPC' : 'HTTP';
       const names = (v: unknown) => (Array.isArray(v) ? [...new Set(v.map((h) => String(h).toLowerCase()))].sort() : []);
       const cfg = protocol === 'GRPC' ? a.grpc : a.http;
-      const maxSize = typeof a.forwardBody?.maxSize === 'number' && a.forwardBody.maxSize > 0 ? a.forwardBody.maxSize : undefined;
-      // the proxy does not send bodies to authorization servers yet: a rule asking for it answers 500
-      // rather than ask without the body (HTTPRouteExternalAuthForwardBody is not claimed)
-      if (maxSize !== undefined) return { problem: { reason: RouteReason.UnsupportedValue, message: 'ExternalAuth forwardBody is not supported: the body is not sent to authorization servers' } };
+      // forwardBody: up to maxSize bytes of the body go to the server (0 or unset: none); a longer body
+      // is sent truncated, as the API says (Envoy's allow_partial_message), and reaches the backend whole
+      const maxSize = typeof a.forwardBody?.maxSize === 'number' && a.forwardBody.maxSize > 0 ? Math.floor(a.forwardBody.maxSize) : undefined;
       return {
         filter: {
           type: 'ExternalAuth',
@@ -164,6 +163,7 @@ function compileFilter(f: RouteFilter, ctx: FilterContext): { filter: CompiledFi
             allowedHeaders: names(cfg?.allowedHeaders),
             allowedResponseHeaders: protocol === 'HTTP' ? names(a.http?.allowedResponseHeaders) : [],
             timeoutMs: EXTERNAL_AUTH_TIMEOUT_MS,
+            ...(maxSize !== undefined ? { forwardBodyMaxSize: maxSize } : {}),
           },
         },
       };

@@ -57,6 +57,27 @@ function authLocation(ctx: RenderCtx): string {
   ].join('\n');
 }
 
+/**
+ * forwardBody: nginx reads the whole body before the dispatch runs, in memory up to
+ * client_body_buffer_size and past it in a temporary file that it unlinks as soon as it is opened
+ * (njs could then read none of it). On a port whose rules send bodies to authorization servers the
+ * body goes to a file nginx keeps until the request is over (`clean`), of which the dispatch reads
+ * the first maxSize bytes (and one more, to tell a longer body): what njs holds is bounded by maxSize,
+ * whatever the body's length.
+ */
+function bodyInFile(ctx: RenderCtx, g: GatewayCtx, listeners: readonly CompiledListener[]): string[] {
+  for (const l of listeners) {
+    for (const e of [...(l.httpRoutes ?? []), ...(l.grpcRoutes ?? [])]) {
+      const rule = g.table.rules[e.rule];
+      if (hasExternalAuth(rule) && rule.filters.some((f) => (f.externalAuth?.forwardBodyMaxSize ?? 0) > 0)) {
+        ctx.gap(g, listenerName(l), 'ExternalAuth forwardBody: nginx reads the whole body (into a temporary file) before the authorization server is asked, within client_body_timeout between reads (the reference proxy asks once maxSize bytes are in, and answers 408 when they are not in within the filter\'s 2 s)');
+        return ['    client_body_in_file_only clean;'];
+      }
+    }
+  }
+  return [];
+}
+
 /** nginx answers 502 when it reaches no backend; the gateway's answer for that is 503 (a backend's own 502 passes). */
 const UNAVAILABLE = ['    error_page 502 = @sy_unavailable;', '    location @sy_unavailable {', '        return 503 "no backend answered\\n";', '    }'];
 
@@ -140,7 +161,7 @@ export function httpPort(ctx: RenderCtx, g: GatewayCtx, port: number, listeners:
   const needsH2 = listeners.some((l) => (l.grpcRoutes ?? []).length > 0 || (l.httpRoutes ?? []).some((e) => g.table.rules[e.rule].backends.some((b) => b.appProtocol === 'kubernetes.io/h2c')));
   const sock = ctx.run(`g${g.index}-${port}`);
   const listen = needsH2 ? [`    listen unix:${sock}-h1;`, `    listen unix:${sock}-h2 http2;`] : [`    listen ${ctx.listen(port)};`];
-  const http = [`# ${listeners.map(listenerName).join(', ')} of ${g.gateway}`, 'server {', ...listen, '    server_name _;', ...dispatch(key), ...ruleBlocks(ctx, g, listeners), '}'];
+  const http = [`# ${listeners.map(listenerName).join(', ')} of ${g.gateway}`, 'server {', ...listen, '    server_name _;', ...bodyInFile(ctx, g, listeners), ...dispatch(key), ...ruleBlocks(ctx, g, listeners), '}'];
   if (!needsH2) return { http: [http.join('\n')], stream: [] };
   const v = `$sy_demux_g${g.index}_${port}`;
   const stream = [
@@ -161,6 +182,7 @@ export function httpsPort(ctx: RenderCtx, g: GatewayCtx, port: number, https: re
   njs.ports[key] = { https: true, listeners: [...https.map((l) => njsListener(g, l, true)), ...tlsListeners.map((l) => njsListener(g, l, true))] };
   const listen = viaSocket ? `unix:${viaSocket}` : ctx.listen(port);
   const blocks = ruleBlocks(ctx, g, https);
+  const inFile = bodyInFile(ctx, g, https);
   const out: string[] = [];
   let hasDefault = false;
   for (const l of https) {
@@ -177,7 +199,7 @@ export function httpsPort(ctx: RenderCtx, g: GatewayCtx, port: number, https: re
       lines.push(`    ssl_client_certificate ${ctx.material.ca(l.tls.caBundle)};`, `    ssl_verify_client ${l.tls.clientValidationMode === 'AllowInsecureFallback' ? 'optional_no_ca' : 'on'};`, '    ssl_verify_depth 5;');
       if (l.tls.clientValidationMode !== 'AllowInsecureFallback') ctx.gap(g, listenerName(l), 'AllowValidOnly: nginx completes the handshake with an invalid client certificate, then closes the connection without an answer, rather than failing the handshake');
     }
-    lines.push(...dispatch(key, l.tls?.clientValidationMode === 'AllowInsecureFallback' ? 'AllowInsecureFallback' : l.tls?.caBundle ? 'AllowValidOnly' : undefined), ...blocks, '}');
+    lines.push(...inFile, ...dispatch(key, l.tls?.clientValidationMode === 'AllowInsecureFallback' ? 'AllowInsecureFallback' : l.tls?.caBundle ? 'AllowValidOnly' : undefined), ...blocks, '}');
     out.push(lines.join('\n'));
   }
   if (!hasDefault) {

@@ -77,6 +77,7 @@ function authOf(f: CompiledFilter): unknown {
     auth: {
       ok: a.backend.valid, key: backendKey(a.backend), protocol: a.protocol, timeoutMs: a.timeoutMs,
       allowedHeaders: a.allowedHeaders, allowedResponseHeaders: a.allowedResponseHeaders, ...(a.pathPrefix ? { pathPrefix: a.pathPrefix } : {}),
+      ...(a.forwardBodyMaxSize ? { forwardBodyMaxSize: a.forwardBodyMaxSize } : {}),
     },
   };
 }

@@ -212,7 +212,8 @@ export function runActions(input: ActionInput): ActionResult {
   if (!auth) return runRuleActions(input);
   const v = input.visibility;
   const b = auth.backend;
-  const externalAuth = { protocol: auth.protocol, backend: resolveBackend(b, b.weight, v), ...(auth.pathPrefix ? { pathPrefix: auth.pathPrefix } : {}) };
+  const externalAuth = { protocol: auth.protocol, backend: resolveBackend(b, b.weight, v), ...(auth.pathPrefix ? { pathPrefix: auth.pathPrefix } : {}),
+    ...(auth.forwardBodyMaxSize ? { forwardBodyMaxSize: auth.forwardBodyMaxSize } : {}) };
   if (!b.valid) {
     const total = input.rule.backends.reduce((n, x) => n + Math.max(0, x.weight), 0);
     return {

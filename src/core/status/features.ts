@@ -10,8 +10,9 @@ export const SUPPORTED_FEATURES: readonly string[] = Object.freeze([
   // sessions, and the names #5183 and #5162 give HTTPRouteRetry and GatewayInfrastructurePropagation
   // (both old names stay claimed while the released suite uses them)
   'CookieSessionPersistence',
-  // #5113: the ExternalAuth filter, with HTTP and Envoy ext_authz gRPC servers (not forwardBody)
+  // #5113: the ExternalAuth filter, with HTTP and Envoy ext_authz gRPC servers, and forwardBody
   'HTTPRouteExternalAuth',
+  'HTTPRouteExternalAuthForwardBody',
   'HTTPRouteExternalAuthGRPC',
   'HTTPRouteExternalAuthHTTP',
   'CookieSessionPersistencePermanentLifetime',

@@ -443,6 +443,34 @@ function denied(r, d) {
   r.finish();
 }
 
+/**
+ * forwardBody: the body's first `max` bytes (and one more, to tell a longer body). nginx has read the
+ * whole body before the dispatch runs; on a port with forwardBody it is in a temporary file nginx
+ * keeps until the request is over (client_body_in_file_only clean), of which only the first bytes
+ * are read; a body in memory is taken as it is.
+ */
+function bodyHead(r, max) {
+  var buf;
+  try {
+    buf = r.requestBuffer;
+  } catch (e) {
+    buf = undefined;
+    var file = r.variables.request_body_file;
+    if (file) {
+      var fs = require('fs');
+      var fd = fs.openSync(file, 'r');
+      try {
+        var part = Buffer.alloc(max + 1);
+        buf = part.slice(0, fs.readSync(fd, part, 0, max + 1, 0));
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+  }
+  if (!buf) buf = Buffer.alloc(0);
+  return buf.length > max ? { bytes: buf.slice(0, max), partial: true } : { bytes: buf, partial: false };
+}
+
 /** Asks the bridge; calls then(headers to add) when the server allows the request, answers the client otherwise. */
 function authorize(r, cfg, req, https, then) {
   var raw = [];
@@ -452,6 +480,13 @@ function authorize(r, cfg, req, https, then) {
     httpVersion: r.httpVersion, headers: raw, id: header(r, 'x-request-id') || r.variables.request_id,
   };
   if (req.rawQuery !== undefined) msg.rawQuery = req.rawQuery;
+  if (cfg.forwardBodyMaxSize > 0) {
+    var head = bodyHead(r, cfg.forwardBodyMaxSize);
+    msg.body = head.bytes.toString('base64');
+    msg.bodyPartial = head.partial;
+    var length = Number(header(r, 'content-length'));
+    msg.bodySize = length >= 0 ? length : head.bytes.length;
+  }
   r.subrequest('/_switchyard/auth', { method: 'POST', body: JSON.stringify(msg) }, function (reply) {
     var d = null;
     try {

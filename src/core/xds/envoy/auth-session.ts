@@ -42,7 +42,13 @@ function extAuthz(a: CompiledExternalAuth, cluster: string, note: Note): Msg {
   }
   // empty: gRPC sends every header, HTTP Envoy's fixed set (Host, Method, Path, Content-Length, Authorization), as the reference does
   if (a.allowedHeaders.length) out.allowed_headers = names(a.allowedHeaders);
-  if (a.forwardBodyMaxSize && a.forwardBodyMaxSize > 0) out.with_request_body = { max_request_bytes: a.forwardBodyMaxSize, allow_partial_message: true };
+  if (a.forwardBodyMaxSize && a.forwardBodyMaxSize > 0) {
+    // forwardBody: the body's first maxSize bytes; a longer body is sent truncated (the API's "must be
+    // truncated"), not refused with 413; gRPC servers get it in attributes.request.http.body
+    out.with_request_body = { max_request_bytes: a.forwardBodyMaxSize, allow_partial_message: true, pack_as_bytes: false };
+    note('ExternalAuth forwardBody', `Envoy waits for the body as long as the stream's own timeouts allow (the reference answers 408 when it is not in within the filter's 2 s)${
+      a.protocol === 'GRPC' ? ', and sends a body that is not UTF-8 in body as it came (the reference: in raw_body)' : ''}`);
+  }
   return out;
 }
 
