@@ -19,7 +19,7 @@ import pg from 'pg';
 import * as grpc from '@grpc/grpc-js';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { BENCH_TOKEN, dropRedisPrefix, figureLine, freshDatabase, percentile, report, reconciled, rssMB, sseWatch, startService, timedClient } from './support';
+import { BENCH_TOKEN, cpuMs, dropRedisPrefix, figureLine, freshDatabase, percentile, report, reconciled, rssMB, sseWatch, startService, timedClient } from './support';
 import { startWorkerProcess } from '../test/support/process';
 import { freePort } from '../test/support/server';
 import { callOnce, startEcho, type EchoBackend } from '../test/support/grpc-echo';
@@ -363,6 +363,9 @@ async function manyStreams(svc: Services, label: string, token: string, db: pg.C
   const took: number[] = [];
   const rounds = 5;
   const commitsChanges = await commits();
+  // where a change's time goes: the API's CPU and this process's (the simulated clients' decoding)
+  const apiCpu0 = cpuMs(svc.apiPid);
+  const ownCpu0 = process.cpuUsage();
   for (let k = 0; k < rounds; k++) {
     change = k;
     const written = await put(svc.base, `/api/v1/namespaces/${NS}/grpcroutes/hot`, hotRoute(k % 2 === 0 ? [1, 2] : [2, 1]));
@@ -374,6 +377,9 @@ async function manyStreams(svc: Services, label: string, token: string, db: pg.C
     for (const r of routeSeen) took.push(Math.max(0, r[k] - written));
     await sleep(1000);
   }
+  const ownCpu = process.cpuUsage(ownCpu0);
+  report(`${label}_${STREAMS}_delta_streams_api_cpu_per_change`, (cpuMs(svc.apiPid) - apiCpu0) / rounds, 'ms', 'informational (a change and a second of quiet)');
+  report(`${label}_${STREAMS}_delta_streams_simulated_clients_cpu_per_change`, (ownCpu.user + ownCpu.system) / 1000 / rounds, 'ms', 'informational (this process, on the same cores)');
   took.sort((a, b) => a - b);
   report(`${label}_${STREAMS}_delta_streams_db_commits_per_change`, Math.round((await commits() - commitsChanges) / rounds), 'transactions', 'informational');
   report(`${label}_${STREAMS}_delta_streams_one_route_change_p50`, percentile(took, 50), 'ms', 'informational');
