@@ -6,7 +6,8 @@
 // sample is the time from the write being sent to one stream receiving the add of that endpoint.
 import * as grpc from '@grpc/grpc-js';
 import { createServer } from 'node:net';
-import { BENCH_TOKEN, freshDatabase, percentile, report, startService } from './support';
+import { randomBytes } from 'node:crypto';
+import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, percentile, report, startService } from './support';
 import { addrText, bearer, destinationClient, type Update } from '../test/support/linkerd-client';
 
 const SERVICES = 100;
@@ -28,7 +29,10 @@ async function freePort(): Promise<number> {
 
 const db = await freshDatabase();
 const xdsPort = await freePort();
-const svc = await startService({ DATABASE_URL: db.url, REDIS_URL: process.env.REDIS_URL, REDIS_PREFIX: `sy-bench-mesh-${process.pid}`, XDS_PORT: String(xdsPort), ACCESS_LOG: 'off' });
+// the run's own Redis prefix, dropped at the end (the machine's Redis is shared)
+const redisUrl = process.env.REDIS_URL;
+const prefix = `sy-bench-mesh-destination-${randomBytes(4).toString('hex')}`;
+const svc = await startService({ DATABASE_URL: db.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, XDS_PORT: String(xdsPort), ACCESS_LOG: 'off' });
 const headers = { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' };
 const clients: grpc.Client[] = [];
 const calls: grpc.ClientReadableStream<Update>[] = [];
@@ -137,4 +141,5 @@ try {
   for (const c of clients) c.close();
   await svc.stop();
   await db.drop();
+  if (redisUrl) await dropRedisPrefix(redisUrl, prefix).catch(() => undefined);
 }
