@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { BENCH_TOKEN, dropRedisPrefix, freshDatabase, lightClient, percentile, report, rssMB, startService } from './support';
 import { ensureDebian, get, startReferenceNginx, wrk, type ReferenceNginx } from './reference-nginx';
+import { retryingPut, seedProxyWorld } from './proxy-world';
 import { ROOT, startWorkerProcess, type ServiceProcess, type WorkerProcess } from '../test/support/process';
 
 const GW = 'gateway.networking.k8s.io/v1';
@@ -129,26 +130,9 @@ async function main(): Promise<void> {
     api = await startService({ ...common }, 'src/main.ts', ['--role=api']);
     worker = await startWorkerProcess({ ...common, ADMIN_TOKEN: BENCH_TOKEN });
     const call = lightClient(api.url, BENCH_TOKEN, 16);
-    const put = async (path: string, body: unknown) => {
-      for (let attempt = 0; ; attempt++) {
-        const r = await call('PUT', path, JSON.stringify(body));
-        if (r.status === 200 || r.status === 201) return;
-        if (attempt >= 5 || (r.status !== 409 && r.status !== 429 && r.status < 500)) throw new Error(`PUT ${path}: ${r.status} ${r.body}`);
-        await sleep(50 * (attempt + 1));
-      }
-    };
-    await put('/api/v1/gatewayclasses/sy', { apiVersion: GW, kind: 'GatewayClass', spec: { controllerName: 'switchyard.dev/gateway-controller' } });
-    await put('/api/v1/namespaces/app/services/echo', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ name: 'http', port: 80 }] } });
-    await put('/api/v1/namespaces/app/endpointslices/echo-1', {
-      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { labels: { 'kubernetes.io/service-name': 'echo' } },
-      addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'http', port: nginx.backend }],
-    });
-    for (let g = 0; g < GATEWAYS; g++) {
-      await put(`/api/v1/namespaces/infra/gateways/gw-${g}`, { apiVersion: GW, kind: 'Gateway', spec: { gatewayClassName: 'sy', listeners: [{ name: 'http', protocol: 'HTTP', port: LISTENER_PORT(g), allowedRoutes: { namespaces: { from: 'All' } } }] } });
-    }
-    const minted = await call('POST', '/api/v1/tokens', JSON.stringify({ name: 'bench-nginx', role: 'proxy', gateways: Array.from({ length: GATEWAYS }, (_, g) => `infra/gw-${g}`) }));
-    if (minted.status !== 201) throw new Error(`minting a proxy token: ${minted.status} ${minted.body}`);
-    agent = await startAgent(api.url, JSON.parse(minted.body).token);
+    const put = retryingPut(call);
+    const token = await seedProxyWorld(call, { backendPort: nginx.backend, gateways: GATEWAYS, listenerPort: LISTENER_PORT, tokenName: 'bench-nginx' });
+    agent = await startAgent(api.url, token);
     const through = (g: number, path: string) => `http://127.0.0.1:${LISTENER_PORT(g) + OFFSET}${path}`;
     for (let g = 0; g < GATEWAYS; g++) {
       while (await get(through(g, '/')).then((r) => r.status !== 404, () => true)) await sleep(50);
